@@ -1,0 +1,83 @@
+#pragma once
+// Proposers turn what the harness measured into the next candidate.
+// One interface, several implementations (LlmProposer, TileProposer,
+// ReplayProposer). Search loops and the environment use only this header.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/candidate.hpp"
+#include "harness/core/result.hpp"
+#include "harness/core/task.hpp"
+
+namespace tessera::agent {
+
+struct ChatMessage {
+  std::string role;  // system | user | assistant
+  std::string content;
+};
+void to_json(nlohmann::json& j, const ChatMessage& m);
+void from_json(const nlohmann::json& j, ChatMessage& m);
+
+struct Usage {
+  long long prompt_tokens = 0;
+  long long completion_tokens = 0;
+  long long reasoning_tokens = 0;
+  double cost_usd = 0;
+  double latency_ms = 0;
+};
+void to_json(nlohmann::json& j, const Usage& u);
+void from_json(const nlohmann::json& j, Usage& u);
+
+// A kernel the proposer may build on, with what the harness said about it.
+struct Evaluated {
+  Candidate candidate;
+  EvalResult result;
+};
+
+struct GpuInfo {
+  std::string name = "unknown";
+  int sm_count = 0;
+  int smem_per_block_optin = 0;  // bytes
+  long long l2_bytes = 0;
+  double peak_tflops = 0;  // measured
+  std::string arch = "sm_90a";
+};
+
+struct ProposalContext {
+  Task task;
+  std::optional<Evaluated> parent;           // none: start from scratch/seed
+  std::vector<Evaluated> inspirations;       // other good kernels from the population
+  std::vector<Evaluated> history;            // recent attempts, newest last
+  std::string strategy;                      // optimisation strategy arm, e.g. "pipelining"
+  std::string model;                         // model arm (for ensembles); empty = default
+  double temperature = -1;                   // <0: endpoint default
+  std::uint64_t seed = 0;
+  GpuInfo gpu;
+};
+
+struct Proposal {
+  bool ok = false;
+  std::string error;             // why no candidate (parse failure, endpoint error, budget)
+  Candidate candidate;
+  std::string action_kind;       // full_source | diff | tile_config | replay
+  std::string action;            // the diff, the full source, or the config JSON
+  std::string proposer;          // "llm", "tile", "replay"
+  nlohmann::json proposer_info = nlohmann::json::object();  // model, strategy, temperature, seed...
+  std::vector<ChatMessage> messages;  // sent and received, for trajectories
+  Usage usage;
+};
+void to_json(nlohmann::json& j, const Proposal& p);
+
+class Proposer {
+public:
+  virtual ~Proposer() = default;
+  virtual std::string name() const = 0;
+  // Never throws for model/network/parse failures: those come back as !ok.
+  virtual Proposal propose(const ProposalContext& context) = 0;
+};
+
+}  // namespace tessera::agent

@@ -1,0 +1,73 @@
+#pragma once
+// Compilation of candidates, content-addressed and cached on disk
+// (DESIGN.md §7). Device-only candidates go through NVRTC, translation units
+// through nvcc. Compile runs in a child process (`tessera __compile`) with a
+// time limit, a memory limit and an output limit, so that a compile bomb is a
+// `compile_error`/`timeout`, never a hang; cache hits never spawn anything.
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/candidate.hpp"
+#include "harness/core/result.hpp"
+
+namespace tessera {
+
+// Defaults, each with its unit.
+inline constexpr double kCompileTimeoutSeconds = 120.0;
+inline constexpr std::size_t kCompileLogLimitBytes = 16 * 1024;
+inline constexpr std::size_t kCompileMemoryLimitBytes = 16ull << 30;
+inline constexpr const char* kDefaultArch = "sm_90a";
+
+struct CompileRequest {
+  CandidateKind kind = CandidateKind::device_only;
+  std::string source;
+  std::string arch = kDefaultArch;        // sm_90a, sm_90, sm_80 ...
+  std::vector<std::string> extra_options;  // appended to the compiler's options
+};
+
+struct CompileOutput {
+  Status status = Status::infra_error;  // ok, compile_error, timeout, rejected, infra_error
+  std::string reason;                   // one line
+  CompileInfo info;
+  Resources resources;                  // from ptxas; -1 where unknown
+  std::filesystem::path artifact;       // .cubin (device-only) or .so (translation unit)
+  nlohmann::json contract;              // device-only: the exported TesseraLaunchContract
+};
+void to_json(nlohmann::json& j, const CompileOutput& v);
+void from_json(const nlohmann::json& j, CompileOutput& v);
+
+struct CompilerOptions {
+  std::filesystem::path cache_dir;       // default: cache_dir()/kernels
+  double timeout_seconds = kCompileTimeoutSeconds;
+  bool out_of_process = true;            // false: compile in this process (tests, the __compile child)
+  std::filesystem::path self_exe;        // the tessera binary, for `tessera __compile`
+};
+
+class Compiler {
+public:
+  explicit Compiler(CompilerOptions options = {});
+  CompileOutput compile(const CompileRequest& request);
+  // The content key: source, kind, arch, options, compiler version, ABI header.
+  std::string key(const CompileRequest& request) const;
+  const CompilerOptions& options() const { return options_; }
+
+private:
+  std::optional<CompileOutput> lookup(const std::string& key) const;
+  CompileOutput compile_in_process(const CompileRequest& request, const std::string& key);
+  CompileOutput compile_in_child(const CompileRequest& request, const std::string& key);
+  CompilerOptions options_;
+};
+
+// Entry point of `tessera __compile`: request JSON on stdin, output JSON on stdout.
+int compile_child_main();
+
+// The ABI header's text, injected into every NVRTC compile.
+const std::string& abi_header_source();
+std::string nvrtc_version();
+
+}  // namespace tessera

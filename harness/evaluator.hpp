@@ -1,0 +1,32 @@
+#pragma once
+// The harness's public entry point: candidate + task -> EvalResult.
+// Search loops, the gym environment and the CLI all go through this interface;
+// tests substitute fakes.
+#include <memory>
+#include <string>
+
+#include "harness/candidate.hpp"
+#include "harness/core/result.hpp"
+#include "harness/core/task.hpp"
+
+namespace tessera {
+
+struct EvalOptions {
+  bool compile_only = false;   // no GPU: compile + static checks, verify/timing reported as skipped
+  bool counters = true;        // collect CUPTI counters (never fatal if unavailable)
+  bool baselines = true;       // measure cuBLAS/cuBLASLt in the same run
+  int verify_trials = 4;       // random trials, plus one integer-exact trial
+  bool shape_generic = false;  // also verify on other shapes
+  std::string rank_by = "cold";
+};
+
+class Evaluator {
+public:
+  virtual ~Evaluator() = default;
+  // Never throws for a candidate's failure: that is a status in the result.
+  virtual EvalResult evaluate(const Candidate& candidate, const Task& task, const EvalOptions& options) = 0;
+  // Human-readable description of where evaluations run ("H100 via worker pid 123", "compile-only").
+  virtual std::string describe() const = 0;
+};
+
+}  // namespace tessera

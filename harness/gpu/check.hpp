@@ -1,0 +1,47 @@
+#pragma once
+// One check macro per API. Each throws tessera::Error naming the file, the
+// line and the call. Only for tessera's own calls: a candidate's failure is
+// caught and turned into a result status by the worker.
+#include <cublasLt.h>
+#include <cublas_v2.h>
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <cupti.h>
+
+#include "harness/core/error.hpp"
+
+namespace tessera::gpu {
+const char* cublas_status_name(cublasStatus_t s);
+const char* cupti_result_name(CUptiResult r);
+const char* cu_result_name(CUresult r);
+}  // namespace tessera::gpu
+
+#define TESSERA_CUDA_CHECK(call)                                                                   \
+  do {                                                                                             \
+    cudaError_t e_ = (call);                                                                       \
+    if (e_ != cudaSuccess)                                                                         \
+      throw ::tessera::Error(::tessera::where(__FILE__, __LINE__, #call, cudaGetErrorString(e_))); \
+  } while (0)
+
+#define TESSERA_CU_CHECK(call)                                                                                \
+  do {                                                                                                        \
+    CUresult e_ = (call);                                                                                     \
+    if (e_ != CUDA_SUCCESS)                                                                                   \
+      throw ::tessera::Error(::tessera::where(__FILE__, __LINE__, #call, ::tessera::gpu::cu_result_name(e_))); \
+  } while (0)
+
+#define TESSERA_CUBLAS_CHECK(call)                                                                      \
+  do {                                                                                                  \
+    cublasStatus_t e_ = (call);                                                                         \
+    if (e_ != CUBLAS_STATUS_SUCCESS)                                                                    \
+      throw ::tessera::Error(                                                                           \
+          ::tessera::where(__FILE__, __LINE__, #call, ::tessera::gpu::cublas_status_name(e_)));         \
+  } while (0)
+
+#define TESSERA_CUPTI_CHECK(call)                                                                       \
+  do {                                                                                                  \
+    CUptiResult e_ = (call);                                                                            \
+    if (e_ != CUPTI_SUCCESS)                                                                            \
+      throw ::tessera::Error(                                                                           \
+          ::tessera::where(__FILE__, __LINE__, #call, ::tessera::gpu::cupti_result_name(e_)));          \
+  } while (0)

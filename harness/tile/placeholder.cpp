@@ -1,0 +1,2 @@
+// Replaced by the tile compiler's sources.
+namespace tessera::tile {}

@@ -1,0 +1,19 @@
+#pragma once
+// Shared test helpers.
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace tessera::testing {
+
+// Empty when a usable CUDA GPU is present, else the reason there is none.
+std::string gpu_unavailable_reason();
+
+}  // namespace tessera::testing
+
+// Skips the current test, printing why, when there is no GPU.
+#define TESSERA_REQUIRE_GPU()                                                   \
+  do {                                                                          \
+    const std::string reason_ = ::tessera::testing::gpu_unavailable_reason();   \
+    if (!reason_.empty()) GTEST_SKIP() << "no GPU: " << reason_;                \
+  } while (0)
