@@ -27,6 +27,8 @@ public:
   virtual EvalResult evaluate(const Candidate& candidate, const Task& task, const EvalOptions& options) = 0;
   // Human-readable description of where evaluations run ("H100 via worker pid 123", "compile-only").
   virtual std::string describe() const = 0;
+  // The GPU evaluations run on (name empty in compile-only mode without a GPU).
+  virtual DeviceSummary device() const = 0;
 };
 
 }  // namespace tessera

@@ -25,7 +25,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TimingStats, status, method, sam
                                                 discarded_other, median_us, mean_us, min_us, max_us, p10_us, p90_us,
                                                 rel_spread, converged, elapsed_ms)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(BaselineResult, name, algo, cold, error)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DeviceSummary, name, sm_count, arch, peak_tflops, peak_source)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DeviceSummary, name, sm_count, arch, peak_tflops, peak_source, l2_bytes,
+                                                smem_per_block_optin, sm_clock_mhz)
 
 void to_json(nlohmann::json& j, const EvalResult& v) {
   j = nlohmann::json{{"status", v.status},

@@ -1,0 +1,34 @@
+#pragma once
+// The sandboxed evaluator: every candidate runs in a worker process
+// (`tessera __worker`). A crash, trap, illegal address or hang kills only the
+// worker; the result says runtime_fault/timeout and the next candidate gets a
+// fresh, healthy worker. Workers are reused while healthy.
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "harness/evaluator.hpp"
+
+namespace tessera {
+
+inline constexpr double kWorkerHeartbeatTimeoutSeconds = 15.0;  // max silence during one GPU step
+inline constexpr double kWorkerStartTimeoutSeconds = 60.0;      // context creation + baselines setup
+
+struct SandboxOptions {
+  // "auto": full mode when a GPU is visible, else compile-only.
+  std::string mode = "auto";  // auto | full | compile_only
+  int device = 0;             // CUDA device ordinal for this evaluator's worker
+  std::string arch;           // empty: from the device (sm_90a on H100), sm_90a in compile-only mode
+  std::filesystem::path self_exe;  // the tessera binary; empty = /proc/self/exe
+  std::filesystem::path log_dir;   // worker stderr logs; empty = temp dir
+  double heartbeat_timeout_s = kWorkerHeartbeatTimeoutSeconds;
+  bool remeasure_baselines = false;  // ignore the baseline autotune cache
+  int autotune_max_algos = 16;
+};
+
+std::unique_ptr<Evaluator> make_evaluator(const SandboxOptions& options);
+
+// True when the CUDA runtime sees at least one device (no context is created).
+bool gpu_present(std::string* reason = nullptr);
+
+}  // namespace tessera
