@@ -1,2 +1,0 @@
-// Replaced by the tile compiler's sources.
-namespace tessera::tile {}
