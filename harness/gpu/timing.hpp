@@ -50,6 +50,8 @@ public:
   const TimingOptions& options() const { return options_; }
   void set_options(const TimingOptions& o) { options_ = o; }
   bool cupti_available() const;
+  // Called between batches of samples, so the worker can tell the harness it is alive.
+  void set_heartbeat(std::function<void()> heartbeat);
 
 private:
   struct Impl;
