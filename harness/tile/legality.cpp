@@ -94,6 +94,10 @@ Legality check_wgmma(const Config& c, const Task& t, const Limits& lim) {
     return no(fmt::format("cluster {}x{} not supported (1x1, 2x1 or 1x2)", c.cluster_m, c.cluster_n));
   if (c.cluster_m * c.cluster_n > 1) {
     if (c.persistent) return no("clusters are supported in tiled (non-persistent) mode only");
+    if ((c.bm / c.cluster_n) % 8) return no("the multicast slice of A must be a multiple of 8 rows");
+    if (t.layout == Layout::TN && (c.bn / c.cluster_m) % 8) return no("the multicast slice of B must be a multiple of 8 rows");
+    if (t.layout == Layout::NN && (c.bn / c.bk) % c.cluster_m)
+      return no("NN: the B column chunks must split evenly across the cluster");
     if (tiles_m(c, t) % c.cluster_m || tiles_n(c, t) % c.cluster_n)
       return no(fmt::format("grid {}x{} tiles is not divisible by cluster {}x{}", tiles_n(c, t), tiles_m(c, t),
                             c.cluster_n, c.cluster_m));

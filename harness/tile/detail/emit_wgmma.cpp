@@ -37,9 +37,20 @@ constexpr int kStagingStride = kWN + 8;                  // staged epilogue row 
 constexpr bool kSetMaxNReg = kConsumers > 1;             // rebalance registers producer -> consumers
 constexpr int kProducerRegs = {};
 constexpr int kConsumerRegs = {};
+// Thread-block cluster (cluster_x = N direction, cluster_y = M direction). CTAs
+// of a cluster along N share their A tile, along M their B tile: each CTA
+// loads a slice of the shared operand and multicasts it to the whole cluster.
+constexpr int kClusterM = {};
+constexpr int kClusterN = {};
+constexpr int kClusterSize = kClusterM * kClusterN;
+constexpr unsigned short kClusterMask = (1u << kClusterSize) - 1;
+constexpr int kASliceRows = kBM / kClusterN;             // rows of A this CTA loads (and multicasts)
+constexpr int kBSliceRows = kBN / kClusterM;             // TN: rows of B this CTA loads
+constexpr int kBSliceBoxes = kBBoxes / kClusterM;        // NN: column chunks of B this CTA loads
 
 )",
-                     c.warps_m, c.warps_n, c.reg_double_buffer, kProducerRegs, kConsumerRegs);
+                     c.warps_m, c.warps_n, c.reg_double_buffer, kProducerRegs, kConsumerRegs, c.cluster_m,
+                     c.cluster_n);
   (void)t;
 }
 
@@ -110,6 +121,35 @@ __device__ __forceinline__ void tma_load_2d(void* dst, const TesseraTensorMap* m
       : "memory");
 }
 
+// The same box, written to this smem offset in every CTA of `mask`, and
+// completing on the barrier at the same offset in each of them.
+__device__ __forceinline__ void tma_load_2d_multicast(void* dst, const TesseraTensorMap* map, int col, int row,
+                                                      unsigned long long* bar, unsigned short mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
+      " [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(smem_u32(dst)),
+      "l"(map), "r"(col), "r"(row), "r"(smem_u32(bar)), "h"(mask)
+      : "memory");
+}
+
+// Arrive on the barrier at the same smem offset in cluster CTA `cta`.
+__device__ __forceinline__ void mbar_arrive_cluster(unsigned long long* bar, unsigned cta) {
+  unsigned remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(smem_u32(bar)), "r"(cta));
+  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\n" ::"r"(remote) : "memory");
+}
+
+__device__ __forceinline__ unsigned cluster_rank() {
+  unsigned r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+  return r;
+}
+
+// Every thread of every CTA in the cluster.
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
+}
+
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
 template <int kPending>
@@ -145,6 +185,20 @@ __device__ __forceinline__ unsigned long long desc_n_major(const unsigned char* 
                    kBK * kSwizzleBytes, 8 * kSwizzleBytes);
 }
 
+// A consumer warp hands a stage back to the producer once its wgmma reads of it
+// are complete (wgmma.wait_group is warp-synchronous, so lane 0 speaks for the warp).
+// With a cluster, the stage is also filled by the peers' multicasts, so every
+// CTA's producer must hear that this CTA's consumers are done with it.
+__device__ __forceinline__ void release(unsigned long long* empty_bar, int lane) {
+  if (lane != 0) return;
+  if constexpr (kClusterSize == 1) {
+    mbar_arrive(empty_bar);
+  } else {
+#pragma unroll
+    for (int r = 0; r < kClusterSize; ++r) mbar_arrive_cluster(empty_bar, r);
+  }
+}
+
 __device__ __forceinline__ void named_barrier(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
@@ -159,9 +213,17 @@ __device__ __forceinline__ int first_work() { return kPersistent ? blockIdx.x : 
 __device__ __forceinline__ bool more_work(int w, int tiles) { return kPersistent ? w < tiles : w == 0; }
 __device__ __forceinline__ int next_work(int w) { return kPersistent ? w + gridDim.x : 1; }
 __device__ __forceinline__ Work work_unit(int w, int tiles_m, int tiles_n) {
-  const int id = kPersistent ? w : blockIdx.y * gridDim.x + blockIdx.x;
-  const TileCoord t = tile_coord(id, tiles_m, tiles_n);
-  return {t.m, t.n, kPersistent ? 0 : static_cast<int>(blockIdx.z), t.m * tiles_n + t.n};
+  if constexpr (kPersistent) {
+    const TileCoord t = tile_coord(w, tiles_m, tiles_n);
+    return {t.m, t.n, 0, t.m * tiles_n + t.n};
+  } else {
+    // Rasterise whole clusters, then place this CTA inside its cluster.
+    const int cluster_cols = gridDim.x / kClusterN;
+    const int id = (blockIdx.y / kClusterM) * cluster_cols + blockIdx.x / kClusterN;
+    const TileCoord t = tile_coord(id, tiles_m / kClusterM, cluster_cols);
+    const int tm = t.m * kClusterM + blockIdx.y % kClusterM, tn = t.n * kClusterN + blockIdx.x % kClusterN;
+    return {tm, tn, static_cast<int>(blockIdx.z), tm * tiles_n + tn};
+  }
 }
 __device__ __forceinline__ void k_range(int k_tiles, int split, int& begin, int& end) {
   const int per_split = (k_tiles + kSplitK - 1) / kSplitK;
@@ -175,6 +237,7 @@ __device__ __forceinline__ void producer(const TesseraGemmParams& p, unsigned ch
   asm volatile("prefetch.tensormap [%0];\n" ::"l"(&p.tma_b) : "memory");
   const int tiles_m = (p.M + kBM - 1) / kBM, tiles_n = (p.N + kBN - 1) / kBN;
   const int k_tiles = (p.K + kBK - 1) / kBK;
+  const unsigned rank = kClusterSize > 1 ? cluster_rank() : 0u;
   int stage = 0, phase = 0;
   for (int w = first_work(); more_work(w, tiles_m * tiles_n); w = next_work(w)) {
     const Work u = work_unit(w, tiles_m, tiles_n);
@@ -186,12 +249,26 @@ __device__ __forceinline__ void producer(const TesseraGemmParams& p, unsigned ch
       mbar_expect_tx(&full[stage], kStageBytes);
       unsigned char* sA = smem + stage * kATileBytes;
       unsigned char* sB = smem + kStages * kATileBytes + stage * kBTileBytes;
-      tma_load_2d(sA, &p.tma_a, kb * kBK, u.tm * kBM, &full[stage]);
+      if constexpr (kClusterN > 1) {  // A shared along the cluster row: load my slice for everyone
+        const int r0 = static_cast<int>(rank) * kASliceRows;
+        tma_load_2d_multicast(sA + r0 * kSwizzleBytes, &p.tma_a, kb * kBK, u.tm * kBM + r0, &full[stage], kClusterMask);
+      } else {
+        tma_load_2d(sA, &p.tma_a, kb * kBK, u.tm * kBM, &full[stage]);
+      }
       if constexpr (kLayoutNN) {
+        const int c0 = kClusterM > 1 ? static_cast<int>(rank) * kBSliceBoxes : 0;
 #pragma unroll
-        for (int c = 0; c < kBBoxes; ++c) {
-          tma_load_2d(sB + c * kBK * kSwizzleBytes, &p.tma_b, u.tn * kBN + c * kBChunkCols, kb * kBK, &full[stage]);
+        for (int c = c0; c < c0 + kBSliceBoxes; ++c) {
+          void* dst = sB + c * kBK * kSwizzleBytes;
+          if constexpr (kClusterM > 1) {
+            tma_load_2d_multicast(dst, &p.tma_b, u.tn * kBN + c * kBChunkCols, kb * kBK, &full[stage], kClusterMask);
+          } else {
+            tma_load_2d(dst, &p.tma_b, u.tn * kBN + c * kBChunkCols, kb * kBK, &full[stage]);
+          }
         }
+      } else if constexpr (kClusterM > 1) {  // B shared along the cluster column
+        const int r0 = static_cast<int>(rank) * kBSliceRows;
+        tma_load_2d_multicast(sB + r0 * kSwizzleBytes, &p.tma_b, kb * kBK, u.tn * kBN + r0, &full[stage], kClusterMask);
       } else {
         tma_load_2d(sB, &p.tma_b, kb * kBK, u.tn * kBN, &full[stage]);
       }
@@ -238,12 +315,12 @@ __device__ __forceinline__ void consumer(const TesseraGemmParams& p, unsigned ch
       if constexpr (kInflight) {
         wgmma_wait<1>();  // the previous stage's group is done: release that stage
         fence_accumulators(acc);
-        if (held >= 0) mbar_arrive(&empty[held]);
+        if (held >= 0) release(&empty[held], lane);
         held = stage;
       } else {
         wgmma_wait<0>();
         fence_accumulators(acc);
-        mbar_arrive(&empty[stage]);
+        release(&empty[stage], lane);
       }
       if (++stage == kStages) {
         stage = 0;
@@ -253,7 +330,7 @@ __device__ __forceinline__ void consumer(const TesseraGemmParams& p, unsigned ch
     if constexpr (kInflight) {
       wgmma_wait<0>();
       fence_accumulators(acc);
-      if (held >= 0) mbar_arrive(&empty[held]);
+      if (held >= 0) release(&empty[held], lane);
     }
 
     if constexpr (kSplitK > 1) {
@@ -311,11 +388,17 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) tessera_hgemm(const __
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
       mbar_init(&full[s], 1);                 // the producer's arrive.expect_tx
-      mbar_init(&empty[s], kConsumers * 128); // every consumer thread arrives
+      mbar_init(&empty[s], kConsumers * 4 * kClusterSize);  // every consumer warp of the cluster arrives
     }
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
-  __syncthreads();
+  // Peers multicast into our stages and arrive on our barriers: all of them
+  // must be initialised first.
+  if constexpr (kClusterSize > 1) {
+    cluster_sync();
+  } else {
+    __syncthreads();
+  }
 
   const int warpgroup = threadIdx.x / 128;
   if (warpgroup == 0) {
@@ -324,6 +407,11 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) tessera_hgemm(const __
   } else {
     if constexpr (kSetMaxNReg) asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kConsumerRegs));
     consumer(p, smem, full, empty, staging, warpgroup - 1, threadIdx.x % 128);
+  }
+  // No CTA may leave while a peer can still multicast into it or arrive on its barriers.
+  if constexpr (kClusterSize > 1) {
+    __syncwarp();
+    cluster_sync();
   }
 }
 )CUDA";
@@ -335,11 +423,13 @@ std::string emit_wgmma(const Config& c, const Task& t) {
   std::string body = kBody;
   const std::string call = "WGMMA_CALL(";
   body.replace(body.find(call), call.size(), fmt::format("wgmma_m64n{}k16(", wn));
-  const int b_rows = t.layout == Layout::NN ? c.bk : c.bn;
-  const int b_cols = t.layout == Layout::NN ? c.bk : c.bk;  // NN: a box is bk rows x (bk*2 bytes / 2) cols
+  // Boxes: A is (bm / cluster_n) x bk (a multicast slice when A is shared);
+  // TN B is (bn / cluster_m) x bk; NN B is bk x (one swizzle row = bk columns).
+  const int b_rows = t.layout == Layout::NN ? c.bk : c.bn / c.cluster_m;
+  const int b_cols = c.bk;
   return header_comment(c, t) + common_constants(c, t) + constants(c, t) + common_device_code() +
          wgmma_wrapper(c, t) + body +
-         contract(c, t, c.persistent ? 1 : 0, c.bm, c.bk, b_rows, b_cols, c.bk * 2);
+         contract(c, t, c.persistent ? 1 : 0, c.bm / c.cluster_n, c.bk, b_rows, b_cols, c.bk * 2);
 }
 
 }  // namespace tessera::tile::detail
