@@ -109,6 +109,7 @@ std::vector<Case> cases() {
       {R"({"bn":192,"reg_double_buffer":false})", "4096x4096x4096", "TN", "bias"},
       {R"({"bm":256,"bn":128,"stages":3,"prefetch":3,"cluster_n":2})", "4096x4096x4096", "TN", "none"},
       {R"({"warps_m":1,"warps_n":2,"epilogue_store":"staged","stages":3,"prefetch":3})", "8192x8192x8192", "NN", "none"},
+      {R"({"cluster_m":2,"raster":4})", "4096x4096x4096", "NN", "bias"},
       // mma_sync
       {R"({"backend":"mma_sync"})", "4096x4096x4096", "TN", "none"},
       {R"({"backend":"mma_sync"})", "100x5000x3001", "NN", "none"},
@@ -139,6 +140,9 @@ void check_compiles(const Config& c, const Task& t) {
       EXPECT_NE(out.ptx.find("setmaxnreg"), std::string::npos);
     }
     EXPECT_EQ(out.ptx.find("mma.sync"), std::string::npos);
+    const bool cluster = c.cluster_m * c.cluster_n > 1;
+    EXPECT_EQ(out.ptx.find(".multicast::cluster") != std::string::npos, cluster);
+    EXPECT_EQ(out.ptx.find("barrier.cluster.arrive") != std::string::npos, cluster);
   } else {
     for (const char* insn : {"ldmatrix.sync.aligned", "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"})
       EXPECT_NE(out.ptx.find(insn), std::string::npos) << insn;
