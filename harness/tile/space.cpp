@@ -145,20 +145,15 @@ std::vector<Config> enumerate(const Space& space, const Task& task, const Limits
 
 std::optional<Config> sample(const Space& space, const Task& task, const Limits& limits, std::mt19937_64& rng,
                              int max_tries) {
-  const auto total = space.raw_size();
-  if (total == 0) return std::nullopt;
-  std::uniform_int_distribution<unsigned long long> pick(0, total - 1);
+  if (space.raw_size() == 0) return std::nullopt;
+  // Backend first (uniformly), then a point of its sub-space: the sub-spaces
+  // differ in size by an order of magnitude and both deserve a look.
+  std::uniform_int_distribution<std::size_t> pick_part(0, space.parts.size() - 1);
   for (int t = 0; t < max_tries; ++t) {
-    auto i = pick(rng);
-    for (const auto& part : space.parts) {
-      const auto n = part_size(part);
-      if (i < n) {
-        Config c = decode(part, i, task);
-        if (legal(c, task, limits)) return c;
-        break;
-      }
-      i -= n;
-    }
+    const SubSpace& part = space.parts[pick_part(rng)];
+    std::uniform_int_distribution<unsigned long long> pick(0, part_size(part) - 1);
+    Config c = decode(part, pick(rng), task);
+    if (legal(c, task, limits)) return c;
   }
   return std::nullopt;
 }
