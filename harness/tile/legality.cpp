@@ -61,6 +61,13 @@ Legality check_mma_sync(const Config& c, const Task& t, const Limits& lim) {
   const int acc = (wm / 16) * (wn / 8) * 4;
   if (acc > kMaxAccumulatorFloats)
     return no(fmt::format("warp tile {}x{} needs {} accumulators per thread (max {})", wm, wn, acc, kMaxAccumulatorFloats));
+  // Accumulators plus the ldmatrix fragments (twice with the register double
+  // buffer); past kMaxMmaSyncRegisters ptxas spills (seen in NVRTC sweeps).
+  const int fragments = (wm / 16) * 4 + (wn / 8) * 2;
+  const int regs = acc + (c.reg_double_buffer ? 2 : 1) * fragments;
+  if (regs > kMaxMmaSyncRegisters)
+    return no(fmt::format("warp tile {}x{} needs ~{} registers per thread for accumulators and fragments (max {})", wm,
+                          wn, regs, kMaxMmaSyncRegisters));
   if (c.prefetch < 1 || c.prefetch > c.stages - 1)
     return no(fmt::format("prefetch {} must be in [1, stages-1={}]", c.prefetch, c.stages - 1));
   if (c.smem_layout == SmemLayout::swizzle) {

@@ -12,6 +12,7 @@ namespace tessera::tile {
 inline constexpr int kH100SmemOptinBytes = 227 * 1024;  // opt-in dynamic smem per block on H100
 inline constexpr int kMaxThreadsPerBlock = 1024;
 inline constexpr int kMaxAccumulatorFloats = 128;  // fp32 accumulators per thread (beyond: spills)
+inline constexpr int kMaxMmaSyncRegisters = 192;   // accumulators + fragments per thread (mma_sync)
 inline constexpr int kMaxSplitK = 16;
 inline constexpr int kMaxRaster = 64;              // tile rows per rasterisation group
 inline constexpr int kMinStages = 2;
