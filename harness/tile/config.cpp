@@ -22,14 +22,22 @@ int Config::threads() const {
 std::string to_string(Backend b) { return b == Backend::mma_sync ? "mma_sync" : "wgmma_tma"; }
 std::string to_string(LoadOrder o) { return o == LoadOrder::paired ? "paired" : "staggered"; }
 std::string to_string(SmemLayout s) { return s == SmemLayout::pad ? "pad" : "swizzle"; }
-std::string to_string(EpilogueStore s) { return s == EpilogueStore::direct ? "direct" : "staged"; }
+std::string to_string(EpilogueStore s) {
+  return s == EpilogueStore::direct ? "direct" : s == EpilogueStore::staged ? "staged" : "tma";
+}
+
+namespace {
+const char* store_code(EpilogueStore s) {
+  return s == EpilogueStore::direct ? "ed" : s == EpilogueStore::staged ? "es" : "et";
+}
+}  // namespace
 
 std::string name(const Config& c) {
   return fmt::format("{}{}x{}x{}_g{}x{}_s{}p{}_{}_d{}_{}_{}_r{}_k{}_{}_c{}x{}_{}",
                      c.backend == Backend::mma_sync ? 'm' : 'w', c.bm, c.bn, c.bk, c.warps_m, c.warps_n,
                      c.stages, c.prefetch, c.load_order == LoadOrder::paired ? "pa" : "st",
                      c.reg_double_buffer ? 1 : 0, c.smem_layout == SmemLayout::pad ? "pd" : "sw",
-                     c.epilogue_store == EpilogueStore::direct ? "ed" : "es", c.raster, c.split_k,
+                     store_code(c.epilogue_store), c.raster, c.split_k,
                      c.persistent ? 'p' : 't', c.cluster_m, c.cluster_n, tessera::to_string(c.epilogue));
 }
 
@@ -48,7 +56,8 @@ Config parse_name(const std::string& text) {
   c.load_order = std::string(load) == "st" ? LoadOrder::staggered : LoadOrder::paired;
   c.reg_double_buffer = dbuf != 0;
   c.smem_layout = std::string(smem) == "pd" ? SmemLayout::pad : SmemLayout::swizzle;
-  c.epilogue_store = std::string(store) == "es" ? EpilogueStore::staged : EpilogueStore::direct;
+  const std::string st(store);
+  c.epilogue_store = st == "es" ? EpilogueStore::staged : st == "et" ? EpilogueStore::tma : EpilogueStore::direct;
   c.persistent = persistent == 'p';
   try {
     c.epilogue = parse_epilogue(epi);
@@ -124,7 +133,13 @@ Config from_json(const nlohmann::json& j, const Config& base) {
     else if (key == "load_order") c.load_order = get_enum(v, key, "paired", LoadOrder::paired, "staggered", LoadOrder::staggered);
     else if (key == "reg_double_buffer") c.reg_double_buffer = get_bool(v, key);
     else if (key == "smem_layout") c.smem_layout = get_enum(v, key, "pad", SmemLayout::pad, "swizzle", SmemLayout::swizzle);
-    else if (key == "epilogue_store") c.epilogue_store = get_enum(v, key, "direct", EpilogueStore::direct, "staged", EpilogueStore::staged);
+    else if (key == "epilogue_store") {
+      const auto s = get_str(v, key);
+      if (s == "direct") c.epilogue_store = EpilogueStore::direct;
+      else if (s == "staged") c.epilogue_store = EpilogueStore::staged;
+      else if (s == "tma") c.epilogue_store = EpilogueStore::tma;
+      else fail_bad_input(fmt::format("tile config 'epilogue_store' = '{}' (expected direct, staged or tma)", s));
+    }
     else if (key == "raster") c.raster = get_int(v, key);
     else if (key == "split_k") c.split_k = get_int(v, key);
     else if (key == "persistent") c.persistent = get_bool(v, key);

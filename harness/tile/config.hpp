@@ -25,6 +25,7 @@ enum class SmemLayout {
 enum class EpilogueStore {
   direct,  // registers -> global, 4-byte stores straight from the accumulators
   staged,  // registers -> shared -> global, coalesced 16-byte stores
+  tma,     // wgmma_tma: registers -> swizzled shared tile -> TMA bulk tensor store (async)
 };
 
 struct Config {

@@ -53,6 +53,7 @@ Legality check_mma_sync(const Config& c, const Task& t, const Limits& lim) {
   if (arch_number(lim.arch) < 80) return no(fmt::format("mma_sync needs sm_80 or later, target is {}", lim.arch));
   if (c.cluster_m != 1 || c.cluster_n != 1) return no("clusters are a wgmma_tma feature (mma_sync needs cluster 1x1)");
   if (c.bk != 16 && c.bk != 32 && c.bk != 64) return no(fmt::format("mma_sync bk {} not in {{16, 32, 64}}", c.bk));
+  if (c.epilogue_store == EpilogueStore::tma) return no("the TMA store epilogue is a wgmma_tma feature");
   if (c.bm % c.warps_m || c.bn % c.warps_n) return no("block tile not divisible by the warp layout");
   const int wm = c.bm / c.warps_m, wn = c.bn / c.warps_n;
   if (wm % 16 || wn % 16) return no(fmt::format("warp tile {}x{} must be multiples of 16x16", wm, wn));
@@ -109,6 +110,10 @@ Legality check_wgmma(const Config& c, const Task& t, const Limits& lim) {
       return no(fmt::format("grid {}x{} tiles is not divisible by cluster {}x{}", tiles_n(c, t), tiles_m(c, t),
                             c.cluster_n, c.cluster_m));
   }
+  if (c.epilogue_store == EpilogueStore::tma) {
+    if (t.n % 8) return no(fmt::format("TMA store needs N % 8 == 0 (16-byte row stride of C), N={}", t.n));
+    if (wn % c.bk) return no(fmt::format("TMA store: warpgroup cols {} must be a multiple of the {}-column box", wn, c.bk));
+  }
   // TMA: global row strides must be multiples of 16 bytes.
   if (t.k % 8) return no(fmt::format("TMA needs K % 8 == 0 (16-byte row stride of A), K={}: use mma_sync", t.k));
   if (t.layout == Layout::NN && t.n % 8)
@@ -134,7 +139,9 @@ int dynamic_smem_bytes(const Config& c, const Task& t) {
     const int stage = (c.bm + c.bn) * c.bk * kHalfBytes;
     const int barriers = 2 * c.stages * kBarrierBytes;
     const int wm = c.bm / std::max(1, c.warps_m), wn = c.bn / std::max(1, c.warps_n);
-    const int staging = c.epilogue_store == EpilogueStore::staged ? consumers(c) * wm * (wn + kPadHalves) * kHalfBytes : 0;
+    const int staging = c.epilogue_store == EpilogueStore::staged ? consumers(c) * wm * (wn + kPadHalves) * kHalfBytes
+                        : c.epilogue_store == EpilogueStore::tma ? consumers(c) * wm * wn * kHalfBytes
+                                                                 : 0;
     return kSmemAlignSlack + c.stages * stage + barriers + staging;
   }
   const int pad = c.smem_layout == SmemLayout::pad ? kPadHalves : 0;

@@ -24,7 +24,7 @@ SubSpace wgmma_space() {
   return {Backend::wgmma_tma,
           {axis("bm", {64, 128, 256}), axis("bn", {64, 128, 192, 256}), axis("bk", {32, 64}),
            axis("warps_m", {1, 2}), axis("warps_n", {1, 2}), axis("stages", {2, 3, 4, 5, 6}),
-           axis("reg_double_buffer", {0, 1}), axis("epilogue_store", {0, 1}), axis("raster", {0, 4, 8, 16}),
+           axis("reg_double_buffer", {0, 1}), axis("epilogue_store", {0, 1, 2}), axis("raster", {0, 4, 8, 16}),
            axis("split_k", {1, 2, 4, 8}), axis("persistent", {0, 1}), axis("cluster_m", {1, 2}),
            axis("cluster_n", {1, 2})}};
 }
@@ -88,7 +88,7 @@ void set_knob(Config& c, const std::string& knob, int v) {
   else if (knob == "load_order") c.load_order = v ? LoadOrder::staggered : LoadOrder::paired;
   else if (knob == "reg_double_buffer") c.reg_double_buffer = v != 0;
   else if (knob == "smem_layout") c.smem_layout = v ? SmemLayout::swizzle : SmemLayout::pad;
-  else if (knob == "epilogue_store") c.epilogue_store = v ? EpilogueStore::staged : EpilogueStore::direct;
+  else if (knob == "epilogue_store") c.epilogue_store = static_cast<EpilogueStore>(v);
   else if (knob == "raster") c.raster = v;
   else if (knob == "split_k") c.split_k = v;
   else if (knob == "persistent") c.persistent = v != 0;
@@ -108,7 +108,7 @@ int get_knob(const Config& c, const std::string& knob) {
   if (knob == "load_order") return c.load_order == LoadOrder::staggered;
   if (knob == "reg_double_buffer") return c.reg_double_buffer;
   if (knob == "smem_layout") return c.smem_layout == SmemLayout::swizzle;
-  if (knob == "epilogue_store") return c.epilogue_store == EpilogueStore::staged;
+  if (knob == "epilogue_store") return static_cast<int>(c.epilogue_store);
   if (knob == "raster") return c.raster;
   if (knob == "split_k") return c.split_k;
   if (knob == "persistent") return c.persistent;
@@ -205,6 +205,12 @@ std::vector<Config> seeds(const Task& task, const Limits& limits) {
   big_staged.persistent = true;
   big_staged.raster = 8;
   big_staged.epilogue_store = EpilogueStore::staged;
+  Config big_tma = big_staged;  // async TMA store: the consumers go on with the next tile
+  big_tma.epilogue_store = EpilogueStore::tma;
+  Config mid_tma = make(W, 128, 128, 64, 2, 1, 5, 5);
+  mid_tma.persistent = true;
+  mid_tma.raster = 8;
+  mid_tma.epilogue_store = EpilogueStore::tma;
   Config mid = make(W, 128, 128, 64, 2, 1, 5, 5);
   mid.raster = 8;
   Config mid1 = make(W, 128, 128, 64, 1, 1, 4, 4);
@@ -227,7 +233,7 @@ std::vector<Config> seeds(const Task& task, const Limits& limits) {
   if (skinny) {
     for (auto c : {small_m, small_m_wide, split_small, m_skinny, m_split}) all.push_back(c);
   }
-  for (auto c : {big, big_persistent, big_staged, mid, mid1, wide, small_m, split, m_big, m_mid, m_small, m_split}) all.push_back(c);
+  for (auto c : {big, big_persistent, big_tma, big_staged, mid_tma, mid, mid1, wide, small_m, split, m_big, m_mid, m_small, m_split}) all.push_back(c);
 
   std::vector<Config> out;
   std::set<std::string> seen;

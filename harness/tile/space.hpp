@@ -36,6 +36,7 @@ struct Space {
 Space default_space(const Task& task, const Limits& limits);
 
 // Sets one knob from its integer code (enums: declaration order; bools: 0/1).
+// Only codes listed in the default space's axes are valid.
 void set_knob(Config& c, const std::string& knob, int value);
 int get_knob(const Config& c, const std::string& knob);
 // Makes the dependent knobs consistent with the backend and the task: the

@@ -31,6 +31,11 @@ TEST(TileConfig, JsonRoundTrip) {
 
 TEST(TileConfig, NameRoundTripAndDistinct) {
   const Config a{}, b = unusual();
+  Config t = b;
+  t.epilogue_store = EpilogueStore::tma;
+  EXPECT_EQ(parse_name(name(t)), t);
+  EXPECT_NE(name(t), name(b));
+  EXPECT_EQ(from_json(to_json(t)), t);
   EXPECT_EQ(parse_name(name(a)), a);
   EXPECT_EQ(parse_name(name(b)), b);
   EXPECT_NE(name(a), name(b));

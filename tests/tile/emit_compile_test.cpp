@@ -110,6 +110,8 @@ std::vector<Case> cases() {
       {R"({"bm":256,"bn":128,"stages":3,"prefetch":3,"cluster_n":2})", "4096x4096x4096", "TN", "none"},
       {R"({"warps_m":1,"warps_n":2,"epilogue_store":"staged","stages":3,"prefetch":3})", "8192x8192x8192", "NN", "none"},
       {R"({"cluster_m":2,"raster":4})", "4096x4096x4096", "NN", "bias"},
+      {R"({"stages":3,"prefetch":3,"persistent":true,"epilogue_store":"tma"})", "1000x5000x3000", "TN", "bias_gelu"},
+      {R"({"bm":64,"bn":128,"bk":32,"warps_m":1,"split_k":2,"epilogue_store":"tma"})", "100x5000x3000", "NN", "none"},
       // mma_sync
       {R"({"backend":"mma_sync"})", "4096x4096x4096", "TN", "none"},
       {R"({"backend":"mma_sync"})", "100x5000x3001", "NN", "none"},
@@ -140,6 +142,8 @@ void check_compiles(const Config& c, const Task& t) {
       EXPECT_NE(out.ptx.find("setmaxnreg"), std::string::npos);
     }
     EXPECT_EQ(out.ptx.find("mma.sync"), std::string::npos);
+    EXPECT_EQ(out.ptx.find("cp.async.bulk.tensor.2d.global.shared::cta") != std::string::npos,
+              c.epilogue_store == EpilogueStore::tma);
     const bool cluster = c.cluster_m * c.cluster_n > 1;
     EXPECT_EQ(out.ptx.find(".multicast::cluster") != std::string::npos, cluster);
     EXPECT_EQ(out.ptx.find("barrier.cluster.arrive") != std::string::npos, cluster);
@@ -213,6 +217,10 @@ TEST(TileEmit, ContractMatchesTheConfig) {
   EXPECT_NE(src.find("/*tma_a_box_rows=*/128, /*tma_a_box_cols=*/64"), std::string::npos);
   EXPECT_NE(src.find("/*tma_b_box_rows=*/64, /*tma_b_box_cols=*/64"), std::string::npos);  // NN: k rows x 64 n
   EXPECT_NE(src.find("/*tma_swizzle_bytes=*/128"), std::string::npos);
+  EXPECT_NE(src.find("/*tma_c_box_rows=*/0, /*tma_c_box_cols=*/0"), std::string::npos);
+  c.epilogue_store = EpilogueStore::tma;
+  c.stages = c.prefetch = 3;
+  EXPECT_NE(emit(c, t).find("/*tma_c_box_rows=*/64, /*tma_c_box_cols=*/64"), std::string::npos);  // 64-row consumer tiles
   EXPECT_NE(src.find(fmt::format("/*workspace_bytes=*/{}ull", workspace_bytes(c, t))), std::string::npos);
   EXPECT_EQ(workspace_bytes(c, t), 8ull * 4 * 128 * 256 * 4 + 8 * 4 * 2 * 4);  // 8x4 tiles, 2 consumers
 }

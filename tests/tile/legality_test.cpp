@@ -82,6 +82,14 @@ TEST(TileLegality, KnobConflicts) {
   c.smem_layout = SmemLayout::pad;
   expect_illegal(c, t, Limits{}, "swizzle");
   c = Config{};
+  c.epilogue_store = EpilogueStore::tma;
+  expect_illegal(c, t, Limits{}, "wgmma_tma");
+  c = hopper_big();
+  c.epilogue_store = EpilogueStore::tma;
+  c.stages = c.prefetch = 3;
+  EXPECT_TRUE(legality(c, t).ok) << legality(c, t).reason;
+  expect_illegal(c, task_from_shape("512x510x8192"), Limits{}, "N % 8");
+  c = Config{};
   c.split_k = 16;
   expect_illegal(c, task_from_shape("512x512x64"), Limits{}, "k-tiles");
 }

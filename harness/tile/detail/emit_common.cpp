@@ -173,7 +173,7 @@ __device__ __forceinline__ bool splitk_reduce(float (&acc)[kRegs], float* slot, 
 }
 
 std::string contract(const Config& c, const Task& t, int persistent_ctas_per_sm, int tma_a_rows, int tma_a_cols,
-                     int tma_b_rows, int tma_b_cols, int swizzle_bytes) {
+                     int tma_b_rows, int tma_b_cols, int swizzle_bytes, int tma_c_rows, int tma_c_cols) {
   const char* epi[] = {"TESSERA_EPILOGUE_NONE", "TESSERA_EPILOGUE_BIAS", "TESSERA_EPILOGUE_BIAS_RELU",
                        "TESSERA_EPILOGUE_BIAS_GELU"};
   return fmt::format(R"(
@@ -191,13 +191,13 @@ extern "C" __device__ const TesseraLaunchContract tessera_contract = {{
     /*workspace_bytes=*/{}ull,
     /*tma_a_box_rows=*/{}, /*tma_a_box_cols=*/{},
     /*tma_b_box_rows=*/{}, /*tma_b_box_cols=*/{},
-    /*tma_c_box_rows=*/0, /*tma_c_box_cols=*/0,
+    /*tma_c_box_rows=*/{}, /*tma_c_box_cols=*/{},
     /*tma_swizzle_bytes=*/{},
 }};
 )",
                      c.threads(), c.bm, c.bn, c.split_k, persistent_ctas_per_sm, dynamic_smem_bytes(c, t), c.cluster_n,
                      c.cluster_m, epi[int(c.epilogue)], t.layout == Layout::NN ? 1 : 0, workspace_bytes(c, t),
-                     tma_a_rows, tma_a_cols, tma_b_rows, tma_b_cols, swizzle_bytes);
+                     tma_a_rows, tma_a_cols, tma_b_rows, tma_b_cols, tma_c_rows, tma_c_cols, swizzle_bytes);
 }
 
 }  // namespace tessera::tile::detail

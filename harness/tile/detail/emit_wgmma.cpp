@@ -34,6 +34,10 @@ constexpr int kStageBytes = kATileBytes + kBTileBytes;   // TMA bytes per stage 
 constexpr int kBChunkCols = kSwizzleBytes / 2;           // NN: B columns per TMA box
 constexpr int kBBoxes = kLayoutNN ? kBN / kBChunkCols : 1;
 constexpr int kStagingStride = kWN + 8;                  // staged epilogue row stride (halves)
+constexpr bool kTmaStore = {};                           // epilogue: swizzled smem tile -> TMA bulk store
+constexpr int kCChunkCols = kBChunkCols;                 // TMA store box: kWM rows x one swizzle row
+// Per-consumer staging tile (bytes): padded rows (staged) or swizzled column chunks (TMA store).
+constexpr int kStagingBytes = kStagedEpilogue ? kWM * kStagingStride * 2 : kTmaStore ? kWM * kWN * 2 : 0;
 constexpr bool kSetMaxNReg = kConsumers > 1;             // rebalance registers producer -> consumers
 constexpr int kProducerRegs = {};
 constexpr int kConsumerRegs = {};
@@ -49,7 +53,8 @@ constexpr int kBSliceRows = kBN / kClusterM;             // TN: rows of B this C
 constexpr int kBSliceBoxes = kBBoxes / kClusterM;        // NN: column chunks of B this CTA loads
 
 )",
-                     c.warps_m, c.warps_n, c.reg_double_buffer, kProducerRegs, kConsumerRegs, c.cluster_m,
+                     c.warps_m, c.warps_n, c.reg_double_buffer, c.epilogue_store == EpilogueStore::tma, kProducerRegs,
+                     kConsumerRegs, c.cluster_m,
                      c.cluster_n);
   (void)t;
 }
@@ -148,6 +153,29 @@ __device__ __forceinline__ unsigned cluster_rank() {
 // Every thread of every CTA in the cluster.
 __device__ __forceinline__ void cluster_sync() {
   asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
+}
+
+// TMA store of one box from smem at (col, row) of the tensor map; rows/cols
+// outside the tensor are clipped by the hardware.
+__device__ __forceinline__ void tma_store_2d(const TesseraTensorMap* map, const void* src, int col, int row) {
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];\n" ::"l"(map), "r"(col),
+               "r"(row), "r"(smem_u32(src))
+               : "memory");
+}
+__device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+// The previous bulk stores have finished reading shared memory.
+__device__ __forceinline__ void bulk_wait_read() { asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory"); }
+// The previous bulk stores are complete (written to global memory).
+__device__ __forceinline__ void bulk_wait_all() { asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory"); }
+// Generic-proxy writes to shared memory become visible to the TMA (async proxy).
+__device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+
+// Halves offset of (r, c) in a TMA-store staging tile: kWN / kCChunkCols chunks
+// of kWM rows x kSwizzleBytes, each with the TMA's XOR swizzle of 16-byte units.
+__device__ __forceinline__ int tma_staging_offset(int r, int c) {
+  const int chunk = c / kCChunkCols, within = (c % kCChunkCols) * 2;  // bytes within the swizzle row
+  const int unit = (within / 16) ^ (((r * kSwizzleBytes) >> 7) & (kSwizzleBytes / 16 - 1));
+  return (chunk * kWM * kSwizzleBytes + r * kSwizzleBytes + unit * 16 + within % 16) / 2;
 }
 
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
@@ -344,7 +372,31 @@ __device__ __forceinline__ void consumer(const TesseraGemmParams& p, unsigned ch
     // Accumulator layout of m64nNk16: warp w owns rows 16w..16w+15; register
     // 4j+{0,1} is (row lane/4, cols 8j + 2(lane%4) + {0,1}), 4j+{2,3} is 8 rows below.
     const int row0 = u.tm * kBM + cm * kWM, col0 = u.tn * kBN + cn * kWN;
-    if constexpr (!kStagedEpilogue) {
+    if constexpr (kTmaStore) {
+      __half* sC = staging + c * (kStagingBytes / 2);
+      if (t == 0) bulk_wait_read();  // the previous unit's store is done reading the staging tile
+      named_barrier(1 + c, 128);
+#pragma unroll
+      for (int mt = 0; mt < kMT; ++mt) {
+        const int r = mt * 64 + warp * 16 + lane / 4;
+#pragma unroll
+        for (int j = 0; j < kWN / 8; ++j) {
+          const float* d = &acc[mt * kAccum + j * 4];
+          const int cc = j * 8 + (lane % 4) * 2;
+          *reinterpret_cast<__half2*>(sC + tma_staging_offset(r, cc)) = staged_pair(p, col0 + cc, d[0], d[1]);
+          *reinterpret_cast<__half2*>(sC + tma_staging_offset(r + 8, cc)) = staged_pair(p, col0 + cc, d[2], d[3]);
+        }
+      }
+      fence_proxy_async();
+      named_barrier(1 + c, 128);
+      if (t == 0) {
+#pragma unroll
+        for (int q = 0; q < kWN / kCChunkCols; ++q) {
+          tma_store_2d(&p.tma_c, sC + q * kWM * kCChunkCols, col0 + q * kCChunkCols, row0);
+        }
+        bulk_commit();
+      }
+    } else if constexpr (!kStagedEpilogue) {
 #pragma unroll
       for (int mt = 0; mt < kMT; ++mt) {
         const int row = row0 + mt * 64 + warp * 16 + lane / 4;
@@ -374,6 +426,9 @@ __device__ __forceinline__ void consumer(const TesseraGemmParams& p, unsigned ch
       named_barrier(1 + c, 128);  // the staging tile is reused by the next work unit
     }
   }
+  if constexpr (kTmaStore) {
+    if (t == 0) bulk_wait_all();  // C is written before the CTA retires
+  }
 }
 
 extern "C" __global__ void __launch_bounds__(kThreads, 1) tessera_hgemm(const __grid_constant__ TesseraGemmParams p) {
@@ -381,9 +436,10 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) tessera_hgemm(const __
   // 128B-swizzled TMA destinations and wgmma descriptors want 1024-byte alignment.
   const unsigned misalign = smem_u32(smem_raw) & 1023u;
   unsigned char* smem = smem_raw + (misalign ? 1024u - misalign : 0u);
-  unsigned long long* full = reinterpret_cast<unsigned long long*>(smem + kStages * kStageBytes);
+  // [stages: A tiles | B tiles][epilogue staging (1024-aligned)][full barriers][empty barriers]
+  __half* staging = reinterpret_cast<__half*>(smem + kStages * kStageBytes);
+  unsigned long long* full = reinterpret_cast<unsigned long long*>(smem + kStages * kStageBytes + kConsumers * kStagingBytes);
   unsigned long long* empty = full + kStages;
-  __half* staging = reinterpret_cast<__half*>(empty + kStages);
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
@@ -429,7 +485,9 @@ std::string emit_wgmma(const Config& c, const Task& t) {
   const int b_cols = c.bk;
   return header_comment(c, t) + common_constants(c, t) + constants(c, t) + common_device_code() +
          wgmma_wrapper(c, t) + body +
-         contract(c, t, c.persistent ? 1 : 0, c.bm / c.cluster_n, c.bk, b_rows, b_cols, c.bk * 2);
+         contract(c, t, c.persistent ? 1 : 0, c.bm / c.cluster_n, c.bk, b_rows, b_cols, c.bk * 2,
+                  c.epilogue_store == EpilogueStore::tma ? c.bm / c.warps_m : 0,
+                  c.epilogue_store == EpilogueStore::tma ? c.bk : 0);
 }
 
 }  // namespace tessera::tile::detail
