@@ -27,6 +27,10 @@ add ${W}_p_c1x1_none 8192x8192x8192 TN none
 add ${W}_t_c1x2_none 8192x8192x8192 TN none
 add ${W}_t_c2x1_none 4096x4096x4096 NN none
 add w128x256x64_g2x1_s3p3_pa_d1_sw_es_r8_k1_p_c1x1_none 8192x8192x8192 TN none
+add w128x256x64_g2x1_s3p3_pa_d1_sw_et_r8_k1_p_c1x1_none 8192x8192x8192 TN none
+add w128x256x64_g2x1_s3p3_pa_d1_sw_et_r8_k1_p_c1x1_none 4096x4096x4096 TN none
+add w128x128x64_g2x1_s5p5_pa_d1_sw_et_r8_k1_p_c1x1_none 4096x4096x4096 TN none
+add w64x128x32_g1x1_s4p4_pa_d1_sw_et_r0_k2_t_c1x1_bias 100x5000x3000 NN bias
 add w128x128x64_g2x1_s5p5_pa_d1_sw_ed_r8_k1_t_c1x1_none 4096x4096x4096 TN none
 add w128x128x64_g1x1_s4p4_pa_d1_sw_es_r8_k1_p_c1x1_bias_gelu 100x5000x3000 TN bias_gelu
 add w64x128x32_g1x1_s6p6_pa_d1_sw_ed_r0_k4_t_c1x1_bias_relu 1x4096x4096 NN bias_relu

@@ -123,6 +123,7 @@ int main(int argc, char** argv) {
     p.M = M; p.N = N; p.K = K; p.lda = K; p.ldb = nn ? N : K; p.ldc = N; p.layout = nn; p.num_sms = sms;
     encode((CUtensorMap*)&p.tma_a, A, M, K, c.tma_a_box_rows, c.tma_a_box_cols, c.tma_swizzle_bytes);
     encode((CUtensorMap*)&p.tma_b, B, nn ? K : N, nn ? N : K, c.tma_b_box_rows, c.tma_b_box_cols, c.tma_swizzle_bytes);
+    encode((CUtensorMap*)&p.tma_c, C, M, N, c.tma_c_box_rows, c.tma_c_box_cols, c.tma_swizzle_bytes);
     CUlaunchConfig cfg{};
     long tn = (N + c.tile_n - 1) / c.tile_n, tm = (M + c.tile_m - 1) / c.tile_m;
     if (c.persistent_ctas_per_sm > 0) {
