@@ -26,6 +26,8 @@ std::string to_string(EpilogueStore s) {
   return s == EpilogueStore::direct ? "direct" : s == EpilogueStore::staged ? "staged" : "tma";
 }
 
+std::string to_string(SplitKMode m) { return m == SplitKMode::serial ? "serial" : "parallel"; }
+
 namespace {
 const char* store_code(EpilogueStore s) {
   return s == EpilogueStore::direct ? "ed" : s == EpilogueStore::staged ? "es" : "et";
@@ -33,25 +35,27 @@ const char* store_code(EpilogueStore s) {
 }  // namespace
 
 std::string name(const Config& c) {
-  return fmt::format("{}{}x{}x{}_g{}x{}_s{}p{}_{}_d{}_{}_{}_r{}_k{}_{}_c{}x{}_{}",
+  return fmt::format("{}{}x{}x{}_g{}x{}_s{}p{}_{}_d{}_{}_{}_r{}_k{}{}_{}_c{}x{}_{}",
                      c.backend == Backend::mma_sync ? 'm' : 'w', c.bm, c.bn, c.bk, c.warps_m, c.warps_n,
                      c.stages, c.prefetch, c.load_order == LoadOrder::paired ? "pa" : "st",
                      c.reg_double_buffer ? 1 : 0, c.smem_layout == SmemLayout::pad ? "pd" : "sw",
                      store_code(c.epilogue_store), c.raster, c.split_k,
+                     c.split_k_mode == SplitKMode::serial ? 's' : 'a',
                      c.persistent ? 'p' : 't', c.cluster_m, c.cluster_n, tessera::to_string(c.epilogue));
 }
 
 Config parse_name(const std::string& text) {
   Config c;
-  char backend = 0, persistent = 0;
+  char backend = 0, persistent = 0, split_mode = 0;
   char load[3] = {}, smem[3] = {}, store[3] = {}, epi[16] = {};
   int dbuf = 0, consumed = 0;
-  const int got = std::sscanf(text.c_str(), "%c%dx%dx%d_g%dx%d_s%dp%d_%2[a-z]_d%d_%2[a-z]_%2[a-z]_r%d_k%d_%c_c%dx%d_%15[a-z_]%n",
+  const int got = std::sscanf(text.c_str(), "%c%dx%dx%d_g%dx%d_s%dp%d_%2[a-z]_d%d_%2[a-z]_%2[a-z]_r%d_k%d%c_%c_c%dx%d_%15[a-z_]%n",
                               &backend, &c.bm, &c.bn, &c.bk, &c.warps_m, &c.warps_n, &c.stages, &c.prefetch, load,
-                              &dbuf, smem, store, &c.raster, &c.split_k, &persistent, &c.cluster_m, &c.cluster_n,
+                              &dbuf, smem, store, &c.raster, &c.split_k, &split_mode, &persistent, &c.cluster_m, &c.cluster_n,
                               epi, &consumed);
   const auto bad = [&] { fail_bad_input(fmt::format("'{}' is not a tile config name (e.g. {})", text, name(Config{}))); };
-  if (got != 18 || consumed != int(text.size())) bad();
+  if (got != 19 || consumed != int(text.size())) bad();
+  c.split_k_mode = split_mode == 'a' ? SplitKMode::parallel : SplitKMode::serial;
   c.backend = backend == 'w' ? Backend::wgmma_tma : Backend::mma_sync;
   c.load_order = std::string(load) == "st" ? LoadOrder::staggered : LoadOrder::paired;
   c.reg_double_buffer = dbuf != 0;
@@ -83,6 +87,7 @@ nlohmann::json to_json(const Config& c) {
           {"epilogue_store", to_string(c.epilogue_store)},
           {"raster", c.raster},
           {"split_k", c.split_k},
+          {"split_k_mode", to_string(c.split_k_mode)},
           {"persistent", c.persistent},
           {"cluster_m", c.cluster_m},
           {"cluster_n", c.cluster_n},
@@ -142,6 +147,7 @@ Config from_json(const nlohmann::json& j, const Config& base) {
     }
     else if (key == "raster") c.raster = get_int(v, key);
     else if (key == "split_k") c.split_k = get_int(v, key);
+    else if (key == "split_k_mode") c.split_k_mode = get_enum(v, key, "serial", SplitKMode::serial, "parallel", SplitKMode::parallel);
     else if (key == "persistent") c.persistent = get_bool(v, key);
     else if (key == "cluster_m") c.cluster_m = get_int(v, key);
     else if (key == "cluster_n") c.cluster_n = get_int(v, key);

@@ -22,6 +22,10 @@ enum class SmemLayout {
   pad,      // rows padded by 16 bytes (mma_sync only)
   swizzle,  // XOR swizzle of 16-byte chunks (mma_sync) / TMA 64B or 128B swizzle (wgmma)
 };
+enum class SplitKMode {
+  serial,    // splits fold into the workspace one after another (semaphore per tile); deterministic
+  parallel,  // splits add with fp32 atomics at once; the last to arrive (counter) owns the total
+};
 enum class EpilogueStore {
   direct,  // registers -> global, 4-byte stores straight from the accumulators
   staged,  // registers -> shared -> global, coalesced 16-byte stores
@@ -44,7 +48,8 @@ struct Config {
   SmemLayout smem_layout = SmemLayout::swizzle;
   EpilogueStore epilogue_store = EpilogueStore::direct;
   int raster = 0;   // CTA rasterisation: 0 = row-major tiles, else groups of `raster` tile rows
-  int split_k = 1;  // serial split-K through an fp32 workspace + semaphores
+  int split_k = 1;  // split-K through an fp32 workspace (grid.z = split_k)
+  SplitKMode split_k_mode = SplitKMode::serial;
   bool persistent = false;  // one CTA per SM looping over tiles
   int cluster_m = 1, cluster_n = 1;  // wgmma_tma: CTA cluster; A/B multicast across it
   Epilogue epilogue = Epilogue::none;  // must match the task's epilogue
@@ -57,8 +62,9 @@ std::string to_string(Backend b);
 std::string to_string(LoadOrder o);
 std::string to_string(SmemLayout s);
 std::string to_string(EpilogueStore s);
+std::string to_string(SplitKMode m);
 
-// Stable short name, e.g. "w128x256x64_g2x1_s4p4_pa_d1_sw_ed_r8_k1_c1x1_none".
+// Stable short name, e.g. "w128x256x64_g2x1_s4p4_pa_d1_sw_ed_r8_k1s_t_c1x1_none".
 // Every field appears, so two different configs never share a name.
 std::string name(const Config& c);
 // Parses a name back (bad_input on anything malformed).

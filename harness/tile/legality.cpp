@@ -43,6 +43,8 @@ Legality check_common(const Config& c, const Task& t) {
   if (c.split_k < 1 || c.split_k > kMaxSplitK) return no(fmt::format("split_k {} out of range [1, {}]", c.split_k, kMaxSplitK));
   if (c.split_k > k_tiles(c, t))
     return no(fmt::format("split_k {} exceeds the {} k-tiles of K={}", c.split_k, k_tiles(c, t), t.k));
+  if (c.split_k == 1 && c.split_k_mode != SplitKMode::serial)
+    return no("split_k_mode parallel needs split_k > 1");
   if (c.split_k > 1 && c.persistent)
     return no("split_k > 1 and persistent are exclusive (serial split-K waits on other CTAs' tiles)");
   if (c.raster < 0 || c.raster > kMaxRaster) return no(fmt::format("raster {} out of range [0, {}]", c.raster, kMaxRaster));

@@ -17,7 +17,7 @@ SubSpace mma_sync_space() {
            axis("warps_m", {1, 2, 4}), axis("warps_n", {1, 2, 4}), axis("stages", {2, 3, 4, 5}),
            axis("prefetch", {1, 2, 3, 4}), axis("load_order", {0, 1}), axis("reg_double_buffer", {0, 1}),
            axis("smem_layout", {0, 1}), axis("epilogue_store", {0, 1}), axis("raster", {0, 4, 8, 16}),
-           axis("split_k", {1, 2, 4, 8}), axis("persistent", {0, 1})}};
+           axis("split_k", {1, 2, 4, 8}), axis("split_k_mode", {0, 1}), axis("persistent", {0, 1})}};
 }
 
 SubSpace wgmma_space() {
@@ -25,7 +25,8 @@ SubSpace wgmma_space() {
           {axis("bm", {64, 128, 256}), axis("bn", {64, 128, 192, 256}), axis("bk", {32, 64}),
            axis("warps_m", {1, 2}), axis("warps_n", {1, 2}), axis("stages", {2, 3, 4, 5, 6}),
            axis("reg_double_buffer", {0, 1}), axis("epilogue_store", {0, 1, 2}), axis("raster", {0, 4, 8, 16}),
-           axis("split_k", {1, 2, 4, 8}), axis("persistent", {0, 1}), axis("cluster_m", {1, 2}),
+           axis("split_k", {1, 2, 4, 8}), axis("split_k_mode", {0, 1}), axis("persistent", {0, 1}),
+           axis("cluster_m", {1, 2}),
            axis("cluster_n", {1, 2})}};
 }
 
@@ -91,6 +92,7 @@ void set_knob(Config& c, const std::string& knob, int v) {
   else if (knob == "epilogue_store") c.epilogue_store = static_cast<EpilogueStore>(v);
   else if (knob == "raster") c.raster = v;
   else if (knob == "split_k") c.split_k = v;
+  else if (knob == "split_k_mode") c.split_k_mode = v ? SplitKMode::parallel : SplitKMode::serial;
   else if (knob == "persistent") c.persistent = v != 0;
   else if (knob == "cluster_m") c.cluster_m = v;
   else if (knob == "cluster_n") c.cluster_n = v;
@@ -111,6 +113,7 @@ int get_knob(const Config& c, const std::string& knob) {
   if (knob == "epilogue_store") return static_cast<int>(c.epilogue_store);
   if (knob == "raster") return c.raster;
   if (knob == "split_k") return c.split_k;
+  if (knob == "split_k_mode") return c.split_k_mode == SplitKMode::parallel;
   if (knob == "persistent") return c.persistent;
   if (knob == "cluster_m") return c.cluster_m;
   if (knob == "cluster_n") return c.cluster_n;
@@ -120,6 +123,7 @@ int get_knob(const Config& c, const std::string& knob) {
 
 void canonicalize(Config& c, const Task& task) {
   c.epilogue = task.epilogue;
+  if (c.split_k == 1) c.split_k_mode = SplitKMode::serial;  // no reduction, one name
   if (c.backend == Backend::wgmma_tma) {
     c.prefetch = c.stages;
     c.load_order = LoadOrder::paired;
@@ -221,6 +225,7 @@ std::vector<Config> seeds(const Task& task, const Limits& limits) {
   split.split_k = 4;
   Config split_small = make(W, 64, 128, 64, 1, 1, 6, 6);
   split_small.split_k = 8;
+  split_small.split_k_mode = SplitKMode::parallel;  // 8 splits: no serial chain
   // Ampere-style mma.sync configs (also the fallback when K or N break TMA alignment).
   Config m_big = make(M, 128, 256, 32, 2, 4, 4, 3);
   Config m_mid = make(M, 128, 128, 32, 2, 2, 4, 3);

@@ -17,6 +17,7 @@ Config unusual() {
   c.smem_layout = SmemLayout::pad;
   c.epilogue_store = EpilogueStore::staged;
   c.raster = 16, c.split_k = 4, c.persistent = true, c.cluster_m = 2, c.cluster_n = 1;
+  c.split_k_mode = SplitKMode::parallel;
   c.epilogue = Epilogue::bias_gelu;
   return c;
 }
@@ -39,7 +40,7 @@ TEST(TileConfig, NameRoundTripAndDistinct) {
   EXPECT_EQ(parse_name(name(a)), a);
   EXPECT_EQ(parse_name(name(b)), b);
   EXPECT_NE(name(a), name(b));
-  EXPECT_EQ(name(b), "w64x192x64_g1x2_s5p5_st_d0_pd_es_r16_k4_p_c2x1_bias_gelu");
+  EXPECT_EQ(name(b), "w64x192x64_g1x2_s5p5_st_d0_pd_es_r16_k4a_p_c2x1_bias_gelu");
 }
 
 TEST(TileConfig, PartialJsonMutatesBase) {
@@ -68,6 +69,7 @@ TEST(TileConfig, StrictParsingRejectsBadInput) {
   EXPECT_NE(bad({{"bm", -64}}).find("bm"), std::string::npos);
   EXPECT_NE(bad({{"backend", "tensor_magic"}}).find("backend"), std::string::npos);
   EXPECT_NE(bad({{"persistent", 1}}).find("persistent"), std::string::npos);
+  EXPECT_NE(bad({{"split_k_mode", "tree"}}).find("split_k_mode"), std::string::npos);
   EXPECT_NE(bad({{"epilogue", "bias_swish"}}).find("bias_swish"), std::string::npos);
   bad(nlohmann::json::array({1, 2}));
 }
@@ -76,9 +78,9 @@ TEST(TileConfig, ParseConfigAcceptsJsonOrName) {
   const Config c = unusual();
   EXPECT_EQ(parse_config(to_json(c).dump()), c);
   EXPECT_EQ(parse_config(name(c)), c);
-  for (const char* text : {"", "{", "{\"bm\":}", "w128", "w64x192x64_g1x2_s5p5_st_d0_pd_es_r16_k4_p_c2x1_bias_gelu_extra",
-                           "x64x192x64_g1x2_s5p5_st_d0_pd_es_r16_k4_p_c2x1_none",
-                           "w64x192x64_g1x2_s5p5_zz_d0_pd_es_r16_k4_p_c2x1_none"}) {
+  for (const char* text : {"", "{", "{\"bm\":}", "w128", "w64x192x64_g1x2_s5p5_st_d0_pd_es_r16_k4s_p_c2x1_bias_gelu_extra",
+                           "x64x192x64_g1x2_s5p5_st_d0_pd_es_r16_k4s_p_c2x1_none",
+                           "w64x192x64_g1x2_s5p5_zz_d0_pd_es_r16_k4s_p_c2x1_none"}) {
     EXPECT_THROW(parse_config(text), Error) << text;
   }
 }

@@ -112,12 +112,14 @@ std::vector<Case> cases() {
       {R"({"cluster_m":2,"raster":4})", "4096x4096x4096", "NN", "bias"},
       {R"({"stages":3,"prefetch":3,"persistent":true,"epilogue_store":"tma"})", "1000x5000x3000", "TN", "bias_gelu"},
       {R"({"bm":64,"bn":128,"bk":32,"warps_m":1,"split_k":2,"epilogue_store":"tma"})", "100x5000x3000", "NN", "none"},
+      {R"({"bm":64,"bn":64,"warps_m":1,"split_k":8,"split_k_mode":"parallel"})", "128x128x16384", "TN", "bias"},
       // mma_sync
       {R"({"backend":"mma_sync"})", "4096x4096x4096", "TN", "none"},
       {R"({"backend":"mma_sync"})", "100x5000x3001", "NN", "none"},
       {R"({"backend":"mma_sync","bm":64,"bn":256,"bk":64,"warps_m":1,"warps_n":4,"stages":4,"prefetch":2,
            "load_order":"staggered","smem_layout":"pad","epilogue_store":"staged"})", "1x4096x4096", "NN", "bias_gelu"},
       {R"({"backend":"mma_sync","split_k":3})", "100x5000x3001", "TN", "bias"},
+      {R"({"backend":"mma_sync","split_k":4,"split_k_mode":"parallel","bm":64,"bn":64})", "64x64x8192", "NN", "none"},
       {R"({"backend":"mma_sync","bn":256,"warps_n":4,"stages":4,"prefetch":3,"persistent":true,"raster":8})",
        "8192x8192x8192", "TN", "none"},
       {R"({"backend":"mma_sync","bm":32,"bk":64,"warps_m":1,"warps_n":4,"reg_double_buffer":false})", "100x5001x3000",
@@ -157,8 +159,13 @@ void check_compiles(const Config& c, const Task& t) {
     }
     EXPECT_EQ(out.ptx.find("wgmma"), std::string::npos);
   }
-  if (c.split_k > 1) {
+  if (c.split_k > 1 && c.split_k_mode == SplitKMode::serial) {
     EXPECT_NE(out.ptx.find("ld.acquire.gpu"), std::string::npos);
+  }
+  if (c.split_k > 1 && c.split_k_mode == SplitKMode::parallel) {
+    EXPECT_TRUE(out.ptx.find("red.global.add.f32") != std::string::npos ||
+                out.ptx.find("atom.global.add.f32") != std::string::npos);
+    EXPECT_EQ(out.ptx.find("ld.acquire.gpu"), std::string::npos);
   }
 }
 

@@ -73,6 +73,9 @@ TEST(TileLegality, KnobConflicts) {
   c.persistent = true;
   expect_illegal(c, t, Limits{}, "persistent");
   c = Config{};
+  c.split_k_mode = SplitKMode::parallel;
+  expect_illegal(c, t, Limits{}, "split_k > 1");
+  c = Config{};
   c.prefetch = c.stages;
   expect_illegal(c, t, Limits{}, "prefetch");
   c = Config{};

@@ -28,7 +28,8 @@ constexpr int kBN = {};               // block tile cols (N)
 constexpr int kBK = {};               // k-tile depth
 constexpr int kThreads = {};          // threads per block
 constexpr int kStages = {};           // shared-memory pipeline stages
-constexpr int kSplitK = {};           // serial split-K factor (grid.z)
+constexpr int kSplitK = {};           // split-K factor (grid.z)
+constexpr bool kSplitKParallel = {};  // splits reduce with fp32 atomics + an arrival counter (else serially)
 constexpr int kRaster = {};           // tile rows per rasterisation group (0 = row-major)
 constexpr bool kPersistent = {};      // one CTA per SM loops over the tiles
 constexpr bool kStagedEpilogue = {};  // registers -> smem -> coalesced 16 B stores
@@ -39,7 +40,8 @@ constexpr int kEpilogue = {};
 [[maybe_unused]] constexpr bool kStoreVec8 = {};       // N % 8 == 0: C rows are 16-byte aligned
 
 )",
-                     c.bm, c.bn, c.bk, c.threads(), c.stages, c.split_k, c.raster, c.persistent,
+                     c.bm, c.bn, c.bk, c.threads(), c.stages, c.split_k,
+                     c.split_k_mode == SplitKMode::parallel, c.raster, c.persistent,
                      c.epilogue_store == EpilogueStore::staged, t.layout == Layout::NN, epi[int(c.epilogue)],
                      t.n % 2 == 0, t.n % 8 == 0);
 }
@@ -142,9 +144,30 @@ __device__ __forceinline__ void store_release(int* p, int v) {
 // order: element i of thread t at [i * kParticipants + t], so every access is
 // coalesced). The last split reads the total back, zeroes the slot and resets
 // the semaphore: the ABI wants the workspace all-zero after the kernel.
+// Workspace traffic bypasses L1 (ld/st.cg): other SMs wrote it.
 // Returns true for the split that must write C.
-template <int kRegs, int kParticipants, typename Barrier>
-__device__ __forceinline__ bool splitk_reduce(float (&acc)[kRegs], float* slot, int* sem, int z, int t, Barrier bar) {
+template <int kRegs, int kParticipants, typename Barrier, typename BarrierOr>
+__device__ __forceinline__ bool splitk_reduce(float (&acc)[kRegs], float* slot, int* sem, int z, int t, Barrier bar,
+                                              BarrierOr bar_or) {
+  if constexpr (kSplitKParallel) {
+    // Parallel split-K: every split adds its partials with fp32 atomics at once;
+    // the last to bump the arrival counter reads the total back, zeroes the
+    // slot and resets the counter. Summation order varies from run to run.
+#pragma unroll
+    for (int i = 0; i < kRegs; ++i) atomicAdd(&slot[i * kParticipants + t], acc[i]);
+    __threadfence();
+    int last = 0;
+    if (t == 0) last = atomicAdd(sem, 1) == kSplitK - 1;
+    if (!bar_or(last)) return false;
+    __threadfence();
+#pragma unroll
+    for (int i = 0; i < kRegs; ++i) {
+      acc[i] = __ldcg(&slot[i * kParticipants + t]);
+      __stcg(&slot[i * kParticipants + t], 0.0f);
+    }
+    if (t == 0) atomicExch(sem, 0);
+    return true;
+  }
   if (t == 0) {
     while (load_acquire(sem) != z) __nanosleep(64);
   }
@@ -152,8 +175,8 @@ __device__ __forceinline__ bool splitk_reduce(float (&acc)[kRegs], float* slot, 
   if (z == kSplitK - 1) {
 #pragma unroll
     for (int i = 0; i < kRegs; ++i) {
-      acc[i] += slot[i * kParticipants + t];
-      slot[i * kParticipants + t] = 0.0f;
+      acc[i] += __ldcg(&slot[i * kParticipants + t]);
+      __stcg(&slot[i * kParticipants + t], 0.0f);
     }
     bar();
     if (t == 0) store_release(sem, 0);
@@ -161,7 +184,7 @@ __device__ __forceinline__ bool splitk_reduce(float (&acc)[kRegs], float* slot, 
   }
 #pragma unroll
   for (int i = 0; i < kRegs; ++i) {
-    slot[i * kParticipants + t] = z == 0 ? acc[i] : slot[i * kParticipants + t] + acc[i];
+    __stcg(&slot[i * kParticipants + t], z == 0 ? acc[i] : __ldcg(&slot[i * kParticipants + t]) + acc[i]);
   }
   __threadfence();
   bar();

@@ -264,7 +264,9 @@ __device__ __forceinline__ void gemm_tile(const TesseraGemmParams& p, __half* sm
     float* slot = static_cast<float*>(p.workspace) + static_cast<size_t>(tile_id) * kBM * kBN;
     const int tiles = ((p.M + kBM - 1) / kBM) * ((p.N + kBN - 1) / kBN);
     int* sem = reinterpret_cast<int*>(static_cast<float*>(p.workspace) + static_cast<size_t>(tiles) * kBM * kBN) + tile_id;
-    if (!splitk_reduce<kAccRegs, kThreads>(acc, slot, sem, split, tid, [] { __syncthreads(); })) return;
+    if (!splitk_reduce<kAccRegs, kThreads>(acc, slot, sem, split, tid, [] { __syncthreads(); },
+                                           [](int v) { return __syncthreads_or(v); }))
+      return;
   }
 
   const int row_base = m0 + warp_m * kWM + lane / 4;

@@ -230,6 +230,21 @@ __device__ __forceinline__ void release(unsigned long long* empty_bar, int lane)
 __device__ __forceinline__ void named_barrier(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
+// A named barrier that also ORs a flag across its threads.
+__device__ __forceinline__ int named_barrier_or(int id, int threads, int flag) {
+  int any;
+  asm volatile(
+      "{\n"
+      ".reg .pred p, q;\n"
+      "setp.ne.s32 p, %1, 0;\n"
+      "barrier.red.or.pred q, %2, %3, p;\n"
+      "selp.s32 %0, 1, 0, q;\n"
+      "}\n"
+      : "=r"(any)
+      : "r"(flag), "r"(id), "r"(threads)
+      : "memory");
+  return any;
+}
 
 struct Work {
   int tm, tn, split, tile_id;
@@ -366,7 +381,10 @@ __device__ __forceinline__ void consumer(const TesseraGemmParams& p, unsigned ch
       float* ws = static_cast<float*>(p.workspace);
       float* slot = ws + (static_cast<size_t>(u.tile_id) * kConsumers + c) * (kWM * kWN);
       int* sem = reinterpret_cast<int*>(ws + static_cast<size_t>(tiles) * kBM * kBN) + u.tile_id * kConsumers + c;
-      if (!splitk_reduce<kAccRegs, 128>(acc, slot, sem, u.split, t, [c] { named_barrier(1 + c, 128); })) continue;
+      if (!splitk_reduce<kAccRegs, 128>(
+              acc, slot, sem, u.split, t, [c] { named_barrier(1 + c, 128); },
+              [c](int v) { return named_barrier_or(1 + c, 128, v); }))
+        continue;
     }
 
     // Accumulator layout of m64nNk16: warp w owns rows 16w..16w+15; register
