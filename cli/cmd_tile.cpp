@@ -44,9 +44,24 @@ struct TileArgs {
   int budget = kDefaultTuneBudget;
   int top = kDefaultTuneTop;
   std::uint64_t seed = 1;
+  std::string backend;  // list/tune: only this backend (mma_sync | wgmma_tma); empty = all
   bool json = false;
   bool compile_only = false;
 };
+
+// The default space, restricted to one backend when asked.
+tile::Space space_of(const TileArgs& a, const Task& task, const tile::Limits& limits) {
+  tile::Space s = tile::default_space(task, limits);
+  if (a.backend.empty()) return s;
+  if (a.backend != "mma_sync" && a.backend != "wgmma_tma")
+    fail_bad_input(fmt::format("--backend '{}' (expected mma_sync or wgmma_tma)", a.backend));
+  std::erase_if(s.parts, [&](const tile::SubSpace& p) { return tile::to_string(p.backend) != a.backend; });
+  return s;
+}
+
+bool backend_ok(const TileArgs& a, const tile::Config& c) {
+  return a.backend.empty() || tile::to_string(c.backend) == a.backend;
+}
 
 Task task_of(const TileArgs& a) { return task_from_shape(a.shape, a.layout, a.epilogue); }
 
@@ -112,19 +127,19 @@ void cmd_check(const TileArgs& a) {
 }
 
 // Seeds first, then the space in enumeration order.
-std::vector<tile::Config> listing(const Task& task, const tile::Limits& limits, std::size_t limit) {
+std::vector<tile::Config> listing(const TileArgs& a, const Task& task, const tile::Limits& limits, std::size_t limit) {
   std::vector<tile::Config> out;
   std::set<std::string> seen;
   for (const auto& c : tile::seeds(task, limits))
-    if (out.size() < limit && seen.insert(tile::name(c)).second) out.push_back(c);
-  for (const auto& c : tile::enumerate(tile::default_space(task, limits), task, limits, limit + seen.size()))
+    if (out.size() < limit && backend_ok(a, c) && seen.insert(tile::name(c)).second) out.push_back(c);
+  for (const auto& c : tile::enumerate(space_of(a, task, limits), task, limits, limit + seen.size()))
     if (out.size() < limit && seen.insert(tile::name(c)).second) out.push_back(c);
   return out;
 }
 
 void cmd_list(const TileArgs& a) {
   const Task task = task_of(a);
-  const auto configs = listing(task, limits_of(a), a.limit);
+  const auto configs = listing(a, task, limits_of(a), a.limit);
   if (a.json) {
     nlohmann::json j = nlohmann::json::array();
     for (const auto& c : configs) j.push_back({{"name", tile::name(c)}, {"config", tile::to_json(c)}});
@@ -134,7 +149,7 @@ void cmd_list(const TileArgs& a) {
   for (const auto& c : configs)
     fmt::print("{:<64} smem {:>6} B  threads {:>3}\n", tile::name(c), tile::dynamic_smem_bytes(c, task), c.threads());
   fmt::print("{} legal configs listed for {} on {} (raw space {})\n", configs.size(), task.id(), a.arch,
-             tile::default_space(task, limits_of(a)).raw_size());
+             space_of(a, task, limits_of(a)).raw_size());
 }
 
 void cmd_eval(const TileArgs& a) {
@@ -156,16 +171,16 @@ void cmd_eval(const TileArgs& a) {
 
 // The configs a tune run evaluates: all of them when the legal space fits the
 // budget, else the seeds and then seeded-random distinct samples.
-std::vector<tile::Config> tune_plan(const Task& task, const tile::Limits& limits, int budget, std::uint64_t seed,
-                                    bool& exhaustive) {
-  const auto space = tile::default_space(task, limits);
+std::vector<tile::Config> tune_plan(const TileArgs& a, const Task& task, const tile::Limits& limits, int budget,
+                                    std::uint64_t seed, bool& exhaustive) {
+  const auto space = space_of(a, task, limits);
   auto all = tile::enumerate(space, task, limits, std::size_t(budget) + 1);
   exhaustive = all.size() <= std::size_t(budget);
   if (exhaustive) return all;
   std::vector<tile::Config> out;
   std::set<std::string> seen;
   for (const auto& c : tile::seeds(task, limits))
-    if (int(out.size()) < budget && seen.insert(tile::name(c)).second) out.push_back(c);
+    if (int(out.size()) < budget && backend_ok(a, c) && seen.insert(tile::name(c)).second) out.push_back(c);
   std::mt19937_64 rng(seed);
   for (int misses = 0; int(out.size()) < budget && misses < 50 * budget;) {
     const auto c = tile::sample(space, task, limits, rng);
@@ -192,7 +207,7 @@ void cmd_tune(const TileArgs& a) {
     if (dev.smem_per_block_optin > 0) limits.smem_optin_bytes = dev.smem_per_block_optin;
   }
   bool exhaustive = false;
-  const auto plan = tune_plan(task, limits, a.budget, a.seed, exhaustive);
+  const auto plan = tune_plan(a, task, limits, a.budget, a.seed, exhaustive);
   if (plan.empty()) fail_bad_input(fmt::format("no legal tile config for {} on {}", task.id(), limits.arch));
   std::fprintf(stderr, "tune %s on %s: %zu configs (%s)\n", task.id().c_str(), limits.arch.c_str(), plan.size(),
                exhaustive ? "exhaustive" : "seeds + random");
@@ -244,6 +259,7 @@ void setup(CLI::App& root) {
   auto* list = tile->add_subcommand("list", "list legal configs (seeds first)");
   add_task_options(list, *args);
   list->add_option("--limit", args->limit, "at most this many")->capture_default_str();
+  list->add_option("--backend", args->backend, "only mma_sync or wgmma_tma");
   list->add_option("--smem", args->smem_optin, "opt-in shared memory per block (bytes)")->capture_default_str();
   list->callback([args] { cmd_list(*args); });
 
@@ -264,6 +280,7 @@ void setup(CLI::App& root) {
   tune->add_option("--budget", args->budget, "configs to evaluate")->capture_default_str();
   tune->add_option("--seed", args->seed, "random seed (sampling when the space exceeds the budget)")->capture_default_str();
   tune->add_option("--top", args->top, "rows in the final table")->capture_default_str();
+  tune->add_option("--backend", args->backend, "only mma_sync or wgmma_tma");
   tune->add_flag("--compile-only", args->compile_only, "compile and check only (no GPU needed)");
   tune->callback([args] { cmd_tune(*args); });
 }

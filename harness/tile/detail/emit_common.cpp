@@ -29,7 +29,7 @@ constexpr int kBK = {};               // k-tile depth
 constexpr int kThreads = {};          // threads per block
 constexpr int kStages = {};           // shared-memory pipeline stages
 constexpr int kSplitK = {};           // split-K factor (grid.z)
-constexpr bool kSplitKParallel = {};  // splits reduce with fp32 atomics + an arrival counter (else serially)
+[[maybe_unused]] constexpr bool kSplitKParallel = {};  // splits reduce with fp32 atomics + an arrival counter (else serially)
 constexpr int kRaster = {};           // tile rows per rasterisation group (0 = row-major)
 constexpr bool kPersistent = {};      // one CTA per SM loops over the tiles
 constexpr bool kStagedEpilogue = {};  // registers -> smem -> coalesced 16 B stores
