@@ -149,15 +149,17 @@ std::vector<Config> enumerate(const Space& space, const Task& task, const Limits
 
 std::optional<Config> sample(const Space& space, const Task& task, const Limits& limits, std::mt19937_64& rng,
                              int max_tries) {
-  if (space.raw_size() == 0) return std::nullopt;
-  // Backend first (uniformly), then a point of its sub-space: the sub-spaces
-  // differ in size by an order of magnitude and both deserve a look.
-  std::uniform_int_distribution<std::size_t> pick_part(0, space.parts.size() - 1);
-  for (int t = 0; t < max_tries; ++t) {
-    const SubSpace& part = space.parts[pick_part(rng)];
+  if (space.parts.empty()) return std::nullopt;
+  // Backend first (uniformly), then points of its sub-space until one is legal:
+  // the sub-spaces differ in size and in legal fraction, and both deserve a look.
+  const std::size_t first = std::uniform_int_distribution<std::size_t>(0, space.parts.size() - 1)(rng);
+  for (std::size_t k = 0; k < space.parts.size(); ++k) {
+    const SubSpace& part = space.parts[(first + k) % space.parts.size()];
     std::uniform_int_distribution<unsigned long long> pick(0, part_size(part) - 1);
-    Config c = decode(part, pick(rng), task);
-    if (legal(c, task, limits)) return c;
+    for (int t = 0; t < max_tries; ++t) {
+      Config c = decode(part, pick(rng), task);
+      if (legal(c, task, limits)) return c;
+    }
   }
   return std::nullopt;
 }

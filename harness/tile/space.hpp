@@ -46,8 +46,9 @@ void canonicalize(Config& c, const Task& task);
 
 // Legal configs in raw-index order, deduplicated, at most max_count.
 std::vector<Config> enumerate(const Space& space, const Task& task, const Limits& limits, std::size_t max_count);
-// A legal point: a backend drawn uniformly, then a uniform raw point of its
-// sub-space, retried until legal; nullopt after max_tries misses.
+// A legal point: a backend drawn uniformly, then uniform raw points of its
+// sub-space until one is legal (max_tries per backend, then the next backend);
+// nullopt when none was found.
 std::optional<Config> sample(const Space& space, const Task& task, const Limits& limits, std::mt19937_64& rng,
                              int max_tries = 2000);
 // Legal configs that differ from c in exactly one axis (dependent knobs follow).
