@@ -34,7 +34,7 @@ TESSERA_JSON_STRUCT(VerifyStats, status, trials, trials_passed, max_abs_err, rel
                                                 failure, per_trial)
 TESSERA_JSON_STRUCT(TimingStats, status, method, samples, discarded_throttled,
                                                 discarded_other, median_us, mean_us, min_us, max_us, p10_us, p90_us,
-                                                rel_spread, converged, elapsed_ms)
+                                                rel_spread, median_ci, converged, elapsed_ms)
 TESSERA_JSON_STRUCT(BaselineResult, name, algo, cold, error)
 TESSERA_JSON_STRUCT(DeviceSummary, name, sm_count, arch, peak_tflops, peak_source, l2_bytes,
                                                 smem_per_block_optin, sm_clock_mhz)

@@ -67,15 +67,17 @@ nlohmann::json WorkerSession::hello(bool measure_peak) {
     so.autotune_max_algos = 4;
     baselines::BaselineSuite suite(t, ops, s, so);
     suite.prepare(*state_->timer);
+    // Cold, like every ranking figure: single launches run at boost clock,
+    // while hot back-to-back replay of an 8192^3 GEMM runs into the power cap.
+    std::vector<LaunchFn> fns;
+    for (const auto& bl : suite.baselines())
+      if (bl.runnable()) fns.push_back(bl.launch);
     double best_us = 0;
-    for (const auto& bl : suite.baselines()) {
-      if (!bl.runnable()) continue;
-      auto st = state_->timer->hot(bl.launch);
+    for (const auto& st : state_->timer->cold_interleaved(fns))
       if (st.samples > 0 && (best_us == 0 || st.median_us < best_us)) best_us = st.median_us;
-    }
     if (best_us > 0) {
       state_->device.peak_tflops = t.flops() / (best_us * 1e-6) / 1e12;
-      state_->device.peak_source = fmt::format("best cuBLAS/cuBLASLt, {}^3 TN fp16 (fp32 acc), hot, this worker", kPeakDim);
+      state_->device.peak_source = fmt::format("best cuBLAS/cuBLASLt, {}^3 TN fp16 (fp32 acc), cold, this worker", kPeakDim);
     }
   }
   return state_->device;
