@@ -112,13 +112,14 @@ void print_table(const Task& task, const std::string& device, const std::vector<
 }
 
 void run_baseline(const BaselineArgs& a) {
+  // Bad input is reported as such on any machine, before looking for a GPU.
+  const Task task = task_from_shape(a.shape, a.layout, a.epilogue);
+  if (a.max_algos < 1) fail_bad_input(fmt::format("--max-algos must be at least 1, got {}", a.max_algos));
   if (std::string why = no_gpu_reason(); !why.empty()) {
     std::fprintf(stderr, "no CUDA GPU: %s\n", why.c_str());
     set_exit_code(2);
     return;
   }
-  const Task task = task_from_shape(a.shape, a.layout, a.epilogue);
-  if (a.max_algos < 1) fail_bad_input(fmt::format("--max-algos must be at least 1, got {}", a.max_algos));
   int devices = 0;
   TESSERA_CUDA_CHECK(cudaGetDeviceCount(&devices));
   if (a.device < 0 || a.device >= devices)
@@ -166,7 +167,7 @@ void run_baseline(const BaselineArgs& a) {
     }
     rows.push_back(std::move(r));
   }
-  const std::vector<TimingStats> cold = timer.cold_interleaved(launches);
+  const std::vector<TimingStats> cold = launches.empty() ? std::vector<TimingStats>{} : timer.cold_interleaved(launches);
   for (std::size_t i = 0; i < timed.size(); ++i) {
     Row& r = rows[timed[i]];
     r.cold = cold.at(i);

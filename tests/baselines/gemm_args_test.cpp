@@ -43,6 +43,15 @@ TEST(GemmArgs, NNMapsToBTimesA) {
   EXPECT_EQ(g.a_cols, 40);
 }
 
+TEST(GemmArgs, TaskOverloadUsesTheTaskLayoutAndShape) {
+  const GemmArgs g = gemm_args(task_from_shape("100x72x40", "NN"));
+  const GemmArgs h = gemm_args(Layout::NN, 100, 72, 40);
+  EXPECT_EQ(g.transa, h.transa);
+  EXPECT_EQ(g.m, 72);
+  EXPECT_EQ(g.n, 100);
+  EXPECT_EQ(g.lda, h.lda);
+}
+
 TEST(GemmArgs, RejectsEmptyShapes) { EXPECT_THROW(gemm_args(Layout::TN, 0, 4, 4), Error); }
 
 // cuBLAS semantics on the host: column-major C(m×n) = op(A)·op(B).
