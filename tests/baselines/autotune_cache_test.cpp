@@ -28,6 +28,7 @@ protected:
     k.cublaslt_version = 130100;
     k.workspace_bytes = std::size_t{32} << 20;
     k.max_algos = 16;
+    k.alignment = "256/256/256";
     return k;
   }
   static AutotuneEntry entry() {
@@ -68,6 +69,9 @@ TEST_F(AutotuneCacheTest, AnyKeyFieldChangeIsAMiss) {
   EXPECT_FALSE(cache.load(k).has_value());
   k = key();
   k.max_algos = 4;
+  EXPECT_FALSE(cache.load(k).has_value());
+  k = key();
+  k.alignment = "16/2/256";
   EXPECT_FALSE(cache.load(k).has_value());
 }
 

@@ -95,6 +95,45 @@ INSTANTIATE_TEST_SUITE_P(
                       std::make_tuple("128x256x64", "TN", "bias"), std::make_tuple("128x256x64", "NN", "bias_relu"),
                       std::make_tuple("128x256x64", "TN", "bias_gelu")));
 
+// Operands that are not 256-byte aligned (a worker may place them between
+// canary bands): every baseline either computes the right answer or says
+// why it cannot run; none may pick an algorithm that needs more alignment.
+TEST(BaselineSuite, MisalignedOperandsAreCorrectOrRefused) {
+  TESSERA_REQUIRE_GPU();
+  gpu::Stream stream;
+  constexpr std::size_t kPad = 64;  // elements of slack for the offsets
+  for (const char* epilogue : {"none", "bias"}) {
+    const Task t = task_from_shape("96x80x48", "TN", epilogue);
+    gpu::DeviceBuffer A((std::size_t(t.m * t.k) + kPad) * sizeof(__half));
+    gpu::DeviceBuffer B((std::size_t(t.n * t.k) + kPad) * sizeof(__half));
+    gpu::DeviceBuffer C((std::size_t(t.m * t.n) + kPad) * sizeof(__half));
+    gpu::DeviceBuffer bias((std::size_t(t.n) + kPad) * sizeof(__half));
+    for (std::size_t offset : {std::size_t{8}, std::size_t{1}}) {  // 16-byte and 2-byte aligned
+      SCOPED_TRACE(std::string(epilogue) + " offset " + std::to_string(offset));
+      const GemmOperands ops = operands_for(t, A.as<__half>() + offset, B.as<__half>() + offset,
+                                            C.as<__half>() + offset, bias.as<__half>() + offset);
+      fill_random_half(A.as<__half>() + offset, std::size_t(t.m * t.k), 21, -1, 1, stream.get());
+      fill_random_half(B.as<__half>() + offset, std::size_t(t.n * t.k), 22, -1, 1, stream.get());
+      fill_random_half(bias.as<__half>() + offset, std::size_t(t.n), 23, -1, 1, stream.get());
+      gpu::Timer timer(stream.get(), quick_timing());
+      BaselineSuite suite(t, ops, stream.get(), no_cache());
+      suite.prepare(timer);
+      for (const auto& b : suite.baselines()) {
+        SCOPED_TRACE(b.name);
+        if (!b.runnable()) {
+          EXPECT_FALSE(b.error.empty());
+          continue;
+        }
+        TESSERA_CUDA_CHECK(cudaMemsetAsync(ops.C, 0xFF, std::size_t(t.m * t.n) * sizeof(__half), stream.get()));
+        b.launch(stream.get());
+        TESSERA_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+        const SampleCheck c = check_sampled(ops, stream.get(), int(t.m * t.n));
+        EXPECT_TRUE(c.passed) << c.error;
+      }
+    }
+  }
+}
+
 TEST(BaselineSuite, AutotunedHasAMeasuredAlgorithm) {
   TESSERA_REQUIRE_GPU();
   Problem p(task_from_shape("256x256x128", "TN"));
