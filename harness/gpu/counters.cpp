@@ -51,6 +51,14 @@ const std::vector<SummaryKey>& summary_keys() {
   return keys;
 }
 
+std::string no_gpu_reason() {
+  int n = 0;
+  const cudaError_t err = cudaGetDeviceCount(&n);
+  if (err != cudaSuccess) return fmt::format("no CUDA GPU: {}", cudaGetErrorString(err));
+  if (n == 0) return "no CUDA GPU: cudaGetDeviceCount reports 0 devices";
+  return {};
+}
+
 template <class P>
 P params(std::size_t struct_size) {
   P p{};
@@ -331,6 +339,7 @@ nlohmann::json summarize(const nlohmann::json& raw) {
 
 nlohmann::json collect_or_throw(const LaunchFn& launch, cudaStream_t stream, const CounterOptions& opt) {
   if (opt.metrics.empty()) throw Error(Error::Kind::bad_input, "no metrics requested");
+  if (std::string why = no_gpu_reason(); !why.empty()) throw Error(Error::Kind::unavailable, why);
   ensure_profiler_initialized();
   int device = 0;
   TESSERA_CUDA_CHECK(cudaGetDevice(&device));
@@ -452,10 +461,7 @@ nlohmann::json collect_counters(const LaunchFn& launch, cudaStream_t stream, con
 std::string probe_counters() {
   constexpr std::size_t kProbeElems = std::size_t{1} << 20;
   try {
-    int n = 0;
-    const cudaError_t err = cudaGetDeviceCount(&n);
-    if (err != cudaSuccess) return fmt::format("no CUDA GPU: {}", cudaGetErrorString(err));
-    if (n == 0) return "no CUDA GPU: cudaGetDeviceCount reports 0 devices";
+    if (std::string why = no_gpu_reason(); !why.empty()) return why;
     Stream stream;
     DeviceBuffer buf(kProbeElems * sizeof(__half));
     CounterOptions opt;
