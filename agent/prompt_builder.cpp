@@ -16,6 +16,12 @@ std::string task_text(const Task& t) {
                      t.layout == Layout::TN ? "N×K row-major" : "K×N row-major", t.acc, to_string(t.epilogue), t.flops() / 1e9);
 }
 
+// Templates put the fence on the next line; a trailing newline would leave a blank line.
+std::string without_trailing_newlines(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
+  return s;
+}
+
 std::string format_number(double v, const char* fmtstr) { return v > 0 ? fmt::format(fmt::runtime(fmtstr), v) : "unknown"; }
 }  // namespace
 
@@ -38,7 +44,7 @@ std::string PromptBuilder::system_prompt(const ProposalContext& c, bool diff) co
                           {"smem_kib", g.smem_per_block_optin > 0 ? std::to_string(g.smem_per_block_optin / 1024) : "unknown"},
                           {"l2_mib", format_number(double(g.l2_bytes) / (1024.0 * 1024.0), "{:.0f}")},
                           {"peak_tflops", format_number(g.peak_tflops, "{:.0f}")},
-                          {"abi_header", abi_text_},
+                          {"abi_header", without_trailing_newlines(abi_text_)},
                           {"response_format", templates_.get(diff ? "response_format_diff" : "response_format_full")}},
                          "system");
 }
@@ -54,7 +60,7 @@ std::string PromptBuilder::user_prompt(const ProposalContext& c, std::size_t his
   if (c.parent)
     parent = render_template(templates_.get("parent"),
                              {{"name", c.parent->candidate.name.empty() ? "parent" : c.parent->candidate.name},
-                              {"source", c.parent->candidate.source},
+                              {"source", without_trailing_newlines(c.parent->candidate.source)},
                               {"result", describe_result(c.parent->result, log_chars)}},
                              "parent");
   else
@@ -83,13 +89,19 @@ std::string PromptBuilder::user_prompt(const ProposalContext& c, std::size_t his
       entries += render_template(templates_.get("inspiration"),
                                  {{"name", e.candidate.name.empty() ? fmt::format("kernel {}", i + 1) : e.candidate.name},
                                   {"summary", summarise_result(e.result)},
-                                  {"source", e.candidate.source}},
+                                  {"source", without_trailing_newlines(e.candidate.source)}},
                                  "inspiration");
     }
     insp = render_template(templates_.get("inspirations_header"), {{"entries", entries}}, "inspirations_header");
   }
+  // Sections end without newlines so that absent ones leave no blank runs;
+  // never squeeze the whole text: the kernel source must stay byte-exact.
   return render_template(templates_.get("user"),
-                         {{"task", task_text(c.task)}, {"strategy", strategy}, {"parent", parent}, {"history", hist}, {"inspirations", insp}},
+                         {{"task", task_text(c.task)},
+                          {"strategy", without_trailing_newlines(strategy)},
+                          {"parent", without_trailing_newlines(parent)},
+                          {"history", without_trailing_newlines(hist)},
+                          {"inspirations", without_trailing_newlines(insp)}},
                          "user");
 }
 

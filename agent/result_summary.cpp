@@ -1,4 +1,7 @@
 // How a measured kernel is described to the model.
+#include <algorithm>
+#include <vector>
+
 #include <fmt/format.h>
 
 #include "agent/prompt.hpp"
@@ -38,9 +41,14 @@ std::string describe_result(const EvalResult& r, std::size_t max_log_chars) {
     out += fmt::format("- compiled by {} for {} in {:.0f} ms\n", r.compile.compiler, r.compile.arch, r.compile.ms);
   if (!r.compile.log.empty()) out += "- compiler log:\n```\n" + trim_log(r.compile.log, max_log_chars) + "\n```\n";
   const auto& res = r.resources;
-  if (res.registers >= 0)
-    out += fmt::format("- resources: {} registers/thread, {} B static + {} B dynamic shared memory, {} B local, spills {} B stores / {} B loads\n",
-                       res.registers, res.static_smem_bytes, res.dynamic_smem_bytes, res.local_bytes, res.spill_stores, res.spill_loads);
+  std::vector<std::string> parts;  // -1 means "not reported"; leave those out
+  if (res.registers >= 0) parts.push_back(fmt::format("{} registers/thread", res.registers));
+  if (res.static_smem_bytes >= 0) parts.push_back(fmt::format("{} B static shared memory", res.static_smem_bytes));
+  if (res.dynamic_smem_bytes >= 0) parts.push_back(fmt::format("{} B dynamic shared memory", res.dynamic_smem_bytes));
+  if (res.local_bytes >= 0) parts.push_back(fmt::format("{} B local memory", res.local_bytes));
+  if (res.spill_stores >= 0 || res.spill_loads >= 0)
+    parts.push_back(fmt::format("spills {} B stores / {} B loads", std::max(0, res.spill_stores), std::max(0, res.spill_loads)));
+  if (!parts.empty()) out += fmt::format("- resources: {}\n", fmt::join(parts, ", "));
   if (r.verify.status != "skipped") {
     out += fmt::format("- verification: {} ({}/{} trials passed, worst relative L2 error {:.2e})\n", r.verify.status,
                        r.verify.trials_passed, r.verify.trials, r.verify.rel_l2_err);
