@@ -146,6 +146,13 @@ void TestServer::serve(int fd) {
   int seen = max_concurrent_.load();
   while (now_in_flight > seen && !max_concurrent_.compare_exchange_weak(seen, now_in_flight)) {}
   TestResponse resp = handler_(req, index);
+  // Leaves the in-flight count before the last byte goes out: once the client
+  // has the whole reply, this request no longer counts as concurrent.
+  bool counted = true;
+  auto leave = [&] {
+    if (counted) --in_flight_;
+    counted = false;
+  };
   if (sleep_unless_stopped(resp.delay)) {
     std::string head = "HTTP/1.1 " + std::to_string(resp.status) + " " + reason_phrase(resp.status) + "\r\n";
     for (const auto& [k, v] : resp.headers) head += k + ": " + v + "\r\n";
@@ -153,14 +160,17 @@ void TestServer::serve(int fd) {
     if (resp.chunks.empty()) {
       const long length = resp.declared_length >= 0 ? resp.declared_length : long(resp.body.size());
       head += "Content-Length: " + std::to_string(length) + "\r\n\r\n";
+      leave();
       send_all(fd, head + resp.body);
     } else if (send_all(fd, head + "\r\n")) {
-      for (const auto& c : resp.chunks) {
-        if (!sleep_unless_stopped(resp.chunk_delay) || !send_all(fd, c)) break;
+      for (size_t i = 0; i < resp.chunks.size(); ++i) {
+        if (!sleep_unless_stopped(resp.chunk_delay)) break;
+        if (i + 1 == resp.chunks.size()) leave();
+        if (!send_all(fd, resp.chunks[i])) break;
       }
     }
   }
-  --in_flight_;
+  leave();
 }
 
 std::string openai_reply(const std::string& content, long long prompt_tokens, long long completion_tokens,
