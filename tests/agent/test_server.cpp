@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cctype>
 #include <stdexcept>
 
@@ -42,6 +43,9 @@ std::string reason_phrase(int status) {
 }  // namespace
 
 TestServer::TestServer(Handler handler) : handler_(std::move(handler)) {
+  // A CI proxy must not intercept requests to this loopback server.
+  ::setenv("no_proxy", "127.0.0.1,localhost", 1);
+  ::setenv("NO_PROXY", "127.0.0.1,localhost", 1);
   listen_fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
   if (listen_fd_ < 0) throw std::runtime_error("socket failed");
   int one = 1;
