@@ -103,6 +103,37 @@ TEST(Counters, UnknownMetricIsReportedNotFatal) {
   EXPECT_TRUE(r.at("raw").at("sm__throughput.avg.pct_of_peak_sustained_elapsed").is_number());
 }
 
+// Several kernels in one call (a translation-unit candidate) are all profiled
+// and aggregated: per kernel (default) and as one user range.
+TEST(Counters, MultiKernelCallIsAggregatedInBothModes) {
+  TESSERA_REQUIRE_GPU();
+  if (const std::string why = probe_counters(); !why.empty()) GTEST_SKIP() << "counters unavailable here: " << why;
+  constexpr std::size_t n = std::size_t{1} << 22;
+  Stream s;
+  DeviceBuffer buf(n * sizeof(__half));
+  auto three_kernels = [&](cudaStream_t st) {
+    for (int i = 0; i < 3; ++i) baselines::fill_random_half(buf.as<__half>(), n, std::uint64_t(i), -1, 1, st);
+  };
+  const auto per_kernel = collect_counters(three_kernels, s.get());
+  ASSERT_FALSE(per_kernel.contains("error")) << per_kernel.dump();
+  EXPECT_FALSE(per_kernel.contains("fallback_reason")) << per_kernel.dump();
+  EXPECT_EQ(per_kernel.at("ranges").get<int>(), 3) << per_kernel.dump();
+  EXPECT_EQ(per_kernel.at("method").get<std::string>(), "cupti_range_profiler:auto_range+kernel_replay");
+  ASSERT_TRUE(per_kernel.at("raw").at("gpu__time_duration.sum").is_number());
+  EXPECT_GT(per_kernel.at("raw").at("gpu__time_duration.sum").get<double>(), 0.0);
+  ASSERT_TRUE(per_kernel.at("dram_throughput_pct").is_number());
+  // A fill streams memory: DRAM must be visibly busy while the kernels run.
+  EXPECT_GT(per_kernel.at("dram_throughput_pct").get<double>(), 10.0) << per_kernel.dump();
+
+  CounterOptions whole;
+  whole.mode = CounterMode::whole_call;
+  const auto one_range = collect_counters(three_kernels, s.get(), whole);
+  ASSERT_FALSE(one_range.contains("error")) << one_range.dump();
+  EXPECT_EQ(one_range.at("ranges").get<int>(), 1);
+  EXPECT_GE(one_range.at("passes").get<int>(), 1);
+  EXPECT_TRUE(one_range.at("sm_throughput_pct").is_number());
+}
+
 // A launch that throws (a failing candidate) must come back as an error and
 // leave the profiler usable for the next call.
 TEST(Counters, ThrowingLaunchIsAnErrorAndRecoverable) {
