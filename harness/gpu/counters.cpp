@@ -34,27 +34,6 @@ constexpr int kMaxReplayPasses = 64;            // a metric set needing more is 
 constexpr std::size_t kL2FlushMultiple = 2;  // flush buffer = this many times the L2 size
 constexpr unsigned kDriverApiVersion = 12000;  // cuCtxGetCurrent has been stable since CUDA 4
 
-// Summary keys: each is the max over whichever of its metrics were collected
-// (on Hopper mma.sync runs on the HMMA pipe and wgmma on the GMMA pipe).
-struct SummaryKey {
-  const char* key;
-  std::vector<const char*> metrics;
-};
-const std::vector<SummaryKey>& summary_keys() {
-  static const std::vector<SummaryKey> keys = {
-      {"sm_throughput_pct", {"sm__throughput.avg.pct_of_peak_sustained_elapsed"}},
-      {"dram_throughput_pct", {"dram__throughput.avg.pct_of_peak_sustained_elapsed"}},
-      {"memory_throughput_pct", {"gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"}},
-      {"tensor_pipe_pct",
-       {"sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
-        "sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active"}},
-      {"l2_hit_rate_pct", {"lts__t_sector_hit_rate.pct"}},
-      {"achieved_occupancy_pct", {"sm__warps_active.avg.pct_of_peak_sustained_active"}},
-      {"smem_bank_conflicts", {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum"}},
-  };
-  return keys;
-}
-
 std::string no_gpu_reason() {
   int n = 0;
   const cudaError_t err = cudaGetDeviceCount(&n);
@@ -334,26 +313,6 @@ struct LaunchFailed : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-nlohmann::json number_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
-
-nlohmann::json summarize(const nlohmann::json& raw) {
-  nlohmann::json out = nlohmann::json::object();
-  for (const auto& k : summary_keys()) {
-    nlohmann::json best;  // null unless some metric of this key has a value
-    for (const char* m : k.metrics) {
-      if (!raw.contains(m) || !raw.at(m).is_number()) continue;
-      const double v = raw.at(m).get<double>();
-      if (best.is_null() || v > best.get<double>()) best = v;
-    }
-    out[k.key] = best;
-  }
-  return out;
-}
-
 nlohmann::json collect_or_throw(const LaunchFn& launch, cudaStream_t stream, const CounterOptions& opt) {
   if (opt.metrics.empty()) throw Error(Error::Kind::bad_input, "no metrics requested");
   if (std::string why = no_gpu_reason(); !why.empty()) throw Error(Error::Kind::unavailable, why);
@@ -463,9 +422,7 @@ nlohmann::json collect_or_throw(const LaunchFn& launch, cudaStream_t stream, con
     rows.push_back(std::move(values));
   }
 
-  // Aggregate over kernels: counts (".sum") add up; rates and percentages
-  // are averaged weighted by each kernel's duration (equal weights if the
-  // duration is unavailable), as one long kernel doing both would report.
+  // Kernels are weighted by their duration (equal weights if unavailable).
   const auto dur_it = std::find(cfg->accepted.begin(), cfg->accepted.end(), kDurationMetric);
   std::vector<double> weights(rows.size(), 1.0);
   if (dur_it != cfg->accepted.end()) {
@@ -475,18 +432,8 @@ nlohmann::json collect_or_throw(const LaunchFn& launch, cudaStream_t stream, con
     if (ok)
       for (std::size_t r = 0; r < rows.size(); ++r) weights[r] = rows[r][d];
   }
-  nlohmann::json raw = nlohmann::json::object();
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    const bool count = ends_with(cfg->accepted[i], ".sum");
-    double acc = 0, wsum = 0;
-    for (std::size_t r = 0; r < rows.size(); ++r) {
-      if (!std::isfinite(rows[r][i])) continue;
-      acc += count ? rows[r][i] : weights[r] * rows[r][i];
-      wsum += weights[r];
-    }
-    raw[names[i]] = wsum > 0 ? number_or_null(count ? acc : acc / wsum) : nlohmann::json();
-  }
-  nlohmann::json out = summarize(raw);
+  const nlohmann::json raw = aggregate_ranges(cfg->accepted, rows, weights);
+  nlohmann::json out = summarize_counters(raw);
   out["raw"] = raw;
   out["raw_errors"] = cfg->rejected;
   out["passes"] = per_kernel ? int(cfg->passes) : calls;
@@ -499,13 +446,6 @@ nlohmann::json collect_or_throw(const LaunchFn& launch, cudaStream_t stream, con
 }
 
 }  // namespace
-
-std::vector<std::string> default_metrics() {
-  std::vector<std::string> v;
-  for (const auto& k : summary_keys())
-    for (const char* m : k.metrics) v.emplace_back(m);
-  return v;
-}
 
 nlohmann::json collect_counters(const LaunchFn& launch, cudaStream_t stream, const CounterOptions& options) {
   try {
@@ -533,7 +473,7 @@ std::string probe_counters() {
     Stream stream;
     DeviceBuffer buf(kProbeElems * sizeof(__half));
     CounterOptions opt;
-    opt.metrics = {summary_keys().front().metrics.front()};
+    opt.metrics = {default_metrics().front()};
     opt.flush_l2 = false;
     const nlohmann::json r = collect_counters(
         [&](cudaStream_t s) { baselines::fill_random_half(buf.as<__half>(), kProbeElems, 1, -1.0f, 1.0f, s); },
@@ -544,25 +484,6 @@ std::string probe_counters() {
   } catch (const std::exception& e) {
     return e.what();
   }
-}
-
-std::string bottleneck_hint(const nlohmann::json& c) {
-  auto get = [&](const char* key) -> double {
-    if (!c.is_object() || !c.contains(key) || !c.at(key).is_number()) return NAN;
-    return c.at(key).get<double>();
-  };
-  if (!c.is_object() || c.contains("error")) return "unknown";
-  const double tensor = get("tensor_pipe_pct");
-  double memory = get("dram_throughput_pct");
-  if (std::isnan(memory)) memory = get("memory_throughput_pct");
-  const double sm = get("sm_throughput_pct");
-  const bool tensor_bound = tensor >= kTensorBoundPct;  // false for NaN
-  const bool memory_bound = memory >= kMemoryBoundPct;
-  if (tensor_bound && memory_bound) return tensor >= memory ? "tensor-pipe-bound" : "memory-bound";
-  if (tensor_bound) return "tensor-pipe-bound";
-  if (memory_bound) return "memory-bound";
-  if (sm < kLatencyBoundPct && memory < kLatencyBoundPct) return "latency-bound";
-  return "unknown";
 }
 
 }  // namespace tessera::gpu

@@ -51,6 +51,17 @@ nlohmann::json collect_counters(const LaunchFn& launch, cudaStream_t stream, con
 // profiled kernel on the current device.
 std::string probe_counters();
 
+// Pure helpers (counters_summary.cpp; unit-tested without a GPU).
+// Per-range values (rows[range][metric]) -> one value per metric: names
+// ending in ".sum" are counts and add up; every other metric (rates,
+// percentages) is averaged weighted by `weights`. Non-finite values are
+// skipped; a metric with no value in any range is null.
+nlohmann::json aggregate_ranges(const std::vector<std::string>& metrics, const std::vector<std::vector<double>>& rows,
+                                const std::vector<double>& weights);
+// The summary keys of collect_counters() from raw metric values: each is the
+// max over its metrics that have a value, else null.
+nlohmann::json summarize_counters(const nlohmann::json& raw);
+
 // Thresholds (percent of peak) for bottleneck_hint.
 inline constexpr double kTensorBoundPct = 60.0;  // tensor pipe at least this busy
 inline constexpr double kMemoryBoundPct = 60.0;  // DRAM at least this busy

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "harness/core/error.hpp"
 #include "harness/gpu/counters.hpp"
@@ -49,6 +50,40 @@ TEST(BottleneckHint, ErrorsAndMissingValuesAreUnknown) {
   EXPECT_EQ(bottleneck_hint(nlohmann::json::object()), "unknown");
   EXPECT_EQ(bottleneck_hint(nlohmann::json()), "unknown");
   EXPECT_EQ(bottleneck_hint({{"sm_throughput_pct", nullptr}, {"dram_throughput_pct", nullptr}}), "unknown");
+}
+
+TEST(AggregateRanges, CountsAddAndRatesAreDurationWeighted) {
+  const std::vector<std::string> m = {"gpu__time_duration.sum", "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+                                      "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum"};
+  // Kernel 1: 300 ns at 90 %, 4 conflicts; kernel 2: 100 ns at 10 %, 6 conflicts.
+  const auto r = aggregate_ranges(m, {{300, 90, 4}, {100, 10, 6}}, {300, 100});
+  EXPECT_DOUBLE_EQ(r.at(m[0]).get<double>(), 400.0);
+  EXPECT_DOUBLE_EQ(r.at(m[1]).get<double>(), (300 * 90 + 100 * 10) / 400.0);  // 70, not the plain mean 50
+  EXPECT_DOUBLE_EQ(r.at(m[2]).get<double>(), 10.0);
+}
+
+TEST(AggregateRanges, MissingValuesAreSkippedOrNull) {
+  const std::vector<std::string> m = {"a.pct", "b.pct"};
+  const auto r = aggregate_ranges(m, {{NAN, 20}, {NAN, 40}}, {1, 3});
+  EXPECT_TRUE(r.at("a.pct").is_null());
+  EXPECT_DOUBLE_EQ(r.at("b.pct").get<double>(), 35.0);
+  const auto one = aggregate_ranges(m, {{50, NAN}, {NAN, 40}}, {1, 1});
+  EXPECT_DOUBLE_EQ(one.at("a.pct").get<double>(), 50.0);
+  EXPECT_DOUBLE_EQ(one.at("b.pct").get<double>(), 40.0);
+  EXPECT_THROW(aggregate_ranges(m, {{1, 2}}, {1, 1}), Error);  // one weight per range
+}
+
+TEST(SummarizeCounters, TensorPipeIsTheBusierOfHmmaAndGmma) {
+  nlohmann::json raw = {{"sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active", 3.0},
+                        {"sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active", 81.0},
+                        {"lts__t_sector_hit_rate.pct", nullptr}};
+  const auto s = summarize_counters(raw);
+  EXPECT_DOUBLE_EQ(s.at("tensor_pipe_pct").get<double>(), 81.0);
+  EXPECT_TRUE(s.at("l2_hit_rate_pct").is_null());
+  EXPECT_TRUE(s.at("dram_throughput_pct").is_null());
+  for (const char* k : {"sm_throughput_pct", "dram_throughput_pct", "memory_throughput_pct", "tensor_pipe_pct",
+                        "l2_hit_rate_pct", "achieved_occupancy_pct", "smem_bank_conflicts"})
+    EXPECT_TRUE(s.contains(k)) << k;
 }
 
 TEST(Counters, DefaultMetricsCoverTheSummary) {
