@@ -143,7 +143,7 @@ TEST(Counters, UnknownMetricIsReportedNotFatal) {
 TEST(Counters, MultiKernelCallIsAggregatedInBothModes) {
   TESSERA_REQUIRE_GPU();
   if (const std::string why = probe_counters(); !why.empty()) GTEST_SKIP() << "counters unavailable here: " << why;
-  constexpr std::size_t n = std::size_t{1} << 22;
+  constexpr std::size_t n = std::size_t{1} << 26;  // 128 MiB: larger than L2, so the writes reach DRAM
   Stream s;
   DeviceBuffer buf(n * sizeof(__half));
   auto three_kernels = [&](cudaStream_t st) {
