@@ -10,8 +10,8 @@
 namespace tessera::baselines {
 
 std::string CacheKey::canonical() const {
-  return fmt::format("v{}|{}|{}|{}|{}|lt{}|ws{}|algos{}", kAutotuneCacheVersion, gpu_name, gpu_uuid, task_id, dtype,
-                     cublaslt_version, workspace_bytes, max_algos);
+  return fmt::format("v{}|{}|{}|{}|{}|lt{}|ws{}|algos{}|align{}", kAutotuneCacheVersion, gpu_name, gpu_uuid, task_id,
+                     dtype, cublaslt_version, workspace_bytes, max_algos, alignment);
 }
 
 std::string CacheKey::file_name() const {

@@ -24,6 +24,7 @@ struct CacheKey {
   std::size_t cublaslt_version = 0;
   std::size_t workspace_bytes = 0;
   int max_algos = 0;
+  std::string alignment;  // operand pointer alignments in bytes, "B/A/C" as cuBLASLt sees them
 
   std::string canonical() const;  // every field, in order
   std::string file_name() const;  // "<task_id>_<hash>.json"

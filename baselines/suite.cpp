@@ -2,6 +2,8 @@
 #include <cublas_v2.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <exception>
 #include <optional>
 
 #include <fmt/format.h>
@@ -56,6 +58,18 @@ cublasLtEpilogue_t lt_epilogue(Epilogue e) {
   return CUBLASLT_EPILOGUE_DEFAULT;
 }
 
+constexpr std::uint32_t kMaxLtAlignmentBytes = 256;  // cuBLASLt's default assumption for every matrix pointer
+
+// The largest power of two (up to 256) dividing the address: the heuristic
+// must not pick an algorithm that needs more alignment than the buffers have
+// (a worker may place operands between canary bands).
+std::uint32_t pointer_alignment(const void* p) {
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  std::uint32_t align = kMaxLtAlignmentBytes;
+  while (align > 1 && a % align != 0) align /= 2;
+  return align;
+}
+
 std::string device_uuid_hex(const cudaDeviceProp& p) {
   std::string s;
   for (char c : p.uuid.bytes) s += fmt::format("{:02x}", static_cast<unsigned char>(c));
@@ -84,6 +98,7 @@ struct BaselineSuite::Impl {
   detail::LtPreference pref;
   std::vector<cublasLtMatmulHeuristicResult_t> heuristics;
   std::string lt_error;  // why the cuBLASLt baselines cannot run, if they cannot
+  std::string alignment; // of the operand pointers, part of the cache key
 
   std::vector<Baseline> list;
   nlohmann::json report = nlohmann::json::object();
@@ -165,6 +180,16 @@ struct BaselineSuite::Impl {
     const std::uint64_t ws = opt.workspace_bytes;
     TESSERA_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref.get(), CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws,
                                                              sizeof(ws)));
+    // cuBLASLt's A is the task's B, its B the task's A, C and D the task's C.
+    const std::uint32_t align[4] = {pointer_alignment(ops.B), pointer_alignment(ops.A), pointer_alignment(ops.C),
+                                    pointer_alignment(ops.C)};
+    const cublasLtMatmulPreferenceAttributes_t align_attr[4] = {
+        CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+        CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES};
+    for (int i = 0; i < 4; ++i)
+      TESSERA_CUBLAS_CHECK(
+          cublasLtMatmulPreferenceSetAttribute(pref.get(), align_attr[i], &align[i], sizeof(align[i])));
+    alignment = fmt::format("{}/{}/{}", align[0], align[1], align[2]);
 
     const int want = std::max(1, opt.autotune_max_algos);
     std::vector<cublasLtMatmulHeuristicResult_t> results(static_cast<std::size_t>(want));
@@ -223,6 +248,7 @@ struct BaselineSuite::Impl {
     k.cublaslt_version = cublasLtGetVersion();
     k.workspace_bytes = opt.workspace_bytes;
     k.max_algos = std::max(1, opt.autotune_max_algos);
+    k.alignment = alignment;
     return k;
   }
 
@@ -263,7 +289,7 @@ struct BaselineSuite::Impl {
           best = int(i);
           best_us = st.median_us;
         }
-      } catch (const Error& e) {
+      } catch (const std::exception& e) {  // cuBLAS refused it, or the timer could not measure it
         row["error"] = e.what();
       }
       tried.push_back(std::move(row));

@@ -101,7 +101,7 @@ CompileOutput compile_nvcc(const CompileRequest& request, const std::filesystem:
   std::vector<std::string> args = {"-shared", "-Xcompiler", "-fPIC", "-O3", "-std=c++17", "-lineinfo",
                                    fmt::format("-gencode=arch=compute_{0},code=sm_{0}", arch_num),
                                    "-Xptxas", "-v", "-I", dir.string(), "-cudart", "shared",
-                                   "-o", (dir / "candidate.so").string(), (dir / "candidate.cu").string()};
+                                   "-Xlinker", "--no-undefined", "-o", (dir / "candidate.so").string(), (dir / "candidate.cu").string()};
   args.insert(args.end(), request.extra_options.begin(), request.extra_options.end());
   auto pr = run_process(nvcc_path(), args, "", timeout_seconds, kCompileLogLimitBytes * 4, dir);
   out.info.log = pr.output;

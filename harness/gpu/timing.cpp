@@ -34,7 +34,7 @@ double percentile(const std::vector<double>& sorted, double q) {
 }
 
 bool converged(const TimingStats& s, const TimingOptions& o) {
-  return s.samples >= o.min_samples && s.rel_spread <= o.max_rel_spread;
+  return s.samples >= o.min_samples && (s.rel_spread <= o.max_rel_spread || s.median_ci <= o.max_median_ci);
 }
 
 }  // namespace
@@ -56,6 +56,10 @@ TimingStats summarize(std::vector<double> xs, const std::string& method) {
   s.p90_us = percentile(xs, 0.9);
   s.mean_us = std::accumulate(xs.begin(), xs.end(), 0.0) / double(xs.size());
   s.rel_spread = s.median_us > 0 ? (s.p90_us - s.p10_us) / s.median_us : 0;
+  // Large-sample CI of the median: 1.58 * IQR / sqrt(n) (McGill et al.) is the
+  // 95% notch half-width; tight enough means more samples would not move it.
+  const double iqr = percentile(xs, 0.75) - percentile(xs, 0.25);
+  s.median_ci = s.median_us > 0 ? 1.58 * iqr / std::sqrt(double(xs.size())) / s.median_us : 0;
   return s;
 }
 

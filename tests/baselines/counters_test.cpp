@@ -1,0 +1,190 @@
+// bottleneck_hint thresholds and the collect_counters contract. The
+// contract test also runs without a GPU: there it must return {"error"}.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "harness/core/error.hpp"
+#include "harness/gpu/counters.hpp"
+#include "harness/gpu/handles.hpp"
+#include "baselines/kernels.hpp"
+#include "tests/testing.hpp"
+
+namespace tessera::gpu {
+namespace {
+
+nlohmann::json counters(double sm, double dram, double tensor) {
+  return {{"sm_throughput_pct", sm}, {"dram_throughput_pct", dram}, {"tensor_pipe_pct", tensor}};
+}
+
+TEST(BottleneckHint, TensorPipeAtThreshold) {
+  EXPECT_EQ(bottleneck_hint(counters(80, 20, kTensorBoundPct)), "tensor-pipe-bound");
+  EXPECT_NE(bottleneck_hint(counters(80, 20, kTensorBoundPct - 0.1)), "tensor-pipe-bound");
+}
+
+TEST(BottleneckHint, MemoryAtThreshold) {
+  EXPECT_EQ(bottleneck_hint(counters(50, kMemoryBoundPct, 10)), "memory-bound");
+  EXPECT_NE(bottleneck_hint(counters(50, kMemoryBoundPct - 0.1, 10)), "memory-bound");
+}
+
+TEST(BottleneckHint, BothHighPicksTheBusier) {
+  EXPECT_EQ(bottleneck_hint(counters(90, 70, 85)), "tensor-pipe-bound");
+  EXPECT_EQ(bottleneck_hint(counters(90, 92, 85)), "memory-bound");
+}
+
+TEST(BottleneckHint, NothingBusyIsLatencyBound) {
+  EXPECT_EQ(bottleneck_hint(counters(kLatencyBoundPct - 1, kLatencyBoundPct - 1, 5)), "latency-bound");
+  // SM busy but not on the tensor pipe, memory idle: no confident reading.
+  EXPECT_EQ(bottleneck_hint(counters(kLatencyBoundPct + 1, 10, 5)), "unknown");
+}
+
+TEST(BottleneckHint, FallsBackToMemoryThroughputWithoutDram) {
+  nlohmann::json c = {{"sm_throughput_pct", 50}, {"dram_throughput_pct", nullptr}, {"memory_throughput_pct", 75},
+                      {"tensor_pipe_pct", 10}};
+  EXPECT_EQ(bottleneck_hint(c), "memory-bound");
+}
+
+TEST(BottleneckHint, ErrorsAndMissingValuesAreUnknown) {
+  EXPECT_EQ(bottleneck_hint({{"error", "no GPU"}}), "unknown");
+  EXPECT_EQ(bottleneck_hint(nlohmann::json::object()), "unknown");
+  EXPECT_EQ(bottleneck_hint(nlohmann::json()), "unknown");
+  EXPECT_EQ(bottleneck_hint({{"sm_throughput_pct", nullptr}, {"dram_throughput_pct", nullptr}}), "unknown");
+}
+
+TEST(AggregateRanges, CountsAddAndRatesAreDurationWeighted) {
+  const std::vector<std::string> m = {"gpu__time_duration.sum", "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+                                      "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum"};
+  // Kernel 1: 300 ns at 90 %, 4 conflicts; kernel 2: 100 ns at 10 %, 6 conflicts.
+  const auto r = aggregate_ranges(m, {{300, 90, 4}, {100, 10, 6}}, {300, 100});
+  EXPECT_DOUBLE_EQ(r.at(m[0]).get<double>(), 400.0);
+  EXPECT_DOUBLE_EQ(r.at(m[1]).get<double>(), (300 * 90 + 100 * 10) / 400.0);  // 70, not the plain mean 50
+  EXPECT_DOUBLE_EQ(r.at(m[2]).get<double>(), 10.0);
+}
+
+TEST(AggregateRanges, MissingValuesAreSkippedOrNull) {
+  const std::vector<std::string> m = {"a.pct", "b.pct"};
+  const auto r = aggregate_ranges(m, {{NAN, 20}, {NAN, 40}}, {1, 3});
+  EXPECT_TRUE(r.at("a.pct").is_null());
+  EXPECT_DOUBLE_EQ(r.at("b.pct").get<double>(), 35.0);
+  const auto one = aggregate_ranges(m, {{50, NAN}, {NAN, 40}}, {1, 1});
+  EXPECT_DOUBLE_EQ(one.at("a.pct").get<double>(), 50.0);
+  EXPECT_DOUBLE_EQ(one.at("b.pct").get<double>(), 40.0);
+  EXPECT_THROW(aggregate_ranges(m, {{1, 2}}, {1, 1}), Error);  // one weight per range
+}
+
+TEST(SummarizeCounters, TensorPipeIsTheBusierOfHmmaAndGmma) {
+  nlohmann::json raw = {{"sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active", 3.0},
+                        {"sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active", 81.0},
+                        {"lts__t_sector_hit_rate.pct", nullptr}};
+  const auto s = summarize_counters(raw);
+  EXPECT_DOUBLE_EQ(s.at("tensor_pipe_pct").get<double>(), 81.0);
+  EXPECT_TRUE(s.at("l2_hit_rate_pct").is_null());
+  EXPECT_TRUE(s.at("dram_throughput_pct").is_null());
+  for (const char* k : {"sm_throughput_pct", "dram_throughput_pct", "memory_throughput_pct", "tensor_pipe_pct",
+                        "l2_hit_rate_pct", "achieved_occupancy_pct", "smem_bank_conflicts"})
+    EXPECT_TRUE(s.contains(k)) << k;
+}
+
+TEST(Counters, DefaultMetricsCoverTheSummary) {
+  const auto m = default_metrics();
+  for (const char* want : {"sm__throughput.avg.pct_of_peak_sustained_elapsed",
+                           "dram__throughput.avg.pct_of_peak_sustained_elapsed", "lts__t_sector_hit_rate.pct",
+                           "sm__warps_active.avg.pct_of_peak_sustained_active",
+                           "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum"})
+    EXPECT_NE(std::find(m.begin(), m.end(), want), m.end()) << want;
+}
+
+// Without a GPU this is the "error is data" path; with one, the documented keys.
+TEST(Counters, CollectReturnsDocumentedKeysOrAnError) {
+  const bool gpu = testing::gpu_unavailable_reason().empty();
+  nlohmann::json r;
+  if (!gpu) {
+    EXPECT_NO_THROW(r = collect_counters([](cudaStream_t) {}, nullptr));
+    ASSERT_TRUE(r.contains("error"));
+    EXPECT_FALSE(r.at("error").get<std::string>().empty());
+    EXPECT_FALSE(probe_counters().empty());
+    return;
+  }
+  constexpr std::size_t n = std::size_t{1} << 22;
+  Stream s;
+  DeviceBuffer buf(n * sizeof(__half));
+  EXPECT_NO_THROW(r = collect_counters(
+                      [&](cudaStream_t st) { baselines::fill_random_half(buf.as<__half>(), n, 3, -1, 1, st); }, s.get()));
+  if (r.contains("error")) {
+    GTEST_SKIP() << "counters unavailable here: " << r.at("error").get<std::string>();
+  }
+  for (const char* k : {"sm_throughput_pct", "dram_throughput_pct", "tensor_pipe_pct", "l2_hit_rate_pct",
+                        "achieved_occupancy_pct", "smem_bank_conflicts", "raw", "raw_errors", "passes"})
+    EXPECT_TRUE(r.contains(k)) << k;
+  ASSERT_TRUE(r.at("sm_throughput_pct").is_number());
+  EXPECT_GT(r.at("sm_throughput_pct").get<double>(), 0.0);
+  EXPECT_LE(r.at("sm_throughput_pct").get<double>(), 100.5);
+  EXPECT_GE(r.at("passes").get<int>(), 1);
+  EXPECT_TRUE(probe_counters().empty()) << probe_counters();
+}
+
+TEST(Counters, UnknownMetricIsReportedNotFatal) {
+  TESSERA_REQUIRE_GPU();
+  constexpr std::size_t n = std::size_t{1} << 20;
+  Stream s;
+  DeviceBuffer buf(n * sizeof(__half));
+  CounterOptions opt;
+  opt.metrics = {"sm__throughput.avg.pct_of_peak_sustained_elapsed", "no__such_metric.sum"};
+  const auto r = collect_counters(
+      [&](cudaStream_t st) { baselines::fill_random_half(buf.as<__half>(), n, 3, -1, 1, st); }, s.get(), opt);
+  if (r.contains("error")) GTEST_SKIP() << "counters unavailable here: " << r.at("error").get<std::string>();
+  EXPECT_TRUE(r.at("raw_errors").contains("no__such_metric.sum"));
+  EXPECT_TRUE(r.at("raw").at("sm__throughput.avg.pct_of_peak_sustained_elapsed").is_number());
+}
+
+// Several kernels in one call (a translation-unit candidate) are all profiled
+// and aggregated: per kernel (default) and as one user range.
+TEST(Counters, MultiKernelCallIsAggregatedInBothModes) {
+  TESSERA_REQUIRE_GPU();
+  if (const std::string why = probe_counters(); !why.empty()) GTEST_SKIP() << "counters unavailable here: " << why;
+  constexpr std::size_t n = std::size_t{1} << 26;  // 128 MiB: larger than L2, so the writes reach DRAM
+  Stream s;
+  DeviceBuffer buf(n * sizeof(__half));
+  auto three_kernels = [&](cudaStream_t st) {
+    for (int i = 0; i < 3; ++i) baselines::fill_random_half(buf.as<__half>(), n, std::uint64_t(i), -1, 1, st);
+  };
+  const auto per_kernel = collect_counters(three_kernels, s.get());
+  ASSERT_FALSE(per_kernel.contains("error")) << per_kernel.dump();
+  EXPECT_FALSE(per_kernel.contains("fallback_reason")) << per_kernel.dump();
+  EXPECT_EQ(per_kernel.at("ranges").get<int>(), 3) << per_kernel.dump();
+  EXPECT_EQ(per_kernel.at("method").get<std::string>(), "cupti_range_profiler:auto_range+kernel_replay");
+  ASSERT_TRUE(per_kernel.at("raw").at("gpu__time_duration.sum").is_number());
+  EXPECT_GT(per_kernel.at("raw").at("gpu__time_duration.sum").get<double>(), 0.0);
+  ASSERT_TRUE(per_kernel.at("dram_throughput_pct").is_number());
+  // A fill streams memory: DRAM must be visibly busy while the kernels run.
+  EXPECT_GT(per_kernel.at("dram_throughput_pct").get<double>(), 10.0) << per_kernel.dump();
+
+  CounterOptions whole;
+  whole.mode = CounterMode::whole_call;
+  const auto one_range = collect_counters(three_kernels, s.get(), whole);
+  ASSERT_FALSE(one_range.contains("error")) << one_range.dump();
+  EXPECT_EQ(one_range.at("ranges").get<int>(), 1);
+  EXPECT_GE(one_range.at("passes").get<int>(), 1);
+  EXPECT_TRUE(one_range.at("sm_throughput_pct").is_number());
+}
+
+// A launch that throws (a failing candidate) must come back as an error and
+// leave the profiler usable for the next call.
+TEST(Counters, ThrowingLaunchIsAnErrorAndRecoverable) {
+  TESSERA_REQUIRE_GPU();
+  if (const std::string why = probe_counters(); !why.empty()) GTEST_SKIP() << "counters unavailable here: " << why;
+  Stream s;
+  nlohmann::json bad;
+  EXPECT_NO_THROW(bad = collect_counters([](cudaStream_t) { throw tessera::Error("launch failed on purpose"); }, s.get()));
+  ASSERT_TRUE(bad.contains("error"));
+  EXPECT_NE(bad.at("error").get<std::string>().find("on purpose"), std::string::npos) << bad.dump();
+  constexpr std::size_t n = std::size_t{1} << 20;
+  DeviceBuffer buf(n * sizeof(__half));
+  const auto good = collect_counters(
+      [&](cudaStream_t st) { baselines::fill_random_half(buf.as<__half>(), n, 3, -1, 1, st); }, s.get());
+  EXPECT_FALSE(good.contains("error")) << good.dump();
+}
+
+}  // namespace
+}  // namespace tessera::gpu
