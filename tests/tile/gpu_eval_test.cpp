@@ -72,9 +72,10 @@ TEST(TileGpu, SampledLegalConfigsVerify) {
   for (const auto& s : shapes) total_weight += s.weight;
   const int budget = sample_count();
 
-  EvalOptions opt;
+  EvalOptions opt;  // verification only: correctness is the point here
   opt.baselines = false;
   opt.counters = false;
+  opt.timing = false;
   opt.timing = false;  // a correctness sweep: verification only
   std::mt19937_64 rng(kSampleSeed);
   std::vector<std::string> failures;
