@@ -1,0 +1,80 @@
+// `tessera tile` from the outside: exit codes, one-line errors, JSON output.
+// Skips when the tessera binary has not been built.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/tile/config.hpp"
+
+namespace tessera::tile {
+namespace {
+
+struct CliRun {
+  int code = -1;
+  std::string out;  // stdout and stderr
+};
+
+CliRun tessera(const std::string& args) {
+  CliRun r;
+  const std::string cmd = std::string(TESSERA_BINARY) + " " + args + " 2>&1";
+  if (FILE* f = popen(cmd.c_str(), "r")) {
+    char buf[4096];
+    while (std::size_t n = fread(buf, 1, sizeof buf, f)) r.out.append(buf, n);
+    const int status = pclose(f);
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+  return r;
+}
+
+#define TESSERA_REQUIRE_BINARY()                                                            \
+  do {                                                                                      \
+    if (!std::filesystem::exists(TESSERA_BINARY)) GTEST_SKIP() << TESSERA_BINARY " not built"; \
+  } while (0)
+
+TEST(TileCli, ListPrintsLegalConfigsAsJson) {
+  TESSERA_REQUIRE_BINARY();
+  const CliRun r = tessera("tile list --shape 100x5000x3000 --layout NN --limit 7 --json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j.size(), 7u);
+  for (const auto& e : j) EXPECT_EQ(name(from_json(e.at("config"))), e.at("name").get<std::string>());
+}
+
+TEST(TileCli, EmitPrintsSourceForANameOrJson) {
+  TESSERA_REQUIRE_BINARY();
+  CliRun r = tessera("tile emit w128x256x64_g2x1_s4p4_pa_d1_sw_ed_r8_k1s_t_c1x1_none --shape 1x4096x4096");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("tessera_hgemm"), std::string::npos);
+  r = tessera("tile emit '{\"backend\":\"mma_sync\",\"split_k\":2}' --shape 100x5000x3001 --epilogue bias");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("TESSERA_EPILOGUE_BIAS"), std::string::npos);
+}
+
+TEST(TileCli, CheckSaysWhyAndExitsNonZero) {
+  TESSERA_REQUIRE_BINARY();
+  CliRun r = tessera("tile check w128x256x64_g2x1_s4p4_pa_d1_sw_ed_r8_k1s_t_c1x1_none --shape 100x5000x3001");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.out.find("K % 8"), std::string::npos) << r.out;
+  r = tessera("tile check w128x256x64_g2x1_s4p4_pa_d1_sw_ed_r8_k1s_t_c1x1_none --shape 4096x4096x4096 --arch sm_80");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.out.find("sm_90a"), std::string::npos) << r.out;
+}
+
+TEST(TileCli, BadInputIsOneLineAndExitCode2) {
+  TESSERA_REQUIRE_BINARY();
+  for (const char* args : {"tile check '{\"bm\":128,\"nope\":1}' --shape 64x64x64",
+                           "tile emit not_a_config --shape 64x64x64", "tile list --shape 64x64", "tile list --backend tpu",
+                           "tile emit '{\"bm\":48}' --shape 64x64x64"}) {
+    const CliRun r = tessera(args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.out;
+    EXPECT_EQ(r.out.find('\n'), r.out.size() - 1) << "not one line: " << r.out;
+    EXPECT_EQ(r.out.rfind("error: ", 0), 0u) << r.out;
+  }
+}
+
+}  // namespace
+}  // namespace tessera::tile
