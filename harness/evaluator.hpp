@@ -17,7 +17,9 @@ struct EvalOptions {
   bool baselines = true;       // measure cuBLAS/cuBLASLt in the same run
   bool timing = true;          // false: verify only (status ok, timing reported as skipped)
   int verify_trials = 4;       // random trials, plus one integer-exact trial
-  bool shape_generic = false;  // also verify on other shapes
+  // Also verify on other shapes (kShapeGenericProbes): for candidates that
+  // claim to be shape-generic (this flag, or meta["shape_generic"] = true).
+  bool shape_generic = false;
   std::string rank_by = "cold";
 };
 
