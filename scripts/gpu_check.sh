@@ -52,6 +52,10 @@ if [ "$STAGE" = all ] || [ "$STAGE" = perf ]; then
     for c in $seeds; do "$T" tile emit "$c" --shape "$shape" > "$LOGS/seed_${shape}_$c.cu"; done
     step "tile_seeds_$shape" "$T" eval "$LOGS"/seed_${shape}_*.cu --shape "$shape" --json
   done
+  # A fused epilogue against cuBLASLt's fused epilogue (the GemmEx baselines have none).
+  gelu=$("$T" tile list --shape 4096x4096x4096 --epilogue bias_gelu --limit 1 | awk '/smem/{print $1}')
+  "$T" tile emit "$gelu" --shape 4096x4096x4096 --epilogue bias_gelu > "$LOGS/epilogue_$gelu.cu"
+  step tile_epilogue_gelu "$T" eval "$LOGS/epilogue_$gelu.cu" --shape 4096x4096x4096 --epilogue bias_gelu --json
   # Repeatability: the same kernel in two separate processes.
   best=$(ls "$LOGS"/seed_4096x4096x4096_*.cu | head -n 1)
   step repeat_a "$T" eval "$best" --shape 4096x4096x4096 --json --no-counters

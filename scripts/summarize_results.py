@@ -26,7 +26,7 @@ def records(path):
 def main(out_dir):
     out = Path(out_dir)
     rows = []
-    names = ["eval_examples", "eval_naive"] + sorted(p.stem for p in out.glob("tile_seeds_*.log")) + ["repeat_a", "repeat_b"]
+    names = ["eval_examples", "eval_naive"] + sorted(p.stem for p in out.glob("tile_*.log")) + ["repeat_a", "repeat_b"]
     for name in names:
         p = out / f"{name}.log"
         if p.exists():
@@ -37,7 +37,7 @@ def main(out_dir):
               f"{'%peak':>7}{'best baseline':>20}{'base us':>10}{'speedup':>9}")
         for name, r in rows:
             t = r["task"]
-            shape = f"{t['m']}x{t['n']}x{t['k']}"
+            shape = f"{t['m']}x{t['n']}x{t['k']}" + ("" if t.get("epilogue", "none") == "none" else "+" + t["epilogue"][5:])
             print(f"{name[:13]:<14}{r['candidate_name'][-21:]:<22}{shape:<16}{r['status']:<14}"
                   f"{r['cold'].get('median_us', 0):>10.2f}{r.get('tflops', 0):>9.1f}{100 * r.get('peak_fraction', 0):>7.1f}"
                   f"{r.get('best_baseline', ''):>20}{r.get('best_baseline_us', 0):>10.2f}{r.get('speedup', 0):>9.3f}")
