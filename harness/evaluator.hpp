@@ -4,6 +4,7 @@
 // tests substitute fakes.
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "harness/candidate.hpp"
 #include "harness/core/result.hpp"
@@ -28,6 +29,10 @@ public:
   virtual ~Evaluator() = default;
   // Never throws for a candidate's failure: that is a status in the result.
   virtual EvalResult evaluate(const Candidate& candidate, const Task& task, const EvalOptions& options) = 0;
+  // Compiles candidates ahead of their evaluation, in parallel, into the
+  // compile cache; later evaluate() calls find them there. Failures are left
+  // for evaluate() to report. Default: nothing (compiles happen on demand).
+  virtual void precompile(const std::vector<Candidate>& candidates) { (void)candidates; }
   // Human-readable description of where evaluations run ("H100 via worker pid 123", "compile-only").
   virtual std::string describe() const = 0;
   // The GPU evaluations run on (name empty in compile-only mode without a GPU).

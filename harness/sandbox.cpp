@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <thread>
 #include <array>
 #include <chrono>
 #include <random>
@@ -24,6 +26,7 @@ namespace tessera {
 namespace {
 
 constexpr std::size_t kWorkerLogTailBytes = 4096;
+constexpr unsigned kMaxParallelCompiles = 8;  // compile children at once
 constexpr int kSm90SmemOptin = 232448;  // bytes per block, H100 (used when no GPU is present)
 constexpr int kSm80SmemOptin = 166912;  // bytes per block, A100
 
@@ -120,6 +123,26 @@ public:
       r.reason = std::string("harness error: ") + e.what();
     }
     return finish(r);
+  }
+
+  void precompile(const std::vector<Candidate>& cands) override {
+    if (full_ && !ensure_worker().empty()) return;  // evaluate() will report the worker problem
+    const std::string arch = options_.arch.empty() ? device_.arch : options_.arch;
+    const unsigned threads = std::max(1u, std::min(kMaxParallelCompiles, std::thread::hardware_concurrency()));
+    std::atomic<std::size_t> next{0};
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < threads; ++t) {
+      pool.emplace_back([&] {
+        for (std::size_t i = next++; i < cands.size(); i = next++) {
+          try {
+            (void)compiler_.compile({cands[i].kind, cands[i].source, arch, {}});
+          } catch (const std::exception&) {
+            // evaluate() compiles again and reports it
+          }
+        }
+      });
+    }
+    for (auto& th : pool) th.join();
   }
 
 private:
