@@ -412,6 +412,9 @@ void SearchEngine::run_evaluation(int e, StepOutcome o, Task task, Plan plan) {
 bool SearchEngine::apply_ready() {
   bool moved = false;
   for (;;) {
+    // A step is applied only after it passed dispatch, which keeps the novelty
+    // index in step order (replayed steps come with their outcome already).
+    if (next_apply_ >= next_dispatch_) break;
     auto it = slots_.find(next_apply_);
     if (it == slots_.end() || !it->second.outcome) break;
     Slot& s = it->second;
@@ -451,6 +454,20 @@ bool SearchEngine::apply_ready() {
   return moved;
 }
 
+bool SearchEngine::work_in_flight() const {
+  for (const auto& [step, s] : slots_)
+    if (s.proposing || (s.dispatched && !s.outcome)) return true;
+  return false;
+}
+
+std::string SearchEngine::describe_slots() const {
+  std::string out;
+  for (const auto& [step, s] : slots_)
+    out += "[step " + std::to_string(step) + (s.proposing ? " proposing" : "") + (s.proposal ? " proposed" : "") +
+           (s.dispatched ? " dispatched" : "") + (s.outcome ? " done" : "") + "]";
+  return out + " next_dispatch " + std::to_string(next_dispatch_);
+}
+
 ProgressSnapshot SearchEngine::snapshot() const {
   ProgressSnapshot s;
   s.totals = state_->totals();
@@ -476,7 +493,9 @@ RunSummary SearchEngine::run() {
       bool moved = dispatch_ready();
       moved = apply_ready() || moved;
       if (halted_ || slots_.empty()) break;
-      if (!moved) cv_.wait_for(lk, kControllerWakeInterval, [&] { return events_ != seen; });
+      if (moved) continue;
+      if (!work_in_flight()) throw Error("search stalled at step " + std::to_string(next_apply_) + ": " + describe_slots());
+      cv_.wait_for(lk, kControllerWakeInterval, [&] { return events_ != seen; });
     }
   }
   summary_.stop_reason = halted_ ? "halted" : stop_reason_.value_or("done");

@@ -93,6 +93,8 @@ private:
   bool apply_ready();
   void run_evaluation(int evaluator, StepOutcome outcome, Task task, Plan plan);
   ProgressSnapshot snapshot() const;
+  bool work_in_flight() const;
+  std::string describe_slots() const;
   double elapsed() const;
 
   SearchConfig config_;

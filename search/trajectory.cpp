@@ -66,10 +66,15 @@ std::vector<nlohmann::json> read_jsonl(const std::filesystem::path& path, std::s
 nlohmann::json decision_view(const nlohmann::json& record) {
   nlohmann::json j = record;
   j.erase("timestamps");
+  // Which GPU measured a step depends on which one was free first.
+  j.erase("evaluator");
+  j.erase("device");
   for (const char* k : {"eval", "first_eval"}) {
     if (j.contains(k) && j[k].is_object()) {
       j[k].erase("wall_ms");
       j[k].erase("started_at");
+      j[k].erase("device");
+      j[k].erase("worker_log");
     }
   }
   if (j.contains("totals")) j["totals"].erase("elapsed_s");

@@ -44,10 +44,10 @@ DeviceSummary FakeEvaluator::device() const {
 
 EvalResult FakeEvaluator::evaluate(const Candidate& candidate, const Task& task, const EvalOptions& options) {
   const int now = ++inside_;
-  int prev = max_concurrent.load();
-  while (now > prev && !max_concurrent.compare_exchange_weak(prev, now)) {
+  int prev = stats->max_concurrent.load();
+  while (now > prev && !stats->max_concurrent.compare_exchange_weak(prev, now)) {
   }
-  ++calls;
+  ++stats->calls;
   if (delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms.load()));
   EvalResult r;
   r.task = task;

@@ -5,6 +5,7 @@
 // resumes get the same proposals).
 #include <atomic>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 
@@ -29,15 +30,21 @@ double fake_speedup(const FakeConfig& c);
 // Builds the source the fake proposer emits for a config.
 std::string fake_source(const FakeConfig& c);
 
+// Counters that outlive the evaluator (the engine owns and destroys it).
+struct FakeStats {
+  std::atomic<int> calls{0};
+  std::atomic<int> max_concurrent{0};
+};
+
 class FakeEvaluator final : public Evaluator {
 public:
-  explicit FakeEvaluator(std::string name = "FakeGPU", double rel_spread = 0.02) : name_(std::move(name)), spread_(rel_spread) {}
+  explicit FakeEvaluator(std::string name = "FakeGPU", double rel_spread = 0.02)
+      : name_(std::move(name)), spread_(rel_spread) {}
   EvalResult evaluate(const Candidate& candidate, const Task& task, const EvalOptions& options) override;
   std::string describe() const override { return "fake evaluator " + name_; }
   DeviceSummary device() const override;
 
-  std::atomic<int> calls{0};
-  std::atomic<int> max_concurrent{0};
+  std::shared_ptr<FakeStats> stats = std::make_shared<FakeStats>();
   std::atomic<int> delay_ms{0};
   // When > 0, every measurement reports this spread (to force borderline verdicts).
   double noisy_spread = -1;
