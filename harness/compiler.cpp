@@ -1,1 +1,167 @@
 #include "harness/compiler.hpp"
+
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <iostream>
+#include <iterator>
+
+#include <fmt/format.h>
+
+#include "harness/core/error.hpp"
+#include "harness/core/fs.hpp"
+#include "harness/core/hash.hpp"
+#include "harness/detail/compile_steps.hpp"
+#include "harness/detail/subprocess.hpp"
+
+namespace tessera {
+
+namespace detail {
+const std::string& embedded_abi_header();
+}
+
+const std::string& abi_header_source() { return detail::embedded_abi_header(); }
+
+void to_json(nlohmann::json& j, const CompileOutput& v) {
+  j = {{"status", v.status},       {"reason", v.reason},
+       {"info", v.info},           {"resources", v.resources},
+       {"artifact", v.artifact.string()}, {"contract", v.contract}};
+}
+
+void from_json(const nlohmann::json& j, CompileOutput& v) {
+  v.status = j.at("status").get<Status>();
+  v.reason = j.value("reason", "");
+  v.info = j.value("info", CompileInfo{});
+  v.resources = j.value("resources", Resources{});
+  v.artifact = j.value("artifact", "");
+  v.contract = j.value("contract", nlohmann::json());
+}
+
+Compiler::Compiler(CompilerOptions options) : options_(std::move(options)) {
+  if (options_.cache_dir.empty()) options_.cache_dir = cache_dir() / "kernels";
+  std::filesystem::create_directories(options_.cache_dir);
+}
+
+std::string Compiler::key(const CompileRequest& r) const {
+  Hasher h;
+  h.add(to_string(r.kind)).add(r.source).add(r.arch).add(abi_header_source());
+  h.add(r.kind == CandidateKind::device_only ? nvrtc_version() : detail::nvcc_version());
+  for (const auto& o : r.extra_options) h.add(o);
+  return h.hex();
+}
+
+std::optional<CompileOutput> Compiler::lookup(const std::string& key) const {
+  const auto meta = options_.cache_dir / (key + ".json");
+  std::error_code ec;
+  if (!std::filesystem::exists(meta, ec)) return std::nullopt;
+  try {
+    CompileOutput out = nlohmann::json::parse(read_file(meta)).get<CompileOutput>();
+    // Only successful compiles are cached; the artifact must still be there.
+    if (out.status != Status::ok || !std::filesystem::exists(out.artifact, ec)) return std::nullopt;
+    out.info.cached = true;
+    return out;
+  } catch (const std::exception&) {
+    return std::nullopt;  // a damaged entry is a miss, and is overwritten
+  }
+}
+
+CompileOutput Compiler::compile(const CompileRequest& request) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string k = key(request);
+  if (auto hit = lookup(k)) {
+    hit->info.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    return *hit;
+  }
+  CompileOutput out = options_.out_of_process ? compile_in_child(request, k) : compile_in_process(request, k);
+  out.info.key = k;
+  out.info.arch = request.arch;
+  out.info.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  out.info.log = detail::trim_log(out.info.log, kCompileLogLimitBytes);
+  if (out.status == Status::ok) atomic_write_file(options_.cache_dir / (k + ".json"), nlohmann::json(out).dump(1));
+  return out;
+}
+
+CompileOutput Compiler::compile_in_process(const CompileRequest& request, const std::string& key) {
+  const auto artifact_base = options_.cache_dir / key;
+  return request.kind == CandidateKind::device_only
+             ? detail::compile_nvrtc(request, artifact_base.string() + ".cubin")
+             : detail::compile_nvcc(request, artifact_base.string() + ".so", options_.cache_dir / "tu-work",
+                                    options_.timeout_seconds);
+}
+
+CompileOutput Compiler::compile_in_child(const CompileRequest& request, const std::string& key) {
+  nlohmann::json req = {{"kind", to_string(request.kind)}, {"source", request.source}, {"arch", request.arch},
+                        {"options", request.extra_options}, {"cache_dir", options_.cache_dir.string()},
+                        {"key", key}, {"timeout_seconds", options_.timeout_seconds}};
+  const auto exe = options_.self_exe.empty() ? detail::self_executable() : options_.self_exe;
+  auto pr = detail::run_process(exe, {"__compile"}, req.dump(), options_.timeout_seconds,
+                                4 * kCompileLogLimitBytes + (1 << 20), options_.cache_dir / "child-work");
+  CompileOutput out;
+  out.info.compiler = request.kind == CandidateKind::device_only ? "nvrtc" : "nvcc";
+  if (pr.spawn_failed) {
+    out.status = Status::infra_error;
+    out.reason = pr.error;
+    return out;
+  }
+  if (pr.timed_out) {
+    out.status = Status::timeout;
+    out.reason = fmt::format("compile exceeded its {:.0f} s limit", options_.timeout_seconds);
+    out.info.log = pr.output;
+    return out;
+  }
+  // The child prints exactly one JSON line last; anything before it is noise.
+  auto pos = pr.output.rfind("\n{\"TESSERA_COMPILE\":");
+  if (pos == std::string::npos && pr.output.rfind("{\"TESSERA_COMPILE\":", 0) == 0) pos = 0;
+  else if (pos != std::string::npos) pos += 1;
+  if (pos == std::string::npos) {
+    // No answer: the compiler died (a memory limit hit, a crash inside NVRTC).
+    out.status = Status::compile_error;
+    out.reason = fmt::format("compiler process died (exit code {}) without a result", pr.exit_code);
+    out.info.log = pr.output;
+    return out;
+  }
+  try {
+    auto line_end = pr.output.find('\n', pos);
+    auto j = nlohmann::json::parse(pr.output.substr(pos, line_end == std::string::npos ? line_end : line_end - pos));
+    return j.at("TESSERA_COMPILE").get<CompileOutput>();
+  } catch (const std::exception& e) {
+    out.status = Status::infra_error;
+    out.reason = fmt::format("unreadable answer from the compiler process: {}", e.what());
+    return out;
+  }
+}
+
+int compile_child_main() {
+  // Limits inherited by nvcc and its children: a compile bomb hits these
+  // instead of the machine.
+  rlimit as{kCompileMemoryLimitBytes, kCompileMemoryLimitBytes};
+  setrlimit(RLIMIT_AS, &as);
+  rlimit fsize{1ull << 30, 1ull << 30};
+  setrlimit(RLIMIT_FSIZE, &fsize);
+  CompileOutput out;
+  try {
+    std::string input((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+    auto j = nlohmann::json::parse(input);
+    CompileRequest r;
+    r.kind = j.at("kind").get<std::string>() == "device_only" ? CandidateKind::device_only
+                                                             : CandidateKind::translation_unit;
+    r.source = j.at("source").get<std::string>();
+    r.arch = j.at("arch").get<std::string>();
+    r.extra_options = j.at("options").get<std::vector<std::string>>();
+    CompilerOptions o;
+    o.cache_dir = j.at("cache_dir").get<std::string>();
+    o.out_of_process = false;
+    o.timeout_seconds = j.at("timeout_seconds").get<double>();
+    Compiler c(o);
+    out = c.compile_in_process(r, j.at("key").get<std::string>());
+    out.info.log = detail::trim_log(out.info.log, kCompileLogLimitBytes);
+  } catch (const std::exception& e) {
+    out.status = Status::infra_error;
+    out.reason = fmt::format("compile child failed: {}", e.what());
+  }
+  std::cout << "\n" << nlohmann::json{{"TESSERA_COMPILE", out}}.dump() << std::endl;
+  return 0;
+}
+
+}  // namespace tessera

@@ -56,9 +56,11 @@ public:
   std::string key(const CompileRequest& request) const;
   const CompilerOptions& options() const { return options_; }
 
+  // Compiles here, with no child and no cache lookup (used by the child).
+  CompileOutput compile_in_process(const CompileRequest& request, const std::string& key);
+
 private:
   std::optional<CompileOutput> lookup(const std::string& key) const;
-  CompileOutput compile_in_process(const CompileRequest& request, const std::string& key);
   CompileOutput compile_in_child(const CompileRequest& request, const std::string& key);
   CompilerOptions options_;
 };

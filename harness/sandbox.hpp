@@ -22,6 +22,7 @@ struct SandboxOptions {
   std::filesystem::path self_exe;  // the tessera binary; empty = /proc/self/exe
   std::filesystem::path log_dir;   // worker stderr logs; empty = temp dir
   double heartbeat_timeout_s = kWorkerHeartbeatTimeoutSeconds;
+  double compile_timeout_s = 120.0;  // per candidate; a compile bomb becomes `timeout`
   bool remeasure_baselines = false;  // ignore the baseline autotune cache
   int autotune_max_algos = 16;
 };

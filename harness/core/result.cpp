@@ -13,19 +13,30 @@ Status parse_status(const std::string& s) {
   return st;
 }
 
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CompileInfo, compiler, arch, key, cached, ms, log)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Resources, registers, static_smem_bytes, dynamic_smem_bytes,
+// Like NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT, but not inline: the
+// functions are declared in result.hpp and used from other libraries.
+#define TESSERA_JSON_STRUCT(Type, ...)                                                       \
+  void to_json(nlohmann::json& nlohmann_json_j, const Type& nlohmann_json_t) {               \
+    NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_TO, __VA_ARGS__))                 \
+  }                                                                                          \
+  void from_json(const nlohmann::json& nlohmann_json_j, Type& nlohmann_json_t) {             \
+    const Type nlohmann_json_default_obj{};                                                  \
+    NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_FROM_WITH_DEFAULT, __VA_ARGS__))  \
+  }
+
+TESSERA_JSON_STRUCT(CompileInfo, compiler, arch, key, cached, ms, log)
+TESSERA_JSON_STRUCT(Resources, registers, static_smem_bytes, dynamic_smem_bytes,
                                                 local_bytes, spill_stores, spill_loads, max_threads_per_block)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TrialStats, distribution, max_abs_err, rel_l2_err, mismatches,
+TESSERA_JSON_STRUCT(TrialStats, distribution, max_abs_err, rel_l2_err, mismatches,
                                                 unwritten, nonfinite, passed)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(VerifyStats, status, trials, trials_passed, max_abs_err, rel_l2_err,
+TESSERA_JSON_STRUCT(VerifyStats, status, trials, trials_passed, max_abs_err, rel_l2_err,
                                                 mismatches, inputs_intact, canaries_intact, workspace_restored,
                                                 failure, per_trial)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TimingStats, status, method, samples, discarded_throttled,
+TESSERA_JSON_STRUCT(TimingStats, status, method, samples, discarded_throttled,
                                                 discarded_other, median_us, mean_us, min_us, max_us, p10_us, p90_us,
-                                                rel_spread, converged, elapsed_ms)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(BaselineResult, name, algo, cold, error)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DeviceSummary, name, sm_count, arch, peak_tflops, peak_source, l2_bytes,
+                                                rel_spread, median_ci, converged, elapsed_ms)
+TESSERA_JSON_STRUCT(BaselineResult, name, algo, cold, error)
+TESSERA_JSON_STRUCT(DeviceSummary, name, sm_count, arch, peak_tflops, peak_source, l2_bytes,
                                                 smem_per_block_optin, sm_clock_mhz)
 
 void to_json(nlohmann::json& j, const EvalResult& v) {

@@ -87,6 +87,7 @@ struct TimingStats {
   double median_us = 0, mean_us = 0, min_us = 0, max_us = 0;
   double p10_us = 0, p90_us = 0;
   double rel_spread = 0;  // (p90 - p10) / median
+  double median_ci = 0;   // 95% confidence half-width of the median, relative to it
   bool converged = false; // stopped on spread, not on the timeout
   double elapsed_ms = 0;
 };

@@ -18,30 +18,30 @@ const char* cu_result_name(CUresult r);
 
 #define TESSERA_CUDA_CHECK(call)                                                                   \
   do {                                                                                             \
-    cudaError_t e_ = (call);                                                                       \
-    if (e_ != cudaSuccess)                                                                         \
-      throw ::tessera::Error(::tessera::where(__FILE__, __LINE__, #call, cudaGetErrorString(e_))); \
+    cudaError_t tessera_rc_ = (call);                                                                       \
+    if (tessera_rc_ != cudaSuccess)                                                                         \
+      throw ::tessera::Error(::tessera::where(__FILE__, __LINE__, #call, cudaGetErrorString(tessera_rc_))); \
   } while (0)
 
 #define TESSERA_CU_CHECK(call)                                                                                \
   do {                                                                                                        \
-    CUresult e_ = (call);                                                                                     \
-    if (e_ != CUDA_SUCCESS)                                                                                   \
-      throw ::tessera::Error(::tessera::where(__FILE__, __LINE__, #call, ::tessera::gpu::cu_result_name(e_))); \
+    CUresult tessera_rc_ = (call);                                                                                     \
+    if (tessera_rc_ != CUDA_SUCCESS)                                                                                   \
+      throw ::tessera::Error(::tessera::where(__FILE__, __LINE__, #call, ::tessera::gpu::cu_result_name(tessera_rc_))); \
   } while (0)
 
 #define TESSERA_CUBLAS_CHECK(call)                                                                      \
   do {                                                                                                  \
-    cublasStatus_t e_ = (call);                                                                         \
-    if (e_ != CUBLAS_STATUS_SUCCESS)                                                                    \
+    cublasStatus_t tessera_rc_ = (call);                                                                         \
+    if (tessera_rc_ != CUBLAS_STATUS_SUCCESS)                                                                    \
       throw ::tessera::Error(                                                                           \
-          ::tessera::where(__FILE__, __LINE__, #call, ::tessera::gpu::cublas_status_name(e_)));         \
+          ::tessera::where(__FILE__, __LINE__, #call, ::tessera::gpu::cublas_status_name(tessera_rc_)));         \
   } while (0)
 
 #define TESSERA_CUPTI_CHECK(call)                                                                       \
   do {                                                                                                  \
-    CUptiResult e_ = (call);                                                                            \
-    if (e_ != CUPTI_SUCCESS)                                                                            \
+    CUptiResult tessera_rc_ = (call);                                                                            \
+    if (tessera_rc_ != CUPTI_SUCCESS)                                                                            \
       throw ::tessera::Error(                                                                           \
-          ::tessera::where(__FILE__, __LINE__, #call, ::tessera::gpu::cupti_result_name(e_)));          \
+          ::tessera::where(__FILE__, __LINE__, #call, ::tessera::gpu::cupti_result_name(tessera_rc_)));          \
   } while (0)

@@ -20,7 +20,8 @@ struct TimingOptions {
   int warmup_calls = 3;
   int min_samples = 10;
   double min_time_ms = 20.0;        // measure at least this long in total
-  double max_rel_spread = 0.02;     // stop once (p90-p10)/median is below this
+  double max_rel_spread = 0.02;     // stop once (p90-p10)/median is below this,
+  double max_median_ci = 0.005;     // or once the median is known to within this (95% CI, relative)
   double timeout_ms = 2000.0;       // stop anyway; converged=false
   int max_samples = 2000;
   double throttle_fraction = 0.97;  // discard samples whose SM clock is below this fraction of the max seen
@@ -50,6 +51,8 @@ public:
   const TimingOptions& options() const { return options_; }
   void set_options(const TimingOptions& o) { options_ = o; }
   bool cupti_available() const;
+  // Called between batches of samples, so the worker can tell the harness it is alive.
+  void set_heartbeat(std::function<void()> heartbeat);
 
 private:
   struct Impl;

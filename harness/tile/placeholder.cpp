@@ -1,2 +1,2 @@
-// Replaced by the tile compiler's sources.
+// placeholder until the tile compiler lands
 namespace tessera::tile {}

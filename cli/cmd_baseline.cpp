@@ -1,0 +1,220 @@
+// `tessera baseline`: times every cuBLAS/cuBLASLt baseline for one shape,
+// in-process (baselines do not crash), with the same Timer as candidates.
+#include <cuda_runtime_api.h>
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "baselines/baselines.hpp"
+#include "baselines/kernels.hpp"
+#include "baselines/sample_check.hpp"
+#include "cli/command.hpp"
+#include "harness/core/error.hpp"
+#include "harness/core/result.hpp"
+#include "harness/gpu/check.hpp"
+#include "harness/gpu/counters.hpp"
+#include "harness/gpu/handles.hpp"
+#include "harness/gpu/timing.hpp"
+
+namespace tessera::cli {
+
+namespace {
+
+constexpr float kInputLo = -1.0f;  // inputs uniform in [lo, hi): random, never zeros or constants
+constexpr float kInputHi = 1.0f;
+constexpr std::uint64_t kSeedA = 0xA11CE, kSeedB = 0xB0B, kSeedBias = 0xB1A5;
+
+struct BaselineArgs {
+  std::string shape;
+  std::string layout = "TN";
+  std::string epilogue = "none";
+  bool json = false;
+  bool remeasure = false;
+  bool counters = false;
+  int max_algos = baselines::kDefaultAutotuneMaxAlgos;
+  int device = 0;
+};
+
+struct Row {
+  baselines::Baseline baseline;
+  baselines::SampleCheck check;
+  TimingStats cold, hot;
+  nlohmann::json counters;
+};
+
+std::string no_gpu_reason() {
+  int n = 0;
+  const cudaError_t err = cudaGetDeviceCount(&n);
+  if (err != cudaSuccess) return cudaGetErrorString(err);
+  if (n == 0) return "cudaGetDeviceCount reports 0 devices";
+  return {};
+}
+
+double tflops(const Task& t, const TimingStats& s) {
+  return s.status == "measured" && s.median_us > 0 ? t.flops() / (s.median_us * 1e-6) / 1e12 : 0.0;
+}
+
+nlohmann::json row_json(const Task& task, const Row& r) {
+  nlohmann::json j = {{"name", r.baseline.name}, {"algo", r.baseline.algo}, {"error", r.baseline.error}};
+  if (!r.baseline.runnable()) return j;
+  j["verified"] = r.check.passed;
+  j["check"] = {{"checked", r.check.checked},
+                {"failures", r.check.failures},
+                {"max_norm_err", r.check.max_norm_err},
+                {"error", r.check.error}};
+  j["cold"] = r.cold;
+  j["hot"] = r.hot;
+  j["tflops"] = tflops(task, r.cold);
+  if (!r.counters.is_null()) j["counters"] = r.counters;
+  return j;
+}
+
+void print_table(const Task& task, const std::string& device, const std::vector<Row>& rows,
+                 const baselines::BaselineSuite& suite) {
+  fmt::print("{} on {} ({:.3g} GFLOP)\n", task.id(), device, task.flops() / 1e9);
+  fmt::print("{:<20} {:>10} {:>8} {:>7} {:>9} {:>10} {:>8}  {}\n", "baseline", "cold µs", "spread", "samples",
+             "TFLOP/s", "hot µs", "verified", "algo");
+  for (const auto& r : rows) {
+    if (!r.baseline.runnable()) {
+      fmt::print("{:<20} {:>10} {:>8} {:>7} {:>9} {:>10} {:>8}  n/a: {}\n", r.baseline.name, "-", "-", "-", "-", "-",
+                 "-", r.baseline.error);
+      continue;
+    }
+    fmt::print("{:<20} {:>10.2f} {:>7.1f}% {:>7} {:>9.1f} {:>10.2f} {:>8}  {}\n", r.baseline.name, r.cold.median_us,
+               100.0 * r.cold.rel_spread, r.cold.samples, tflops(task, r.cold), r.hot.median_us,
+               r.check.passed ? "yes" : "NO", r.baseline.algo);
+    if (!r.check.passed) fmt::print("    check failed: {}\n", r.check.error);
+    if (!r.counters.is_null()) {
+      if (r.counters.contains("error"))
+        fmt::print("    counters: {}\n", r.counters.at("error").get<std::string>());
+      else
+        fmt::print("    counters: sm {} dram {} tensor {} l2hit {} occupancy {} -> {}\n",
+                   r.counters.value("sm_throughput_pct", nlohmann::json()).dump(),
+                   r.counters.value("dram_throughput_pct", nlohmann::json()).dump(),
+                   r.counters.value("tensor_pipe_pct", nlohmann::json()).dump(),
+                   r.counters.value("l2_hit_rate_pct", nlohmann::json()).dump(),
+                   r.counters.value("achieved_occupancy_pct", nlohmann::json()).dump(),
+                   gpu::bottleneck_hint(r.counters));
+    }
+  }
+  const auto& rep = suite.autotune_report();
+  if (rep.value("from_cache", false))
+    fmt::print("autotune: cached choice (tuned {}); --remeasure to redo\n", rep.value("tuned_at", std::string("?")));
+  else if (rep.contains("tried"))
+    fmt::print("autotune: timed {} cuBLASLt algorithms\n", rep.at("tried").size());
+  const auto prev = suite.previous_times_us();
+  if (!prev.empty()) fmt::print("previous run (display only, not used in any ratio): {}\n", prev.dump());
+}
+
+void run_baseline(const BaselineArgs& a) {
+  // Bad input is reported as such on any machine, before looking for a GPU.
+  const Task task = task_from_shape(a.shape, a.layout, a.epilogue);
+  if (a.max_algos < 1) fail_bad_input(fmt::format("--max-algos must be at least 1, got {}", a.max_algos));
+  if (std::string why = no_gpu_reason(); !why.empty()) {
+    std::fprintf(stderr, "no CUDA GPU: %s\n", why.c_str());
+    set_exit_code(2);
+    return;
+  }
+  int devices = 0;
+  TESSERA_CUDA_CHECK(cudaGetDeviceCount(&devices));
+  if (a.device < 0 || a.device >= devices)
+    fail_bad_input(fmt::format("--device {} does not exist (this machine has {} CUDA devices)", a.device, devices));
+  TESSERA_CUDA_CHECK(cudaSetDevice(a.device));
+  cudaDeviceProp prop{};
+  TESSERA_CUDA_CHECK(cudaGetDeviceProperties(&prop, a.device));
+
+  gpu::Stream stream;
+  const std::size_t M = std::size_t(task.m), N = std::size_t(task.n), K = std::size_t(task.k);
+  gpu::DeviceBuffer A(M * K * sizeof(__half)), B(N * K * sizeof(__half)), C(M * N * sizeof(__half));
+  gpu::DeviceBuffer bias(task.epilogue == Epilogue::none ? 0 : N * sizeof(__half));
+  baselines::fill_random_half(A.as<__half>(), M * K, kSeedA, kInputLo, kInputHi, stream.get());
+  baselines::fill_random_half(B.as<__half>(), N * K, kSeedB, kInputLo, kInputHi, stream.get());
+  if (bias.get()) baselines::fill_random_half(bias.as<__half>(), N, kSeedBias, kInputLo, kInputHi, stream.get());
+  TESSERA_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+  const auto ops = baselines::operands_for(task, A.as<__half>(), B.as<__half>(), C.as<__half>(), bias.as<__half>());
+
+  gpu::Timer timer(stream.get(), gpu::TimingOptions{});
+  baselines::SuiteOptions so;
+  so.autotune_max_algos = a.max_algos;
+  so.remeasure = a.remeasure;
+  baselines::BaselineSuite suite(task, ops, stream.get(), so);
+  suite.prepare(timer);
+
+  std::vector<Row> rows;
+  std::vector<gpu::LaunchFn> launches;
+  std::vector<std::size_t> timed;  // indices into rows
+  for (const auto& b : suite.baselines()) {
+    Row r;
+    r.baseline = b;
+    if (b.runnable()) {
+      try {
+        // NaN poison first (0xFFFF is an fp16 NaN), so an unwritten output fails the check.
+        TESSERA_CUDA_CHECK(cudaMemsetAsync(C.get(), 0xFF, C.bytes(), stream.get()));
+        b.launch(stream.get());
+        TESSERA_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+        r.check = baselines::check_sampled(ops, stream.get());
+        timed.push_back(rows.size());
+        launches.push_back(b.launch);
+      } catch (const Error& e) {
+        r.baseline.error = e.what();
+        r.baseline.launch = nullptr;
+      }
+    }
+    rows.push_back(std::move(r));
+  }
+  const std::vector<TimingStats> cold = launches.empty() ? std::vector<TimingStats>{} : timer.cold_interleaved(launches);
+  for (std::size_t i = 0; i < timed.size(); ++i) {
+    Row& r = rows[timed[i]];
+    r.cold = cold.at(i);
+    r.hot = timer.hot(r.baseline.launch);
+    if (a.counters) r.counters = gpu::collect_counters(r.baseline.launch, stream.get());
+  }
+
+  std::vector<BaselineResult> results;
+  bool all_verified = true;
+  for (const auto& r : rows) {
+    results.push_back({r.baseline.name, r.baseline.algo, r.cold, r.baseline.error});
+    if (r.baseline.runnable() && !r.check.passed) all_verified = false;
+  }
+  suite.record_times(results);
+
+  if (a.json) {
+    nlohmann::json out = {{"task", to_json(task)},
+                          {"device", prop.name},
+                          {"baselines", nlohmann::json::array()},
+                          {"autotune", suite.autotune_report()},
+                          {"previous_times_us", suite.previous_times_us()}};
+    for (const auto& r : rows) out["baselines"].push_back(row_json(task, r));
+    fmt::print("{}\n", out.dump(2));
+  } else {
+    print_table(task, prop.name, rows, suite);
+  }
+  set_exit_code(all_verified ? 0 : 1);
+}
+
+void setup(CLI::App& root) {
+  auto args = std::make_shared<BaselineArgs>();
+  CLI::App* cmd = root.add_subcommand("baseline", "Time the cuBLAS/cuBLASLt baselines for one HGEMM shape");
+  cmd->add_option("--shape", args->shape, "MxNxK, e.g. 4096x4096x4096")->required();
+  cmd->add_option("--layout", args->layout, "TN (B is N×K row-major) or NN (B is K×N row-major)")
+      ->capture_default_str();
+  cmd->add_option("--epilogue", args->epilogue, "none, bias, bias_relu or bias_gelu")->capture_default_str();
+  cmd->add_flag("--json", args->json, "print a JSON record instead of the table");
+  cmd->add_flag("--remeasure", args->remeasure, "ignore the cached cuBLASLt autotune choice and autotune again");
+  cmd->add_option("--max-algos", args->max_algos, "cuBLASLt heuristic algorithms timed by the autotuner")
+      ->capture_default_str();
+  cmd->add_flag("--counters", args->counters, "also read CUPTI hardware counters for each baseline");
+  cmd->add_option("--device", args->device, "CUDA device ordinal")->capture_default_str();
+  cmd->callback([args] { run_baseline(*args); });
+}
+
+}  // namespace
+
+TESSERA_COMMAND(30, setup);
+
+}  // namespace tessera::cli

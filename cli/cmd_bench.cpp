@@ -1,0 +1,102 @@
+// tessera bench harness: end-to-end evaluations per minute through the
+// sandbox, first with a cold compile cache, then with the same candidates
+// warm. A benchmark, not a test: it prints figures and asserts nothing.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <vector>
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include "cli/command.hpp"
+#include "cli/task_args.hpp"
+#include "harness/candidate.hpp"
+#include "harness/core/fs.hpp"
+#include "harness/sandbox.hpp"
+
+namespace {
+
+struct Args {
+  int count = 30;
+  tessera::cli::TaskArgs task;
+  std::string mode = "auto";
+  bool counters = false;
+  std::string source = TESSERA_SOURCE_DIR "/examples/hgemm_wmma.cu";
+};
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+void run(Args a) {
+  if (a.task.shape.empty() && a.task.task_json.empty()) a.task.shape = "1024x1024x1024";
+  const auto task = tessera::cli::resolve_task(a.task);
+  const auto base = tessera::load_candidate(a.source);
+  // Distinct sources (a define the kernel never reads) so each one is a real
+  // compile the first time round and a cache hit the second.
+  std::vector<tessera::Candidate> cands;
+  for (int i = 0; i < a.count; ++i) {
+    auto c = base;
+    c.source = fmt::format("#define TESSERA_BENCH_VARIANT {}\n{}", i, base.source);
+    c.name = fmt::format("variant-{}", i);
+    cands.push_back(std::move(c));
+  }
+  const auto cache = std::filesystem::temp_directory_path() / fmt::format("tessera-bench-{}", ::getpid());
+  std::filesystem::remove_all(cache);
+  ::setenv("TESSERA_CACHE_DIR", cache.c_str(), 1);
+  tessera::SandboxOptions so;
+  so.mode = a.mode;
+  auto ev = tessera::make_evaluator(so);
+  tessera::EvalOptions eo;
+  eo.counters = a.counters;
+  // Start the worker (context, baselines autotune, peak) outside the figures.
+  (void)ev->evaluate(cands.front(), task, eo);
+  std::filesystem::remove_all(cache / "kernels");
+
+  fmt::print("bench harness: {} candidates, task {} {}, counters {}, on {}\n", a.count, task.shape(),
+             tessera::to_string(task.layout), a.counters ? "on" : "off", ev->describe());
+  fmt::print("{:<12}{:>7}{:>10}{:>12}{:>16}{:>16}{:>10}\n", "cache", "evals", "wall s", "evals/min", "median compile",
+             "median eval", "statuses");
+  for (const char* phase : {"cold", "warm"}) {
+    std::vector<double> compile_ms, eval_ms;
+    std::map<std::string, int> statuses;
+    const auto t0 = std::chrono::steady_clock::now();
+    for (std::size_t i = 0; i < cands.size(); ++i) {
+      auto r = ev->evaluate(cands[i], task, eo);
+      compile_ms.push_back(r.compile.ms);
+      eval_ms.push_back(r.wall_ms);
+      ++statuses[tessera::to_string(r.status)];
+      std::fprintf(stderr, "\r%s %zu/%zu", phase, i + 1, cands.size());
+    }
+    std::fprintf(stderr, "\r");
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::string st;
+    for (auto& [k, v] : statuses) st += fmt::format("{}{}={}", st.empty() ? "" : ",", k, v);
+    fmt::print("{:<12}{:>7}{:>10.1f}{:>12.1f}{:>13.1f} ms{:>13.1f} ms  {}\n", phase, cands.size(), wall,
+               60.0 * double(cands.size()) / wall, median(compile_ms), median(eval_ms), st);
+  }
+  std::filesystem::remove_all(cache);
+}
+
+void setup(CLI::App& root) {
+  auto* bench = root.add_subcommand("bench", "Benchmarks (figures, not pass/fail)");
+  bench->require_subcommand(1);
+  static Args a;
+  auto* h = bench->add_subcommand("harness", "End-to-end evaluations per minute, cold and warm compile cache");
+  h->add_option("--count", a.count, "distinct candidates per phase")->capture_default_str();
+  tessera::cli::add_task_options(h, a.task);
+  h->add_option("--mode", a.mode, "auto, full or compile_only")->capture_default_str();
+  h->add_flag("--counters", a.counters, "collect CUPTI counters in every evaluation");
+  h->add_option("--source", a.source, "device-only candidate to vary")->capture_default_str();
+  h->callback([] { run(a); });
+}
+
+}  // namespace
+
+TESSERA_COMMAND(70, setup);

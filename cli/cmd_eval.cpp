@@ -1,0 +1,85 @@
+// tessera eval FILE.cu...: compile, verify and time candidates in the sandbox.
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/command.hpp"
+#include "cli/result_print.hpp"
+#include "cli/task_args.hpp"
+#include "harness/candidate.hpp"
+#include "harness/sandbox.hpp"
+
+namespace {
+
+struct Args {
+  std::vector<std::string> files;
+  tessera::cli::TaskArgs task;
+  std::string kind = "auto";
+  std::string mode = "auto";
+  bool json = false;
+  bool no_counters = false;
+  bool no_baselines = false;
+  int trials = 4;
+  int device = 0;
+  bool remeasure = false;
+  double compile_timeout = 120.0;
+  double heartbeat_timeout = tessera::kWorkerHeartbeatTimeoutSeconds;
+};
+
+void run(const Args& a) {
+  const tessera::Task task = tessera::cli::resolve_task(a.task);
+  std::vector<tessera::Candidate> cands;
+  for (const auto& f : a.files) cands.push_back(tessera::load_candidate(f, a.kind));  // bad files fail before any work
+  tessera::SandboxOptions so;
+  so.mode = a.mode;
+  so.device = a.device;
+  so.remeasure_baselines = a.remeasure;
+  so.compile_timeout_s = a.compile_timeout;
+  so.heartbeat_timeout_s = a.heartbeat_timeout;
+  auto ev = tessera::make_evaluator(so);
+  tessera::EvalOptions eo;
+  eo.counters = !a.no_counters;
+  eo.baselines = !a.no_baselines;
+  eo.verify_trials = a.trials;
+  int code = 0;
+  for (std::size_t i = 0; i < cands.size(); ++i) {
+    if (!a.json && cands.size() > 1) std::fprintf(stderr, "[%zu/%zu] %s\n", i + 1, cands.size(), cands[i].name.c_str());
+    auto r = ev->evaluate(cands[i], task, eo);
+    if (a.json) {
+      fmt::print("{}\n", nlohmann::json(r).dump(cands.size() > 1 ? -1 : 2));
+    } else {
+      fmt::print("{}{}", i ? "\n" : "", tessera::cli::format_result(r));
+    }
+    std::fflush(stdout);
+    code = std::max(code, tessera::cli::exit_code_for(r.status));
+  }
+  if (!a.json) fmt::print("\nevaluated on: {}\n", ev->describe());
+  tessera::cli::set_exit_code(code);
+}
+
+void setup(CLI::App& root) {
+  static Args a;
+  auto* cmd = root.add_subcommand("eval", "Compile, verify and time candidate kernels against cuBLAS (sandboxed)");
+  cmd->add_option("files", a.files, "candidate .cu files (device-only or translation unit, docs/abi.md)")->required();
+  tessera::cli::add_task_options(cmd, a.task);
+  cmd->add_option("--kind", a.kind, "auto, device or tu")->capture_default_str();
+  cmd->add_option("--mode", a.mode, "auto, full or compile_only")->capture_default_str();
+  cmd->add_flag("--json", a.json, "print the result record(s) as JSON");
+  cmd->add_flag("--no-counters", a.no_counters, "skip CUPTI counters");
+  cmd->add_flag("--no-baselines", a.no_baselines, "skip cuBLAS/cuBLASLt (no speedup)");
+  cmd->add_option("--trials", a.trials, "random verification trials (plus one integer-exact trial)")->capture_default_str();
+  cmd->add_option("--device", a.device, "CUDA device ordinal")->capture_default_str();
+  cmd->add_flag("--remeasure-baselines", a.remeasure, "ignore the cached cuBLASLt autotune choice");
+  cmd->add_option("--compile-timeout", a.compile_timeout, "seconds one compile may take")->capture_default_str();
+  cmd->add_option("--run-timeout", a.heartbeat_timeout, "seconds a candidate may run without progress")
+      ->capture_default_str();
+  cmd->callback([] { run(a); });
+}
+
+}  // namespace
+
+TESSERA_COMMAND(20, setup);

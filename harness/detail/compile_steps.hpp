@@ -1,0 +1,23 @@
+#pragma once
+// The two compile paths and the static checks that follow them.
+#include <filesystem>
+#include <string>
+
+#include "harness/compiler.hpp"
+#include "harness/detail/ptxas_log.hpp"
+
+namespace tessera::detail {
+
+CompileOutput compile_nvrtc(const CompileRequest& request, const std::filesystem::path& cubin_path);
+CompileOutput compile_nvcc(const CompileRequest& request, const std::filesystem::path& so_path,
+                           const std::filesystem::path& work_dir, double timeout_seconds);
+std::string nvcc_version();
+std::filesystem::path cuda_include_dir();
+
+// Policy for translation units: no vendor GEMM/DNN libraries, no dynamic
+// loading. Empty = allowed, else the reason. Checks the source text and the
+// built shared object's needed libraries and undefined symbols.
+std::string tu_source_policy(const std::string& source);
+std::string tu_binary_policy(const std::string& so_image);
+
+}  // namespace tessera::detail

@@ -1,0 +1,85 @@
+#include "harness/detail/subprocess.hpp"
+
+#include <unistd.h>
+
+#include <fstream>
+#include <random>
+#include <system_error>
+
+#include <boost/process.hpp>
+#include <fmt/format.h>
+
+#include "harness/core/error.hpp"
+
+namespace bp = boost::process;
+
+namespace tessera::detail {
+
+namespace {
+
+std::string read_prefix(const std::filesystem::path& p, std::size_t limit) {
+  std::ifstream in(p, std::ios::binary);
+  std::string s(limit, '\0');
+  in.read(s.data(), static_cast<std::streamsize>(limit));
+  s.resize(static_cast<std::size_t>(in.gcount()));
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(p, ec);
+  if (!ec && size > limit) s += fmt::format("\n[output truncated: {} bytes in total]", size);
+  return s;
+}
+
+// Removes the scratch files whatever happens.
+struct ScratchFiles {
+  std::filesystem::path in, out, err;
+  ~ScratchFiles() noexcept {
+    std::error_code ec;
+    for (auto* p : {&in, &out, &err}) std::filesystem::remove(*p, ec);
+  }
+};
+
+}  // namespace
+
+ProcessResult run_process(const std::filesystem::path& exe, const std::vector<std::string>& args,
+                          const std::string& stdin_data, double timeout_seconds, std::size_t output_limit,
+                          const std::filesystem::path& work_dir) {
+  ProcessResult r;
+  std::filesystem::create_directories(work_dir);
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  const auto stem = work_dir / fmt::format("proc{:x}", rng());
+  ScratchFiles f{stem.string() + ".in", stem.string() + ".out", stem.string() + ".err"};
+  {
+    std::ofstream in(f.in, std::ios::binary);
+    in << stdin_data;
+  }
+  try {
+    bp::group group;
+    bp::child child(bp::exe = exe.string(), bp::args = args, bp::std_in < f.in.string(),
+                    bp::std_out > f.out.string(), bp::std_err > f.err.string(), bp::start_dir = work_dir.string(),
+                    group);
+    const auto limit = std::chrono::duration<double>(timeout_seconds);
+    if (!child.wait_for(std::chrono::duration_cast<std::chrono::milliseconds>(limit))) {
+      r.timed_out = true;
+      std::error_code ec;
+      group.terminate(ec);
+      child.wait(ec);
+    } else {
+      r.exit_code = child.exit_code();
+    }
+  } catch (const std::exception& e) {
+    r.spawn_failed = true;
+    r.error = fmt::format("cannot run {}: {}", exe.string(), e.what());
+    return r;
+  }
+  r.output = read_prefix(f.out, output_limit);
+  r.output += read_prefix(f.err, output_limit > r.output.size() ? output_limit - r.output.size() : 0);
+  return r;
+}
+
+std::filesystem::path self_executable() {
+  std::error_code ec;
+  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) throw Error("cannot resolve /proc/self/exe");
+  return p;
+}
+
+}  // namespace tessera::detail

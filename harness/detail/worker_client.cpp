@@ -1,0 +1,162 @@
+#include "harness/detail/worker_client.hpp"
+
+#include <poll.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <fstream>
+
+#include <boost/process.hpp>
+#include <fmt/format.h>
+
+#include "harness/core/error.hpp"
+
+namespace bp = boost::process;
+
+namespace tessera::detail {
+
+namespace {
+constexpr int kPollSliceMs = 100;  // how often a silent wait checks that the worker still lives
+constexpr std::size_t kMaxLineBytes = 64u << 20;
+}  // namespace
+
+struct WorkerClient::Impl {
+  bp::pipe to_worker, from_worker;
+  bp::child child;
+  std::string buffer;
+  std::filesystem::path log_path;
+};
+
+WorkerClient::WorkerClient(const std::filesystem::path& exe, int device, const std::filesystem::path& log_path,
+                           bool remeasure_baselines, int autotune_max_algos)
+    : impl_(std::make_unique<Impl>()) {
+  // A worker that dies while we write to it must not kill us with SIGPIPE.
+  ::signal(SIGPIPE, SIG_IGN);
+  impl_->log_path = log_path;
+  std::filesystem::create_directories(log_path.parent_path());
+  std::vector<std::string> args = {"__worker", "--device", std::to_string(device), "--autotune-max-algos",
+                                   std::to_string(autotune_max_algos)};
+  if (remeasure_baselines) args.push_back("--remeasure-baselines");
+  impl_->child = bp::child(bp::exe = exe.string(), bp::args = args, bp::std_in < impl_->to_worker,
+                           bp::std_out > impl_->from_worker, bp::std_err > log_path.string());
+  // Close our copies of the worker's ends, so its death reads as EOF.
+  ::close(impl_->to_worker.native_source());
+  impl_->to_worker.assign_source(-1);
+  ::close(impl_->from_worker.native_sink());
+  impl_->from_worker.assign_sink(-1);
+}
+
+WorkerClient::~WorkerClient() {
+  if (!impl_) return;
+  if (running()) {
+    const std::string quit = "{\"op\":\"quit\"}\n";
+    (void)!::write(impl_->to_worker.native_sink(), quit.data(), quit.size());
+    std::error_code ec;
+    if (!impl_->child.wait_for(std::chrono::seconds(2), ec)) kill();
+  }
+}
+
+bool WorkerClient::running() {
+  std::error_code ec;
+  return impl_->child.valid() && impl_->child.running(ec);
+}
+
+void WorkerClient::kill() noexcept {
+  std::error_code ec;
+  impl_->child.terminate(ec);
+  impl_->child.wait(ec);
+}
+
+int WorkerClient::pid() const { return impl_->child.id(); }
+
+std::string WorkerClient::log_tail(std::size_t bytes) const {
+  std::ifstream in(impl_->log_path, std::ios::binary | std::ios::ate);
+  if (!in) return {};
+  const auto size = static_cast<std::size_t>(in.tellg());
+  const auto start = size > bytes ? size - bytes : 0;
+  in.seekg(static_cast<std::streamoff>(start));
+  std::string s(size - start, '\0');
+  in.read(s.data(), static_cast<std::streamsize>(s.size()));
+  return s;
+}
+
+WorkerReply WorkerClient::start(double timeout_s) { return wait_for("ready", timeout_s); }
+
+WorkerReply WorkerClient::call(const nlohmann::json& request, const std::string& answer_event,
+                               double silence_timeout_s) {
+  std::string line = request.dump() + "\n";
+  const char* p = line.data();
+  std::size_t left = line.size();
+  while (left > 0) {
+    ssize_t n = ::write(impl_->to_worker.native_sink(), p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return {WorkerReply::Kind::died, {}, "the worker is gone (write failed)", ""};
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  return wait_for(answer_event, silence_timeout_s);
+}
+
+WorkerReply WorkerClient::wait_for(const std::string& answer_event, double silence_timeout_s) {
+  using Clock = std::chrono::steady_clock;
+  auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(silence_timeout_s));
+  std::string phase;
+  const int fd = impl_->from_worker.native_source();
+  for (;;) {
+    // Handle every complete line already buffered.
+    for (auto nl = impl_->buffer.find('\n'); nl != std::string::npos; nl = impl_->buffer.find('\n')) {
+      std::string line = impl_->buffer.substr(0, nl);
+      impl_->buffer.erase(0, nl + 1);
+      nlohmann::json ev;
+      try {
+        ev = nlohmann::json::parse(line);
+      } catch (const std::exception&) {
+        continue;  // not ours (should not happen: stdout is redirected in the worker)
+      }
+      const std::string name = ev.value("event", "");
+      if (name == "heartbeat") {
+        phase = ev.value("phase", "");
+        deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(silence_timeout_s));
+        continue;
+      }
+      if (name == "fatal") return {WorkerReply::Kind::fatal, ev, ev.value("reason", "worker failed"), phase};
+      if (name == answer_event) return {WorkerReply::Kind::answer, ev, "", phase};
+    }
+    const auto now = Clock::now();
+    if (now >= deadline) {
+      kill();
+      return {WorkerReply::Kind::timed_out, {},
+              fmt::format("no progress for {:.0f} s{}", silence_timeout_s, phase.empty() ? "" : " during " + phase),
+              phase};
+    }
+    const auto left_ms = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count();
+    pollfd pfd{fd, POLLIN, 0};
+    int rc = ::poll(&pfd, 1, static_cast<int>(std::min<long long>(left_ms, kPollSliceMs)));
+    if (rc < 0 && errno != EINTR) return {WorkerReply::Kind::died, {}, "poll failed", phase};
+    if (rc > 0) {
+      char buf[65536];
+      ssize_t n = ::read(fd, buf, sizeof buf);
+      if (n > 0) {
+        impl_->buffer.append(buf, static_cast<std::size_t>(n));
+        if (impl_->buffer.size() > kMaxLineBytes) {
+          kill();
+          return {WorkerReply::Kind::fatal, {}, "the worker sent an oversized line", phase};
+        }
+        continue;
+      }
+      if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) {
+        std::error_code ec;
+        impl_->child.wait(ec);
+        const int code = impl_->child.exit_code();
+        return {WorkerReply::Kind::died, {},
+                fmt::format("the worker process died (exit status {}){}", code,
+                            phase.empty() ? "" : " during " + phase),
+                phase};
+      }
+    }
+  }
+}
+
+}  // namespace tessera::detail

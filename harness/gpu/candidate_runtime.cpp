@@ -1,0 +1,221 @@
+#include "harness/gpu/candidate_runtime.hpp"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "harness/core/fs.hpp"
+#include "harness/detail/contract.hpp"
+#include "harness/gpu/check.hpp"
+#include "harness/gpu/driver.hpp"
+
+namespace tessera::gpu {
+
+namespace {
+
+CandidateFault launch_fault(const std::string& what, CUresult r) {
+  return {Status::launch_error, fmt::format("{}: {}", what, driver_error_name(r))};
+}
+
+// Owns a loaded CUmodule.
+class Module {
+public:
+  explicit Module(const std::string& image) {
+    CUresult r = driver().cuModuleLoadData(&m_, image.data());
+    if (r != CUDA_SUCCESS) throw launch_fault("cannot load the module", r);
+  }
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+  ~Module() noexcept {
+    if (m_) driver().cuModuleUnload(m_);
+  }
+  CUmodule get() const { return m_; }
+
+private:
+  CUmodule m_ = nullptr;
+};
+
+class DeviceOnlyKernel final : public GemmCallable {
+public:
+  DeviceOnlyKernel(const std::filesystem::path& cubin, const nlohmann::json& contract, const Task& task)
+      : module_(read_file(cubin)), c_(detail::contract_from_json(contract)), task_(task) {
+    CUresult r = driver().cuModuleGetFunction(&fn_, module_.get(), "tessera_hgemm");
+    if (r != CUDA_SUCCESS) throw launch_fault("no tessera_hgemm in the module", r);
+    if (c_.layout != (task.layout == Layout::TN ? 0 : 1))
+      throw CandidateFault{Status::rejected, fmt::format("the kernel is for layout {}, the task is {}",
+                                                         c_.layout == 0 ? "TN" : "NN", to_string(task.layout))};
+    if (c_.epilogue != static_cast<int>(task.epilogue))
+      throw CandidateFault{Status::rejected, fmt::format("the kernel implements epilogue id {}, the task needs {}",
+                                                         c_.epilogue, to_string(task.epilogue))};
+    r = driver().cuFuncSetAttribute(fn_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, c_.dynamic_smem_bytes);
+    if (r != CUDA_SUCCESS)
+      throw launch_fault(fmt::format("cannot allow {} bytes of dynamic shared memory", c_.dynamic_smem_bytes), r);
+    int dev = 0;
+    TESSERA_CUDA_CHECK(cudaGetDevice(&dev));
+    TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&num_sms_, cudaDevAttrMultiProcessorCount, dev));
+  }
+
+  void launch(const TesseraGemmParams& p, cudaStream_t stream) override {
+    const unsigned tiles_n = static_cast<unsigned>((task_.n + c_.tile_n - 1) / c_.tile_n);
+    const unsigned tiles_m = static_cast<unsigned>((task_.m + c_.tile_m - 1) / c_.tile_m);
+    CUlaunchConfig cfg{};
+    if (c_.persistent_ctas_per_sm > 0) {
+      const unsigned long long tiles = 1ull * tiles_n * tiles_m * c_.split_k;
+      cfg.gridDimX = static_cast<unsigned>(std::min<unsigned long long>(tiles, 1ull * num_sms_ * c_.persistent_ctas_per_sm));
+      cfg.gridDimY = cfg.gridDimZ = 1;
+    } else {
+      cfg.gridDimX = tiles_n;
+      cfg.gridDimY = tiles_m;
+      cfg.gridDimZ = static_cast<unsigned>(c_.split_k);
+    }
+    cfg.blockDimX = static_cast<unsigned>(c_.block_threads);
+    cfg.blockDimY = cfg.blockDimZ = 1;
+    cfg.sharedMemBytes = static_cast<unsigned>(c_.dynamic_smem_bytes);
+    cfg.hStream = stream;
+    CUlaunchAttribute attr{};
+    if (c_.cluster_x * c_.cluster_y > 1) {
+      attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+      attr.value.clusterDim.x = static_cast<unsigned>(c_.cluster_x);
+      attr.value.clusterDim.y = static_cast<unsigned>(c_.cluster_y);
+      attr.value.clusterDim.z = 1;
+      cfg.attrs = &attr;
+      cfg.numAttrs = 1;
+    }
+    void* args[] = {const_cast<TesseraGemmParams*>(&p)};
+    CUresult r = driver().cuLaunchKernelEx(&cfg, fn_, args, nullptr);
+    if (r != CUDA_SUCCESS) throw launch_fault("kernel launch refused", r);
+  }
+
+  unsigned long long workspace_bytes(const Task&) const override { return c_.workspace_bytes; }
+
+  Resources resources() const override {
+    Resources res;
+    auto attr = [&](CUfunction_attribute a) {
+      int v = -1;
+      return driver().cuFuncGetAttribute(&v, a, fn_) == CUDA_SUCCESS ? v : -1;
+    };
+    res.registers = attr(CU_FUNC_ATTRIBUTE_NUM_REGS);
+    res.static_smem_bytes = attr(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);
+    res.local_bytes = attr(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES);
+    res.max_threads_per_block = attr(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+    res.dynamic_smem_bytes = c_.dynamic_smem_bytes;
+    return res;
+  }
+
+  void prepare_params(TesseraGemmParams& p) const override {
+    const bool tn = task_.layout == Layout::TN;
+    encode(&p.tma_a, const_cast<__half*>(p.A), task_.m, task_.k, c_.tma_a_box_rows, c_.tma_a_box_cols, "A");
+    encode(&p.tma_b, const_cast<__half*>(p.B), tn ? task_.n : task_.k, tn ? task_.k : task_.n, c_.tma_b_box_rows,
+           c_.tma_b_box_cols, "B");
+    encode(&p.tma_c, p.C, task_.m, task_.n, c_.tma_c_box_rows, c_.tma_c_box_cols, "C");
+  }
+
+private:
+  // A row-major rows×cols fp16 tensor, box of box_rows×box_cols elements.
+  void encode(TesseraTensorMap* out, void* base, std::int64_t rows, std::int64_t cols, int box_rows, int box_cols,
+              const char* name) const {
+    if (box_rows <= 0 || box_cols <= 0) return;
+    if ((cols * 2) % 16 != 0)
+      throw CandidateFault{Status::launch_error,
+                           fmt::format("tensor map for {} needs a row pitch that is a multiple of 16 bytes, got {} "
+                                       "fp16 columns", name, cols)};
+    static_assert(sizeof(TesseraTensorMap) == sizeof(CUtensorMap));
+    cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
+    cuuint64_t strides[1] = {static_cast<cuuint64_t>(cols * 2)};
+    cuuint32_t box[2] = {static_cast<cuuint32_t>(box_cols), static_cast<cuuint32_t>(box_rows)};
+    cuuint32_t elem[2] = {1, 1};
+    CUtensorMapSwizzle sw = c_.tma_swizzle_bytes == 128  ? CU_TENSOR_MAP_SWIZZLE_128B
+                            : c_.tma_swizzle_bytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
+                            : c_.tma_swizzle_bytes == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
+                                                         : CU_TENSOR_MAP_SWIZZLE_NONE;
+    CUresult r = driver().cuTensorMapEncodeTiled(reinterpret_cast<CUtensorMap*>(out), CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2,
+                                                 base, dims, strides, box, elem, CU_TENSOR_MAP_INTERLEAVE_NONE, sw,
+                                                 CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                                                 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS)
+      throw launch_fault(fmt::format("cannot encode the tensor map for {} (box {}x{}, swizzle {})", name, box_rows,
+                                     box_cols, c_.tma_swizzle_bytes), r);
+  }
+
+  Module module_;
+  CUfunction fn_ = nullptr;
+  detail::LaunchContract c_;
+  Task task_;
+  int num_sms_ = 0;
+};
+
+// Owns a dlopen handle.
+class SharedObject {
+public:
+  explicit SharedObject(const std::filesystem::path& p) : h_(dlopen(p.c_str(), RTLD_NOW | RTLD_LOCAL)) {
+    if (!h_) throw CandidateFault{Status::launch_error, fmt::format("cannot load the shared object: {}", dlerror())};
+  }
+  SharedObject(const SharedObject&) = delete;
+  SharedObject& operator=(const SharedObject&) = delete;
+  ~SharedObject() noexcept {
+    if (h_) dlclose(h_);
+  }
+  void* symbol(const char* name) const { return dlsym(h_, name); }
+
+private:
+  void* h_;
+};
+
+class TranslationUnit final : public GemmCallable {
+public:
+  explicit TranslationUnit(const std::filesystem::path& so) : so_(so) {
+    launch_ = reinterpret_cast<LaunchFn>(so_.symbol("tessera_launch"));
+    workspace_ = reinterpret_cast<WorkspaceFn>(so_.symbol("tessera_workspace_bytes"));
+    if (!launch_) throw CandidateFault{Status::launch_error, "the shared object does not export tessera_launch"};
+  }
+  void launch(const TesseraGemmParams& p, cudaStream_t stream) override {
+    int rc = launch_(&p, stream);
+    if (rc != 0) throw CandidateFault{Status::launch_error, fmt::format("tessera_launch returned {}", rc)};
+  }
+  unsigned long long workspace_bytes(const Task& t) const override {
+    return workspace_ ? workspace_(static_cast<int>(t.m), static_cast<int>(t.n), static_cast<int>(t.k)) : 0;
+  }
+  Resources resources() const override { return {}; }
+  void prepare_params(TesseraGemmParams&) const override {}
+
+private:
+  using LaunchFn = int (*)(const TesseraGemmParams*, cudaStream_t);
+  using WorkspaceFn = unsigned long long (*)(int, int, int);
+  SharedObject so_;
+  LaunchFn launch_ = nullptr;
+  WorkspaceFn workspace_ = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<GemmCallable> load_gemm_callable(const std::string& kind, const std::filesystem::path& artifact,
+                                                 const nlohmann::json& contract, const Task& task) {
+  if (kind == "device_only") return std::make_unique<DeviceOnlyKernel>(artifact, contract, task);
+  return std::make_unique<TranslationUnit>(artifact);
+}
+
+bool is_sticky(cudaError_t e) {
+  switch (e) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchFailure:
+    case cudaErrorAssert:
+    case cudaErrorHardwareStackError:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorECCUncorrectable:
+    case cudaErrorUnknown: return true;
+    default: return false;
+  }
+}
+
+CandidateFault classify_cuda_error(cudaError_t e, const std::string& where) {
+  const Status s = is_sticky(e) ? Status::runtime_fault : Status::launch_error;
+  return {s, fmt::format("{}: {} ({})", where, cudaGetErrorName(e), cudaGetErrorString(e))};
+}
+
+}  // namespace tessera::gpu

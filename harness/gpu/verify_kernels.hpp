@@ -1,0 +1,48 @@
+#pragma once
+// Kernels of the verification protocol (DESIGN.md §5), callable from host .cpp.
+#include <cuda_fp16.h>
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+namespace tessera::gpu {
+
+enum class Distribution : int {
+  uniform_pos = 0,  // U[0,1): sums grow with K, so fp16 accumulation visibly fails
+  uniform_sym = 1,  // U[-1,1)
+  mixed_scale = 2,  // U[-1,1) * 2^e, e in [-4, 2]: several magnitudes at once
+  integer = 3,      // integers in [-2, 2]: fp32 sums are exact, so the result must be exact
+};
+const char* distribution_name(Distribution d);
+
+inline constexpr std::uint8_t kCanaryByte = 0xA5;
+inline constexpr unsigned short kPoisonBits = 0x7FFF;  // a NaN no arithmetic produces (canonical NaN is 0x7E00)
+
+void fill_random(__half* dst, std::size_t count, Distribution dist, std::uint64_t seed, cudaStream_t s);
+void fill_bytes(void* dst, std::size_t bytes, std::uint8_t value, cudaStream_t s);
+void fill_half_bits(__half* dst, std::size_t count, unsigned short bits, cudaStream_t s);
+// Order-independent 64-bit digest of a buffer (detects any changed word).
+void digest(const void* src, std::size_t bytes, unsigned long long* out_device, cudaStream_t s);
+// Number of bytes in [p, p+bytes) that differ from `value`.
+void count_not_equal(const void* p, std::size_t bytes, std::uint8_t value, unsigned long long* out_device,
+                     cudaStream_t s);
+
+// fp64 reference: ref = act(A·B + bias), absref = Σ|a·b| (for the tolerance).
+void reference_gemm(const __half* A, const __half* B, const __half* bias, double* ref, double* absref, int M, int N,
+                    int K, int layout /*0 TN, 1 NN*/, int epilogue, cudaStream_t s);
+
+struct CompareStats {
+  unsigned long long mismatches;
+  unsigned long long unwritten;
+  unsigned long long nonfinite;
+  unsigned long long flips;  // C != round_to_fp16(ref)
+  double max_abs_err;
+  double sum_sq_err;
+  double sum_sq_ref;
+};
+
+// gamma: relative accumulation tolerance per unit of Σ|a·b|.
+void compare(const __half* C, const double* ref, const double* absref, std::size_t count, double gamma,
+             int epilogue, CompareStats* out_device, cudaStream_t s);
+
+}  // namespace tessera::gpu

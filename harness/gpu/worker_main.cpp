@@ -1,0 +1,85 @@
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/core/error.hpp"
+#include "harness/gpu/worker_session.hpp"
+
+namespace tessera::gpu {
+
+namespace {
+
+// Writes one protocol line on the saved stdout and flushes it at once.
+class Channel {
+public:
+  Channel() {
+    int fd = dup(STDOUT_FILENO);
+    // From here on, anything written to stdout (device printf, a candidate's
+    // host prints) lands in the worker's log instead of the protocol.
+    dup2(STDERR_FILENO, STDOUT_FILENO);
+    out_ = fdopen(fd, "w");
+  }
+  Channel(const Channel&) = delete;
+  Channel& operator=(const Channel&) = delete;
+  ~Channel() noexcept {
+    if (out_) std::fclose(out_);
+  }
+  void send(const nlohmann::json& j) {
+    const std::string line = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    std::fwrite(line.data(), 1, line.size(), out_);
+    std::fflush(out_);
+  }
+
+private:
+  std::FILE* out_ = nullptr;
+};
+
+}  // namespace
+
+int worker_main(const WorkerConfig& config) {
+  Channel ch;
+  std::unique_ptr<WorkerSession> session;
+  try {
+    session = std::make_unique<WorkerSession>(config);
+  } catch (const std::exception& e) {
+    ch.send({{"event", "fatal"}, {"reason", std::string("cannot start on the GPU: ") + e.what()}});
+    return 1;
+  }
+  ch.send({{"event", "ready"}});
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    nlohmann::json req;
+    try {
+      req = nlohmann::json::parse(line);
+    } catch (const std::exception& e) {
+      ch.send({{"event", "fatal"}, {"reason", std::string("bad request: ") + e.what()}});
+      return 1;
+    }
+    const std::string op = req.value("op", "");
+    try {
+      if (op == "quit") return 0;
+      if (op == "hello") {
+        ch.send({{"event", "hello"}, {"device", session->hello(req.value("measure_peak", false))}});
+      } else if (op == "eval") {
+        auto result = session->evaluate(req, [&](const std::string& phase) {
+          ch.send({{"event", "heartbeat"}, {"phase", phase}});
+        });
+        ch.send({{"event", "result"}, {"result", result}, {"healthy", session->healthy()}});
+        if (!session->healthy()) return 0;  // the context is poisoned: a fresh worker takes over
+      } else {
+        ch.send({{"event", "fatal"}, {"reason", "unknown op '" + op + "'"}});
+        return 1;
+      }
+    } catch (const std::exception& e) {
+      ch.send({{"event", "fatal"}, {"reason", std::string("worker error: ") + e.what()}});
+      return 1;
+    }
+  }
+  return 0;
+}
+
+}  // namespace tessera::gpu

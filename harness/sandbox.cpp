@@ -1,0 +1,239 @@
+#include "harness/sandbox.hpp"
+
+#include <cuda_runtime_api.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <random>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "harness/compiler.hpp"
+#include "harness/core/error.hpp"
+#include "harness/core/fs.hpp"
+#include "harness/core/hash.hpp"
+#include "harness/detail/contract.hpp"
+#include "harness/detail/subprocess.hpp"
+#include "harness/detail/worker_client.hpp"
+
+namespace tessera {
+
+namespace {
+
+constexpr std::size_t kWorkerLogTailBytes = 4096;
+constexpr int kSm90SmemOptin = 232448;  // bytes per block, H100 (used when no GPU is present)
+constexpr int kSm80SmemOptin = 166912;  // bytes per block, A100
+
+int smem_limit_for_arch(const std::string& arch) { return arch.rfind("sm_8", 0) == 0 ? kSm80SmemOptin : kSm90SmemOptin; }
+
+// Checks that need the task and the device limits but no GPU.
+std::string static_check(const nlohmann::json& contract_json, const Task& task, int smem_limit) {
+  const auto c = detail::contract_from_json(contract_json);
+  if (c.layout != (task.layout == Layout::TN ? 0 : 1))
+    return fmt::format("the kernel is for layout {}, the task is {}", c.layout == 0 ? "TN" : "NN", to_string(task.layout));
+  if (c.epilogue != static_cast<int>(task.epilogue))
+    return fmt::format("the kernel implements epilogue id {}, the task needs {} (id {})", c.epilogue,
+                       to_string(task.epilogue), static_cast<int>(task.epilogue));
+  if (c.dynamic_smem_bytes > smem_limit)
+    return fmt::format("the kernel asks for {} bytes of dynamic shared memory; the device allows {}",
+                       c.dynamic_smem_bytes, smem_limit);
+  return {};
+}
+
+class SandboxEvaluator final : public Evaluator {
+public:
+  explicit SandboxEvaluator(SandboxOptions o)
+      : options_(std::move(o)),
+        compiler_(CompilerOptions{{}, options_.compile_timeout_s, true,
+                                  options_.self_exe.empty() ? detail::self_executable() : options_.self_exe}),
+        rng_(std::random_device{}()) {
+    std::string why;
+    const bool gpu = gpu_present(&why);
+    if (options_.mode == "full" && !gpu)
+      throw Error(Error::Kind::unavailable, "full evaluation needs a CUDA GPU: " + why);
+    if (options_.mode != "auto" && options_.mode != "full" && options_.mode != "compile_only")
+      throw Error(Error::Kind::bad_input, "unknown evaluation mode '" + options_.mode + "' (auto, full, compile_only)");
+    full_ = options_.mode == "full" || (options_.mode == "auto" && gpu);
+    if (options_.log_dir.empty()) options_.log_dir = cache_dir() / "logs";
+    if (!full_) device_.arch = options_.arch.empty() ? kDefaultArch : options_.arch;
+  }
+
+  std::string describe() const override {
+    if (!full_) return fmt::format("compile-only ({}; no GPU: not verified, not timed)", device_.arch);
+    return fmt::format("{} ({}, {} SMs) via sandbox worker", device_.name, device_.arch, device_.sm_count);
+  }
+
+  DeviceSummary device() const override { return device_; }
+
+  EvalResult evaluate(const Candidate& cand, const Task& task, const EvalOptions& eo) override {
+    const auto t0 = std::chrono::steady_clock::now();
+    EvalResult r;
+    r.started_at = utc_now_iso();
+    r.task = task;
+    r.candidate_name = cand.name;
+    r.candidate_kind = to_string(cand.kind);
+    r.candidate_hash = content_hash(cand.source);
+    r.mode = full_ && !eo.compile_only ? "full" : "compile_only";
+    auto finish = [&](EvalResult& res) -> EvalResult {
+      res.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      return res;
+    };
+    try {
+      if (r.mode == "full") {
+        if (auto why = ensure_worker(); !why.empty()) {
+          r.status = Status::infra_error;
+          r.reason = why;
+          return finish(r);
+        }
+      }
+      r.device = device_;
+      CompileRequest req{cand.kind, cand.source, options_.arch.empty() ? device_.arch : options_.arch, {}};
+      CompileOutput out = compiler_.compile(req);
+      r.compile = out.info;
+      r.resources = out.resources;
+      if (out.status != Status::ok) {
+        r.status = out.status;
+        r.reason = out.reason;
+        return finish(r);
+      }
+      if (cand.kind == CandidateKind::device_only) {
+        const int limit = device_.smem_per_block_optin > 0 ? device_.smem_per_block_optin : smem_limit_for_arch(req.arch);
+        if (auto why = static_check(out.contract, task, limit); !why.empty()) {
+          r.status = why.find("shared memory") != std::string::npos ? Status::launch_error : Status::rejected;
+          r.reason = why;
+          return finish(r);
+        }
+      }
+      if (r.mode == "compile_only") {
+        r.status = Status::compiled;
+        r.reason = "compile-only mode: compiled and statically checked; not verified and not timed";
+        return finish(r);
+      }
+      run_in_worker(r, cand, out, eo);
+    } catch (const std::exception& e) {
+      r.status = Status::infra_error;
+      r.reason = std::string("harness error: ") + e.what();
+    }
+    return finish(r);
+  }
+
+private:
+  // Starts a worker when there is none (first use, or the last one faulted).
+  std::string ensure_worker() {
+    if (worker_ && worker_->running()) return {};
+    worker_.reset();
+    const auto log = options_.log_dir / fmt::format("worker-{}-gpu{}-{}.log", ::getpid(), options_.device, ++spawned_);
+    worker_ = std::make_unique<detail::WorkerClient>(compiler_.options().self_exe, options_.device, log,
+                                                     options_.remeasure_baselines, options_.autotune_max_algos);
+    auto ready = worker_->start(kWorkerStartTimeoutSeconds);
+    if (ready.kind != detail::WorkerReply::Kind::answer) {
+      auto why = fmt::format("sandbox worker failed to start: {}\n{}", ready.reason, worker_->log_tail(kWorkerLogTailBytes));
+      worker_.reset();
+      return why;
+    }
+    auto hello = worker_->call({{"op", "hello"}, {"measure_peak", device_.peak_tflops == 0}}, "hello",
+                               kWorkerStartTimeoutSeconds);
+    if (hello.kind != detail::WorkerReply::Kind::answer) {
+      auto why = fmt::format("sandbox worker failed its first request: {}", hello.reason);
+      worker_.reset();
+      return why;
+    }
+    auto d = hello.body.at("device").get<DeviceSummary>();
+    if (device_.peak_tflops > 0) {  // keep the first measurement: one peak per harness
+      d.peak_tflops = device_.peak_tflops;
+      d.peak_source = device_.peak_source;
+    }
+    device_ = d;
+    spdlog::debug("worker pid {} on {}", worker_->pid(), device_.name);
+    return {};
+  }
+
+  void run_in_worker(EvalResult& r, const Candidate& cand, const CompileOutput& out, const EvalOptions& eo) {
+    nlohmann::json req = {{"op", "eval"},
+                          {"task", to_json(r.task)},
+                          {"kind", to_string(cand.kind)},
+                          {"artifact", out.artifact.string()},
+                          {"contract", out.contract},
+                          {"peak_tflops", device_.peak_tflops},
+                          {"peak_source", device_.peak_source},
+                          {"options",
+                           {{"verify_trials", eo.verify_trials},
+                            {"counters", eo.counters},
+                            {"baselines", eo.baselines},
+                            {"seed", rng_()}}}};
+    auto reply = worker_->call(req, "result", options_.heartbeat_timeout_s);
+    using K = detail::WorkerReply::Kind;
+    if (reply.kind == K::answer) {
+      EvalResult w = reply.body.at("result").get<EvalResult>();
+      merge_worker_result(r, w);
+      if (!reply.body.value("healthy", true)) {
+        worker_->kill();
+        worker_.reset();
+      }
+      return;
+    }
+    r.worker_log = worker_->log_tail(kWorkerLogTailBytes);
+    if (reply.kind == K::timed_out) {
+      r.status = Status::timeout;
+      r.reason = "the candidate ran past its limit: " + reply.reason;
+    } else if (reply.kind == K::died) {
+      r.status = Status::runtime_fault;
+      r.reason = "the candidate crashed the sandbox worker: " + reply.reason;
+    } else {
+      r.status = Status::infra_error;
+      r.reason = reply.reason;
+    }
+    worker_->kill();
+    worker_.reset();
+  }
+
+  static void merge_worker_result(EvalResult& r, const EvalResult& w) {
+    r.status = w.status;
+    r.reason = w.reason;
+    r.verify = w.verify;
+    r.cold = w.cold;
+    r.hot = w.hot;
+    r.host_latency_us = w.host_latency_us;
+    r.baselines = w.baselines;
+    r.best_baseline = w.best_baseline;
+    r.best_baseline_us = w.best_baseline_us;
+    r.speedup = w.speedup;
+    r.tflops = w.tflops;
+    r.peak_fraction = w.peak_fraction;
+    r.counters = w.counters;
+    r.device = w.device;
+    // The loaded function knows registers and shared memory exactly; ptxas
+    // alone knows spills.
+    if (w.resources.registers >= 0) r.resources.registers = w.resources.registers;
+    if (w.resources.static_smem_bytes >= 0) r.resources.static_smem_bytes = w.resources.static_smem_bytes;
+    if (w.resources.local_bytes >= 0) r.resources.local_bytes = w.resources.local_bytes;
+    if (w.resources.max_threads_per_block >= 0) r.resources.max_threads_per_block = w.resources.max_threads_per_block;
+  }
+
+  SandboxOptions options_;
+  Compiler compiler_;
+  std::unique_ptr<detail::WorkerClient> worker_;
+  DeviceSummary device_;
+  bool full_ = false;
+  int spawned_ = 0;
+  std::mt19937_64 rng_;
+};
+
+}  // namespace
+
+bool gpu_present(std::string* reason) {
+  int n = 0;
+  cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess || n == 0) {
+    if (reason) *reason = e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA devices";
+    return false;
+  }
+  return true;
+}
+
+std::unique_ptr<Evaluator> make_evaluator(const SandboxOptions& options) {
+  return std::make_unique<SandboxEvaluator>(options);
+}
+
+}  // namespace tessera

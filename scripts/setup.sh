@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs what tessera needs and is missing. Does nothing where everything is
+# present (the H100 image has no network and needs nothing). Debian/Ubuntu.
+set -euo pipefail
+need=()
+have_header() { [ -e "/usr/include/$1" ] || [ -e "/usr/local/include/$1" ]; }
+have_cmake_pkg() { ls /usr/lib/*/cmake/"$1"* /usr/share/cmake/"$1"* /usr/lib/cmake/"$1"* >/dev/null 2>&1; }
+command -v cmake >/dev/null || need+=(cmake)
+command -v ninja >/dev/null || need+=(ninja-build)
+command -v g++ >/dev/null || need+=(g++)
+have_header curl/curl.h || need+=(libcurl4-openssl-dev)
+have_header nlohmann/json.hpp || need+=(nlohmann-json3-dev)
+have_header CLI/CLI.hpp || need+=(libcli11-dev)
+have_header spdlog/spdlog.h || need+=(libspdlog-dev)
+have_header fmt/format.h || need+=(libfmt-dev)
+have_header boost/process.hpp || need+=(libboost-dev)
+have_cmake_pkg GTest || need+=(libgtest-dev)
+# Boost < 1.77 needs the compiled Boost.Filesystem for Boost.Process v1.
+if have_header boost/version.hpp; then
+  bv=$(sed -n 's/^#define BOOST_VERSION \([0-9]*\).*/\1/p' /usr/include/boost/version.hpp 2>/dev/null || echo 0)
+  if [ "${bv:-0}" -lt 107700 ] && ! have_cmake_pkg boost_filesystem; then need+=(libboost-filesystem-dev); fi
+fi
+if [ ${#need[@]} -gt 0 ]; then
+  echo "setup: installing ${need[*]}"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+if ! command -v nvcc >/dev/null && [ ! -x /usr/local/cuda/bin/nvcc ]; then
+  echo "setup: the CUDA toolkit (nvcc, NVRTC, cuBLAS, CUPTI) is required; install CUDA 12.4+ into /usr/local/cuda" >&2
+  exit 1
+fi
+echo "setup: all dependencies present"

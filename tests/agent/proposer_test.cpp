@@ -1,0 +1,167 @@
+// LlmProposer end to end against the local server, and ReplayProposer.
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "agent/llm_proposer.hpp"
+#include "agent/proposers.hpp"
+#include "harness/core/error.hpp"
+#include "tests/agent/test_server.hpp"
+
+namespace tessera::agent {
+namespace {
+
+const std::string kParentSource =
+    "#include \"tessera_abi.cuh\"\n"
+    "extern \"C\" __global__ void tessera_hgemm(const __grid_constant__ TesseraGemmParams p) {\n"
+    "  float acc = 0.f;\n"
+    "}\n";
+
+ProposalContext context_with_parent() {
+  ProposalContext c;
+  c.task.m = c.task.n = c.task.k = 1024;
+  c.strategy = "tiling";
+  c.seed = 7;
+  c.temperature = 0.4;
+  Evaluated parent;
+  parent.candidate.name = "seed_kernel";
+  parent.candidate.source = kParentSource;
+  parent.result.status = Status::ok;
+  c.parent = parent;
+  return c;
+}
+
+std::unique_ptr<Proposer> proposer_for(const testing::TestServer& server, int max_attempts = 1) {
+  EndpointConfig e;
+  e.base_url = server.base_url();
+  e.model = "coder";
+  e.retry.max_attempts = max_attempts;
+  LlmProposerOptions o;
+  o.endpoints = {e};
+  return make_llm_proposer(o);
+}
+
+TEST(LlmProposer, DiffReplyBecomesACandidateWithMessagesAndUsage) {
+  testing::TestServer server([](const testing::TestRequest&, int) {
+    return testing::respond(200, testing::openai_reply("Use a const.\n<<<<<<< SEARCH\n  float acc = 0.f;\n=======\n  float acc = 0.0f;\n>>>>>>> REPLACE\n", 900, 40));
+  });
+  const Proposal p = proposer_for(server)->propose(context_with_parent());
+  ASSERT_TRUE(p.ok) << p.error;
+  EXPECT_EQ(p.proposer, "llm");
+  EXPECT_EQ(p.action_kind, "diff");
+  EXPECT_NE(p.candidate.source.find("float acc = 0.0f;"), std::string::npos);
+  EXPECT_EQ(p.candidate.kind, CandidateKind::device_only);
+  EXPECT_EQ(p.candidate.meta["parent"], "seed_kernel");
+  ASSERT_EQ(p.messages.size(), 3u);
+  EXPECT_EQ(p.messages[2].role, "assistant");
+  EXPECT_EQ(p.usage.prompt_tokens, 900);
+  EXPECT_EQ(p.proposer_info["strategy"], "tiling");
+  const auto body = nlohmann::json::parse(server.requests()[0].body);
+  EXPECT_DOUBLE_EQ(body["temperature"].get<double>(), 0.4);
+  EXPECT_EQ(body["seed"], 7);
+  EXPECT_NE(body["messages"][1]["content"].get<std::string>().find("float acc = 0.f;"), std::string::npos);
+}
+
+TEST(LlmProposer, FullSourceReplyForATranslationUnit) {
+  testing::TestServer server([](const testing::TestRequest&, int) {
+    return testing::respond(200, testing::openai_reply("```cuda\n#include \"tessera_abi.cuh\"\nextern \"C\" int tessera_launch(const TesseraGemmParams* p, cudaStream_t s) { return 0; }\n```"));
+  });
+  auto c = context_with_parent();
+  c.parent.reset();
+  const Proposal p = proposer_for(server)->propose(c);
+  ASSERT_TRUE(p.ok) << p.error;
+  EXPECT_EQ(p.action_kind, "full_source");
+  EXPECT_EQ(p.candidate.kind, CandidateKind::translation_unit);
+}
+
+TEST(LlmProposer, FailuresAreDataNotExceptions) {
+  testing::TestServer prose([](const testing::TestRequest&, int) { return testing::respond(200, testing::openai_reply("No code today.")); });
+  Proposal p = proposer_for(prose)->propose(context_with_parent());
+  EXPECT_FALSE(p.ok);
+  EXPECT_NE(p.error.find("no fenced code block"), std::string::npos) << p.error;
+  EXPECT_EQ(p.messages.size(), 3u);  // the exchange is still recorded
+
+  testing::TestServer no_abi([](const testing::TestRequest&, int) { return testing::respond(200, testing::openai_reply("```cuda\n__global__ void k() {}\n```")); });
+  p = proposer_for(no_abi)->propose(context_with_parent());
+  EXPECT_FALSE(p.ok);
+  EXPECT_NE(p.error.find("breaks the ABI"), std::string::npos) << p.error;
+
+  testing::TestServer down([](const testing::TestRequest&, int) { return testing::respond(503, "{}"); });
+  p = proposer_for(down)->propose(context_with_parent());
+  EXPECT_FALSE(p.ok);
+  EXPECT_EQ(p.proposer_info["error_kind"], "server");
+
+  auto c = context_with_parent();
+  c.strategy = "no_such_arm";
+  p = proposer_for(down)->propose(c);
+  EXPECT_FALSE(p.ok);
+  EXPECT_NE(p.error.find("unknown strategy"), std::string::npos);
+  c = context_with_parent();
+  c.model = "no_such_model";
+  p = proposer_for(down)->propose(c);
+  EXPECT_FALSE(p.ok);
+  EXPECT_NE(p.error.find("unknown model arm"), std::string::npos);
+}
+
+std::filesystem::path write_jsonl(const std::string& name, const std::vector<std::string>& lines) {
+  const auto path = std::filesystem::temp_directory_path() / ("tessera_replay_" + name + "_" + std::to_string(::getpid()) + ".jsonl");
+  std::ofstream out(path);
+  for (const auto& l : lines) out << l << "\n";
+  return path;
+}
+
+TEST(ReplayProposer, ReplaysRecordsInOrderAcrossTheAcceptedForms) {
+  const nlohmann::json search_form = {{"step", 0},
+                                      {"action", {{"kind", "full_source"}, {"content", "ignored: candidate.source wins"}}},
+                                      {"candidate", {{"kind", "device_only"}, {"name", "cand_a"}, {"source", kParentSource}}},
+                                      {"messages", {{{"role", "user"}, {"content", "q"}}, {{"role", "assistant"}, {"content", "a"}}}}};
+  const nlohmann::json top_level = {{"action_kind", "diff"},
+                                    {"action", "<<<<<<< SEARCH\n  float acc = 0.f;\n=======\n  float acc = 1.f;\n>>>>>>> REPLACE\n"}};
+  const nlohmann::json tu = {{"action", {{"kind", "full_source"}, {"content", "extern \"C\" int tessera_launch(const TesseraGemmParams* p, cudaStream_t s);"}}}};
+  const auto path = write_jsonl("ok", {R"({"run": "header only"})", search_form.dump(), "", top_level.dump(), tu.dump(),
+                                       R"({"action_kind": "diff", "action": "<<<<<<< SEARCH\nnot there\n=======\nx\n>>>>>>> REPLACE\n"})",
+                                       R"({"truncated": )"});
+  auto replay = make_replay_proposer(path);
+  const auto c = context_with_parent();
+  Proposal p = replay->propose(c);
+  ASSERT_TRUE(p.ok) << p.error;
+  EXPECT_EQ(p.candidate.name, "cand_a");
+  EXPECT_EQ(p.candidate.source, kParentSource);
+  EXPECT_EQ(p.action_kind, "replay");
+  EXPECT_EQ(p.proposer_info["original_action_kind"], "full_source");
+  EXPECT_EQ(p.messages.size(), 2u);
+
+  p = replay->propose(c);
+  ASSERT_TRUE(p.ok) << p.error;
+  EXPECT_NE(p.candidate.source.find("float acc = 1.f;"), std::string::npos);
+  EXPECT_EQ(p.proposer_info["line"], 4);
+
+  p = replay->propose(c);
+  ASSERT_TRUE(p.ok) << p.error;
+  EXPECT_EQ(p.candidate.kind, CandidateKind::translation_unit);
+
+  p = replay->propose(c);
+  EXPECT_FALSE(p.ok);
+  EXPECT_NE(p.error.find("does not match"), std::string::npos) << p.error;
+
+  p = replay->propose(c);
+  EXPECT_FALSE(p.ok);
+  EXPECT_NE(p.error.find("replay exhausted: all 4 records"), std::string::npos) << p.error;
+  std::filesystem::remove(path);
+}
+
+TEST(ReplayProposer, BadFilesAreClearErrors) {
+  EXPECT_THROW(make_replay_proposer("/nonexistent/trajectories.jsonl"), Error);
+  const auto path = write_jsonl("empty", {R"({"run": "x"})"});
+  try {
+    make_replay_proposer(path);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("no replayable records"), std::string::npos);
+  }
+  std::filesystem::remove(path);
+}
+
+}  // namespace
+}  // namespace tessera::agent

@@ -1,0 +1,126 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "harness/candidate.hpp"
+#include "harness/compiler.hpp"
+#include "harness/core/fs.hpp"
+#include "harness/detail/compile_steps.hpp"
+#include "harness/detail/contract.hpp"
+
+namespace tessera {
+namespace {
+
+std::filesystem::path fresh_cache(const std::string& name) {
+  auto dir = std::filesystem::temp_directory_path() / ("tessera-test-" + name + "-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  return dir;
+}
+
+Compiler in_process(const std::string& name) { return Compiler({fresh_cache(name), 120, false, {}}); }
+
+CompileRequest example(const char* file) {
+  auto c = load_candidate(std::string(TESSERA_SOURCE_DIR) + "/examples/" + file);
+  return {c.kind, c.source, "sm_90a", {}};
+}
+
+TEST(Compiler, CompilesDeviceOnlyExampleAndReadsItsContract) {
+  auto comp = in_process("dev");
+  auto out = comp.compile(example("hgemm_wmma.cu"));
+  ASSERT_EQ(out.status, Status::ok) << out.reason << "\n" << out.info.log;
+  EXPECT_EQ(out.info.compiler, "nvrtc");
+  EXPECT_FALSE(out.info.cached);
+  EXPECT_TRUE(std::filesystem::exists(out.artifact));
+  EXPECT_EQ(out.contract.at("block_threads"), 256);
+  EXPECT_EQ(out.contract.at("tile_m"), 128);
+  EXPECT_GT(out.resources.registers, 0);
+  EXPECT_EQ(out.resources.spill_stores, 0);
+}
+
+TEST(Compiler, SecondCompileIsACacheHit) {
+  auto comp = in_process("cache");
+  auto req = example("hgemm_naive.cu");
+  auto first = comp.compile(req);
+  ASSERT_EQ(first.status, Status::ok) << first.reason;
+  auto second = comp.compile(req);
+  EXPECT_TRUE(second.info.cached);
+  EXPECT_EQ(second.info.key, first.info.key);
+  EXPECT_EQ(second.contract, first.contract);
+  EXPECT_LT(second.info.ms, first.info.ms);
+}
+
+TEST(Compiler, KeyDependsOnSourceArchAndOptions) {
+  auto comp = in_process("key");
+  auto req = example("hgemm_naive.cu");
+  const auto k = comp.key(req);
+  auto other = req;
+  other.arch = "sm_80";
+  EXPECT_NE(comp.key(other), k);
+  other = req;
+  other.source += "\n// comment";
+  EXPECT_NE(comp.key(other), k);
+  other = req;
+  other.extra_options = {"-DX=1"};
+  EXPECT_NE(comp.key(other), k);
+}
+
+TEST(Compiler, MissingContractIsABadAbiCompileError) {
+  auto comp = in_process("abi");
+  CompileRequest req{CandidateKind::device_only,
+                     "#include \"tessera_abi.cuh\"\nextern \"C\" __global__ void tessera_hgemm(TesseraGemmParams p) {}\n",
+                     "sm_90a", {}};
+  auto out = comp.compile(req);
+  EXPECT_EQ(out.status, Status::compile_error);
+  EXPECT_NE(out.reason.find("tessera_contract"), std::string::npos) << out.reason;
+}
+
+TEST(Compiler, SyntaxErrorKeepsTheLog) {
+  auto comp = in_process("syntax");
+  CompileRequest req{CandidateKind::device_only, "extern \"C\" __global__ void tessera_hgemm() { nope; }", "sm_90a", {}};
+  auto out = comp.compile(req);
+  EXPECT_EQ(out.status, Status::compile_error);
+  EXPECT_NE(out.info.log.find("nope"), std::string::npos) << out.info.log;
+}
+
+TEST(Compiler, TranslationUnitExampleBuildsAndPassesPolicy) {
+  auto comp = in_process("tu");
+  auto out = comp.compile(example("hgemm_tu.cu"));
+  ASSERT_EQ(out.status, Status::ok) << out.reason << "\n" << out.info.log;
+  EXPECT_EQ(out.info.compiler, "nvcc");
+  EXPECT_TRUE(detail::tu_binary_policy(read_file(out.artifact)).empty());
+}
+
+TEST(Compiler, SourcePolicyNamesTheViolation) {
+  EXPECT_NE(detail::tu_source_policy("#include <cublasLt.h>\n").find("cublas"), std::string::npos);
+  EXPECT_NE(detail::tu_source_policy("#include \"cudnn.h\"\n").find("cudnn"), std::string::npos);
+  EXPECT_NE(detail::tu_source_policy("void* h = dlopen(\"x\", 0);").find("dlopen"), std::string::npos);
+  EXPECT_TRUE(detail::tu_source_policy("// a comment about cuBLAS is fine\nint x;").empty());
+}
+
+TEST(Contract, RejectsImpossibleContracts) {
+  detail::LaunchContract c{};
+  c.abi_version = 1;
+  c.block_threads = 256;
+  c.tile_m = c.tile_n = 64;
+  c.split_k = 1;
+  c.cluster_x = c.cluster_y = 1;
+  EXPECT_EQ(detail::check_contract(c), "");
+  auto bad = c;
+  bad.block_threads = 100;
+  EXPECT_NE(detail::check_contract(bad), "");
+  bad = c;
+  bad.abi_version = 2;
+  EXPECT_NE(detail::check_contract(bad), "");
+  bad = c;
+  bad.cluster_x = 4;
+  bad.cluster_y = 4;
+  EXPECT_NE(detail::check_contract(bad), "");
+  bad = c;
+  bad.tma_swizzle_bytes = 48;
+  EXPECT_NE(detail::check_contract(bad), "");
+  EXPECT_EQ(detail::contract_to_json(detail::contract_from_json(detail::contract_to_json(c))),
+            detail::contract_to_json(c));
+}
+
+}  // namespace
+}  // namespace tessera
