@@ -1,0 +1,149 @@
+#include "harness/tile/config.hpp"
+
+#include <cstdio>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "harness/core/error.hpp"
+
+namespace tessera::tile {
+
+namespace {
+constexpr int kWarpThreads = 32;
+constexpr int kWarpgroupThreads = 128;
+}  // namespace
+
+int Config::threads() const {
+  if (backend == Backend::wgmma_tma) return kWarpgroupThreads * (1 + warps_m * warps_n);
+  return kWarpThreads * warps_m * warps_n;
+}
+
+std::string to_string(Backend b) { return b == Backend::mma_sync ? "mma_sync" : "wgmma_tma"; }
+std::string to_string(LoadOrder o) { return o == LoadOrder::paired ? "paired" : "staggered"; }
+std::string to_string(SmemLayout s) { return s == SmemLayout::pad ? "pad" : "swizzle"; }
+std::string to_string(EpilogueStore s) { return s == EpilogueStore::direct ? "direct" : "staged"; }
+
+std::string name(const Config& c) {
+  return fmt::format("{}{}x{}x{}_g{}x{}_s{}p{}_{}_d{}_{}_{}_r{}_k{}_{}_c{}x{}_{}",
+                     c.backend == Backend::mma_sync ? 'm' : 'w', c.bm, c.bn, c.bk, c.warps_m, c.warps_n,
+                     c.stages, c.prefetch, c.load_order == LoadOrder::paired ? "pa" : "st",
+                     c.reg_double_buffer ? 1 : 0, c.smem_layout == SmemLayout::pad ? "pd" : "sw",
+                     c.epilogue_store == EpilogueStore::direct ? "ed" : "es", c.raster, c.split_k,
+                     c.persistent ? 'p' : 't', c.cluster_m, c.cluster_n, tessera::to_string(c.epilogue));
+}
+
+Config parse_name(const std::string& text) {
+  Config c;
+  char backend = 0, persistent = 0;
+  char load[3] = {}, smem[3] = {}, store[3] = {}, epi[16] = {};
+  int dbuf = 0, consumed = 0;
+  const int got = std::sscanf(text.c_str(), "%c%dx%dx%d_g%dx%d_s%dp%d_%2[a-z]_d%d_%2[a-z]_%2[a-z]_r%d_k%d_%c_c%dx%d_%15[a-z_]%n",
+                              &backend, &c.bm, &c.bn, &c.bk, &c.warps_m, &c.warps_n, &c.stages, &c.prefetch, load,
+                              &dbuf, smem, store, &c.raster, &c.split_k, &persistent, &c.cluster_m, &c.cluster_n,
+                              epi, &consumed);
+  const auto bad = [&] { fail_bad_input(fmt::format("'{}' is not a tile config name (e.g. {})", text, name(Config{}))); };
+  if (got != 18 || consumed != int(text.size())) bad();
+  c.backend = backend == 'w' ? Backend::wgmma_tma : Backend::mma_sync;
+  c.load_order = std::string(load) == "st" ? LoadOrder::staggered : LoadOrder::paired;
+  c.reg_double_buffer = dbuf != 0;
+  c.smem_layout = std::string(smem) == "pd" ? SmemLayout::pad : SmemLayout::swizzle;
+  c.epilogue_store = std::string(store) == "es" ? EpilogueStore::staged : EpilogueStore::direct;
+  c.persistent = persistent == 'p';
+  try {
+    c.epilogue = parse_epilogue(epi);
+  } catch (const Error&) {
+    bad();
+  }
+  if (name(c) != text) bad();  // anything the fields above did not round-trip exactly
+  return c;
+}
+
+nlohmann::json to_json(const Config& c) {
+  return {{"backend", to_string(c.backend)},
+          {"bm", c.bm},
+          {"bn", c.bn},
+          {"bk", c.bk},
+          {"warps_m", c.warps_m},
+          {"warps_n", c.warps_n},
+          {"stages", c.stages},
+          {"prefetch", c.prefetch},
+          {"load_order", to_string(c.load_order)},
+          {"reg_double_buffer", c.reg_double_buffer},
+          {"smem_layout", to_string(c.smem_layout)},
+          {"epilogue_store", to_string(c.epilogue_store)},
+          {"raster", c.raster},
+          {"split_k", c.split_k},
+          {"persistent", c.persistent},
+          {"cluster_m", c.cluster_m},
+          {"cluster_n", c.cluster_n},
+          {"epilogue", tessera::to_string(c.epilogue)}};
+}
+
+namespace {
+
+int get_int(const nlohmann::json& v, const std::string& key) {
+  if (!v.is_number_integer()) fail_bad_input(fmt::format("tile config '{}' must be an integer, got {}", key, v.dump()));
+  const auto x = v.get<long long>();
+  if (x < 0 || x > 1 << 20) fail_bad_input(fmt::format("tile config '{}' = {} is out of range", key, x));
+  return int(x);
+}
+
+bool get_bool(const nlohmann::json& v, const std::string& key) {
+  if (!v.is_boolean()) fail_bad_input(fmt::format("tile config '{}' must be true or false, got {}", key, v.dump()));
+  return v.get<bool>();
+}
+
+std::string get_str(const nlohmann::json& v, const std::string& key) {
+  if (!v.is_string()) fail_bad_input(fmt::format("tile config '{}' must be a string, got {}", key, v.dump()));
+  return v.get<std::string>();
+}
+
+template <typename E>
+E get_enum(const nlohmann::json& v, const std::string& key, const char* a, E ea, const char* b, E eb) {
+  const auto s = get_str(v, key);
+  if (s == a) return ea;
+  if (s == b) return eb;
+  fail_bad_input(fmt::format("tile config '{}' = '{}' (expected '{}' or '{}')", key, s, a, b));
+}
+
+}  // namespace
+
+Config from_json(const nlohmann::json& j, const Config& base) {
+  if (!j.is_object()) fail_bad_input("a tile config must be a JSON object");
+  Config c = base;
+  for (const auto& [key, v] : j.items()) {
+    if (key == "backend") c.backend = get_enum(v, key, "mma_sync", Backend::mma_sync, "wgmma_tma", Backend::wgmma_tma);
+    else if (key == "bm") c.bm = get_int(v, key);
+    else if (key == "bn") c.bn = get_int(v, key);
+    else if (key == "bk") c.bk = get_int(v, key);
+    else if (key == "warps_m") c.warps_m = get_int(v, key);
+    else if (key == "warps_n") c.warps_n = get_int(v, key);
+    else if (key == "stages") c.stages = get_int(v, key);
+    else if (key == "prefetch") c.prefetch = get_int(v, key);
+    else if (key == "load_order") c.load_order = get_enum(v, key, "paired", LoadOrder::paired, "staggered", LoadOrder::staggered);
+    else if (key == "reg_double_buffer") c.reg_double_buffer = get_bool(v, key);
+    else if (key == "smem_layout") c.smem_layout = get_enum(v, key, "pad", SmemLayout::pad, "swizzle", SmemLayout::swizzle);
+    else if (key == "epilogue_store") c.epilogue_store = get_enum(v, key, "direct", EpilogueStore::direct, "staged", EpilogueStore::staged);
+    else if (key == "raster") c.raster = get_int(v, key);
+    else if (key == "split_k") c.split_k = get_int(v, key);
+    else if (key == "persistent") c.persistent = get_bool(v, key);
+    else if (key == "cluster_m") c.cluster_m = get_int(v, key);
+    else if (key == "cluster_n") c.cluster_n = get_int(v, key);
+    else if (key == "epilogue") c.epilogue = parse_epilogue(get_str(v, key));
+    else fail_bad_input(fmt::format("unknown tile config key '{}'", key));
+  }
+  return c;
+}
+
+Config parse_config(const std::string& text) {
+  const auto first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && text[first] == '{') {
+    const auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded()) fail_bad_input("tile config is not valid JSON");
+    return from_json(j);
+  }
+  return parse_name(text);
+}
+
+}  // namespace tessera::tile

@@ -1,0 +1,19 @@
+#pragma once
+// Pieces of the emitted source shared by both backends.
+#include <string>
+
+#include "harness/core/task.hpp"
+#include "harness/tile/config.hpp"
+
+namespace tessera::tile::detail {
+
+std::string header_comment(const Config& c, const Task& t);
+std::string common_constants(const Config& c, const Task& t);
+std::string common_device_code();  // epilogue math, stores, rasterisation, split-K
+std::string contract(const Config& c, const Task& t, int persistent_ctas_per_sm, int tma_a_rows, int tma_a_cols,
+                     int tma_b_rows, int tma_b_cols, int swizzle_bytes);
+
+std::string emit_mma_sync(const Config& c, const Task& t);
+std::string emit_wgmma(const Config& c, const Task& t);
+
+}  // namespace tessera::tile::detail

@@ -1,0 +1,435 @@
+// The wgmma_tma backend (sm_90a): one producer warpgroup issues TMA bulk
+// tensor copies into a ring of shared-memory stages guarded by full/empty
+// mbarriers; one or two consumer warpgroups run wgmma.mma_async on the stages
+// straight from shared memory (128B/64B-swizzled, K-major A; B K-major for TN,
+// N-major for NN) and keep the accumulators in registers.
+#include <fmt/format.h>
+
+#include "harness/tile/detail/emit.hpp"
+#include "harness/tile/legality.hpp"
+
+namespace tessera::tile::detail {
+
+namespace {
+
+constexpr int kProducerRegs = 40;   // the producer only computes coordinates
+constexpr int kConsumerRegs = 232;  // 2 consumers: 128*40 + 256*232 <= 64K registers
+
+std::string constants(const Config& c, const Task& t) {
+  return fmt::format(R"(// ---- wgmma_tma backend -------------------------------------------------------
+constexpr int kConsumersM = {};       // consumer warpgroups along M
+constexpr int kConsumersN = {};       // consumer warpgroups along N
+constexpr bool kInflight = {};        // keep one wgmma group in flight while the next stage is issued
+constexpr int kConsumers = kConsumersM * kConsumersN;
+constexpr int kWM = kBM / kConsumersM;   // rows per consumer warpgroup
+constexpr int kWN = kBN / kConsumersN;   // cols per consumer warpgroup (the wgmma N)
+constexpr int kMT = kWM / 64;            // m64 wgmma tiles per consumer
+constexpr int kAccum = kWN / 2;          // fp32 accumulators per thread per m64 tile
+constexpr int kAccRegs = kMT * kAccum;
+constexpr int kSwizzleBytes = kBK * 2;   // a k-tile row is exactly one swizzle span
+constexpr unsigned long long kDescLayout = kSwizzleBytes == 128 ? 1 : 2;  // 1 = 128B, 2 = 64B swizzle
+constexpr int kATileBytes = kBM * kBK * 2;
+constexpr int kBTileBytes = kBN * kBK * 2;
+constexpr int kStageBytes = kATileBytes + kBTileBytes;   // TMA bytes per stage (OOB zeros count too)
+constexpr int kBChunkCols = kSwizzleBytes / 2;           // NN: B columns per TMA box
+constexpr int kBBoxes = kLayoutNN ? kBN / kBChunkCols : 1;
+constexpr int kStagingStride = kWN + 8;                  // staged epilogue row stride (halves)
+constexpr bool kSetMaxNReg = kConsumers > 1;             // rebalance registers producer -> consumers
+constexpr int kProducerRegs = {};
+constexpr int kConsumerRegs = {};
+// Thread-block cluster (cluster_x = N direction, cluster_y = M direction). CTAs
+// of a cluster along N share their A tile, along M their B tile: each CTA
+// loads a slice of the shared operand and multicasts it to the whole cluster.
+constexpr int kClusterM = {};
+constexpr int kClusterN = {};
+constexpr int kClusterSize = kClusterM * kClusterN;
+constexpr unsigned short kClusterMask = (1u << kClusterSize) - 1;
+constexpr int kASliceRows = kBM / kClusterN;             // rows of A this CTA loads (and multicasts)
+constexpr int kBSliceRows = kBN / kClusterM;             // TN: rows of B this CTA loads
+constexpr int kBSliceBoxes = kBBoxes / kClusterM;        // NN: column chunks of B this CTA loads
+
+)",
+                     c.warps_m, c.warps_n, c.reg_double_buffer, kProducerRegs, kConsumerRegs, c.cluster_m,
+                     c.cluster_n);
+  (void)t;
+}
+
+// The wgmma wrapper for this config's N: kAccum "+f" operands, then the two
+// descriptors and the scale-d predicate.
+std::string wgmma_wrapper(const Config& c, const Task& t) {
+  const int n = c.bn / c.warps_n;
+  const int regs = n / 2;
+  std::string list, operands;
+  for (int i = 0; i < regs; ++i) {
+    list += fmt::format("{}%{}", i ? ", " : "", i);
+    operands += fmt::format("{}\"+f\"(d[{}])", i ? ", " : "", i);
+    if (i % 8 == 7 && i + 1 < regs) operands += "\n        ";
+  }
+  const int trans_b = t.layout == Layout::NN ? 1 : 0;
+  return fmt::format(R"CUDA(// D(64x{0}, fp32 registers) += A(64x16, smem) * B(16x{0}, smem). imm-trans-b = {1}
+// ({2}-major B).
+__device__ __forceinline__ void wgmma_m64n{0}k16(float* d, unsigned long long desc_a, unsigned long long desc_b) {{
+  asm volatile(
+      "{{\n"
+      ".reg .pred p;\n"
+      "setp.ne.b32 p, %{6}, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n{0}k16.f32.f16.f16 "
+      "{{{3}}}, %{4}, %{5}, p, 1, 1, 0, {1};\n"
+      "}}\n"
+      : {7}
+      : "l"(desc_a), "l"(desc_b), "r"(1));  // scale-d = 1: D += A*B
+}}
+
+)CUDA",
+                     n, trans_b, trans_b ? "N" : "K", list, regs, regs + 1, regs + 2, operands);
+}
+
+const char* kBody = R"CUDA(// ---- PTX wrappers: mbarriers, TMA, wgmma --------------------------------------
+__device__ __forceinline__ void mbar_init(unsigned long long* bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_u32(bar)), "r"(count));
+}
+__device__ __forceinline__ void mbar_expect_tx(unsigned long long* bar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_u32(bar)), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(unsigned long long* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_u32(bar)) : "memory");
+}
+// Spins until the barrier phase with the given parity has completed.
+__device__ __forceinline__ void mbar_wait(unsigned long long* bar, int parity) {
+  unsigned done = 0;
+  do {
+    asm volatile(
+        "{\n"
+        ".reg .pred p;\n"
+        "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+        "selp.u32 %0, 1, 0, p;\n"
+        "}\n"
+        : "=r"(done)
+        : "r"(smem_u32(bar)), "r"(parity)
+        : "memory");
+  } while (!done);
+}
+
+// 2-D TMA load of one box at (col, row) of the tensor map into smem; the
+// transaction bytes complete on `bar`. Out-of-range elements arrive as zeros.
+__device__ __forceinline__ void tma_load_2d(void* dst, const TesseraTensorMap* map, int col, int row,
+                                            unsigned long long* bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::"r"(
+          smem_u32(dst)),
+      "l"(map), "r"(col), "r"(row), "r"(smem_u32(bar))
+      : "memory");
+}
+
+// The same box, written to this smem offset in every CTA of `mask`, and
+// completing on the barrier at the same offset in each of them.
+__device__ __forceinline__ void tma_load_2d_multicast(void* dst, const TesseraTensorMap* map, int col, int row,
+                                                      unsigned long long* bar, unsigned short mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
+      " [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(smem_u32(dst)),
+      "l"(map), "r"(col), "r"(row), "r"(smem_u32(bar)), "h"(mask)
+      : "memory");
+}
+
+// Arrive on the barrier at the same smem offset in cluster CTA `cta`.
+__device__ __forceinline__ void mbar_arrive_cluster(unsigned long long* bar, unsigned cta) {
+  unsigned remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(smem_u32(bar)), "r"(cta));
+  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\n" ::"r"(remote) : "memory");
+}
+
+__device__ __forceinline__ unsigned cluster_rank() {
+  unsigned r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+  return r;
+}
+
+// Every thread of every CTA in the cluster.
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
+}
+
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+template <int kPending>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(kPending) : "memory");
+}
+// Keeps the compiler from moving accumulator reads/writes across the async wgmma.
+__device__ __forceinline__ void fence_accumulators(float (&acc)[kAccRegs]) {
+#pragma unroll
+  for (int i = 0; i < kAccRegs; ++i) asm volatile("" : "+f"(acc[i])::"memory");
+}
+
+// Shared-memory matrix descriptor: start address, leading/stride byte offsets
+// (all >> 4) and the swizzle layout in bits 62-63. Stage buffers are 1024-byte
+// aligned, so the base-offset field stays 0.
+__device__ __forceinline__ unsigned long long smem_desc(const void* p, unsigned lbo_bytes, unsigned sbo_bytes) {
+  unsigned long long d = (smem_u32(p) & 0x3FFFF) >> 4;
+  d |= static_cast<unsigned long long>((lbo_bytes >> 4) & 0x3FFF) << 16;
+  d |= static_cast<unsigned long long>((sbo_bytes >> 4) & 0x3FFF) << 32;
+  d |= kDescLayout << 62;
+  return d;
+}
+
+// A (and TN B): K-major rows of kSwizzleBytes; 8-row groups are kSwizzleBytes*8
+// apart; a k16 step moves 32 bytes along the (swizzled) row.
+__device__ __forceinline__ unsigned long long desc_k_major(const unsigned char* tile, int row, int ks) {
+  return smem_desc(tile + row * kSwizzleBytes + ks * 32, 16, 8 * kSwizzleBytes);
+}
+// NN B: N-major, stored as kBN/kBChunkCols column chunks of kBK rows x
+// kSwizzleBytes. LBO = distance between column chunks, SBO = 8 k-rows.
+__device__ __forceinline__ unsigned long long desc_n_major(const unsigned char* tile, int col, int ks) {
+  return smem_desc(tile + (col / kBChunkCols) * (kBK * kSwizzleBytes) + ks * 16 * kSwizzleBytes,
+                   kBK * kSwizzleBytes, 8 * kSwizzleBytes);
+}
+
+// A consumer warp hands a stage back to the producer once its wgmma reads of it
+// are complete (wgmma.wait_group is warp-synchronous, so lane 0 speaks for the warp).
+// With a cluster, the stage is also filled by the peers' multicasts, so every
+// CTA's producer must hear that this CTA's consumers are done with it.
+__device__ __forceinline__ void release(unsigned long long* empty_bar, int lane) {
+  if (lane != 0) return;
+  if constexpr (kClusterSize == 1) {
+    mbar_arrive(empty_bar);
+  } else {
+#pragma unroll
+    for (int r = 0; r < kClusterSize; ++r) mbar_arrive_cluster(empty_bar, r);
+  }
+}
+
+__device__ __forceinline__ void named_barrier(int id, int threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
+struct Work {
+  int tm, tn, split, tile_id;
+};
+
+// The sequence of (tile, split) units this CTA computes; producer and
+// consumers walk the same sequence, so the pipeline never needs a reset.
+__device__ __forceinline__ int first_work() { return kPersistent ? blockIdx.x : 0; }
+__device__ __forceinline__ bool more_work(int w, int tiles) { return kPersistent ? w < tiles : w == 0; }
+__device__ __forceinline__ int next_work(int w) { return kPersistent ? w + gridDim.x : 1; }
+__device__ __forceinline__ Work work_unit(int w, int tiles_m, int tiles_n) {
+  if constexpr (kPersistent) {
+    const TileCoord t = tile_coord(w, tiles_m, tiles_n);
+    return {t.m, t.n, 0, t.m * tiles_n + t.n};
+  } else {
+    // Rasterise whole clusters, then place this CTA inside its cluster.
+    const int cluster_cols = gridDim.x / kClusterN;
+    const int id = (blockIdx.y / kClusterM) * cluster_cols + blockIdx.x / kClusterN;
+    const TileCoord t = tile_coord(id, tiles_m / kClusterM, cluster_cols);
+    const int tm = t.m * kClusterM + blockIdx.y % kClusterM, tn = t.n * kClusterN + blockIdx.x % kClusterN;
+    return {tm, tn, static_cast<int>(blockIdx.z), tm * tiles_n + tn};
+  }
+}
+__device__ __forceinline__ void k_range(int k_tiles, int split, int& begin, int& end) {
+  const int per_split = (k_tiles + kSplitK - 1) / kSplitK;
+  begin = min(k_tiles, split * per_split);
+  end = min(k_tiles, begin + per_split);
+}
+
+__device__ __forceinline__ void producer(const TesseraGemmParams& p, unsigned char* smem, unsigned long long* full,
+                                         unsigned long long* empty) {
+  asm volatile("prefetch.tensormap [%0];\n" ::"l"(&p.tma_a) : "memory");
+  asm volatile("prefetch.tensormap [%0];\n" ::"l"(&p.tma_b) : "memory");
+  const int tiles_m = (p.M + kBM - 1) / kBM, tiles_n = (p.N + kBN - 1) / kBN;
+  const int k_tiles = (p.K + kBK - 1) / kBK;
+  const unsigned rank = kClusterSize > 1 ? cluster_rank() : 0u;
+  int stage = 0, phase = 0;
+  for (int w = first_work(); more_work(w, tiles_m * tiles_n); w = next_work(w)) {
+    const Work u = work_unit(w, tiles_m, tiles_n);
+    int kb_begin, kb_end;
+    k_range(k_tiles, u.split, kb_begin, kb_end);
+    for (int kb = kb_begin; kb < kb_end; ++kb) {
+      // Wait until the consumers released this stage (passes at once on the first lap).
+      mbar_wait(&empty[stage], phase ^ 1);
+      mbar_expect_tx(&full[stage], kStageBytes);
+      unsigned char* sA = smem + stage * kATileBytes;
+      unsigned char* sB = smem + kStages * kATileBytes + stage * kBTileBytes;
+      if constexpr (kClusterN > 1) {  // A shared along the cluster row: load my slice for everyone
+        const int r0 = static_cast<int>(rank) * kASliceRows;
+        tma_load_2d_multicast(sA + r0 * kSwizzleBytes, &p.tma_a, kb * kBK, u.tm * kBM + r0, &full[stage], kClusterMask);
+      } else {
+        tma_load_2d(sA, &p.tma_a, kb * kBK, u.tm * kBM, &full[stage]);
+      }
+      if constexpr (kLayoutNN) {
+        const int c0 = kClusterM > 1 ? static_cast<int>(rank) * kBSliceBoxes : 0;
+#pragma unroll
+        for (int c = c0; c < c0 + kBSliceBoxes; ++c) {
+          void* dst = sB + c * kBK * kSwizzleBytes;
+          if constexpr (kClusterM > 1) {
+            tma_load_2d_multicast(dst, &p.tma_b, u.tn * kBN + c * kBChunkCols, kb * kBK, &full[stage], kClusterMask);
+          } else {
+            tma_load_2d(dst, &p.tma_b, u.tn * kBN + c * kBChunkCols, kb * kBK, &full[stage]);
+          }
+        }
+      } else if constexpr (kClusterM > 1) {  // B shared along the cluster column
+        const int r0 = static_cast<int>(rank) * kBSliceRows;
+        tma_load_2d_multicast(sB + r0 * kSwizzleBytes, &p.tma_b, kb * kBK, u.tn * kBN + r0, &full[stage], kClusterMask);
+      } else {
+        tma_load_2d(sB, &p.tma_b, kb * kBK, u.tn * kBN, &full[stage]);
+      }
+      if (++stage == kStages) {
+        stage = 0;
+        phase ^= 1;
+      }
+    }
+  }
+}
+
+__device__ __forceinline__ void consumer(const TesseraGemmParams& p, unsigned char* smem, unsigned long long* full,
+                                         unsigned long long* empty, __half* staging, int c, int t) {
+  const int cm = c / kConsumersN, cn = c % kConsumersN;
+  const int warp = t / 32, lane = t % 32;
+  const int tiles_m = (p.M + kBM - 1) / kBM, tiles_n = (p.N + kBN - 1) / kBN;
+  const int k_tiles = (p.K + kBK - 1) / kBK;
+  int stage = 0, phase = 0;
+  for (int w = first_work(); more_work(w, tiles_m * tiles_n); w = next_work(w)) {
+    const Work u = work_unit(w, tiles_m, tiles_n);
+    int kb_begin, kb_end;
+    k_range(k_tiles, u.split, kb_begin, kb_end);
+
+    float acc[kAccRegs];
+#pragma unroll
+    for (int i = 0; i < kAccRegs; ++i) acc[i] = 0.0f;
+    int held = -1;  // kInflight: the stage whose wgmma group is still running
+    for (int kb = kb_begin; kb < kb_end; ++kb) {
+      mbar_wait(&full[stage], phase);
+      const unsigned char* sA = smem + stage * kATileBytes;
+      const unsigned char* sB = smem + kStages * kATileBytes + stage * kBTileBytes;
+      fence_accumulators(acc);
+      wgmma_fence();
+#pragma unroll
+      for (int ks = 0; ks < kBK / 16; ++ks) {
+#pragma unroll
+        for (int mt = 0; mt < kMT; ++mt) {
+          const unsigned long long da = desc_k_major(sA, cm * kWM + mt * 64, ks);
+          const unsigned long long db = kLayoutNN ? desc_n_major(sB, cn * kWN, ks) : desc_k_major(sB, cn * kWN, ks);
+          WGMMA_CALL(&acc[mt * kAccum], da, db);
+        }
+      }
+      wgmma_commit();
+      if constexpr (kInflight) {
+        wgmma_wait<1>();  // the previous stage's group is done: release that stage
+        fence_accumulators(acc);
+        if (held >= 0) release(&empty[held], lane);
+        held = stage;
+      } else {
+        wgmma_wait<0>();
+        fence_accumulators(acc);
+        release(&empty[stage], lane);
+      }
+      if (++stage == kStages) {
+        stage = 0;
+        phase ^= 1;
+      }
+    }
+    if constexpr (kInflight) {
+      wgmma_wait<0>();
+      fence_accumulators(acc);
+      if (held >= 0) release(&empty[held], lane);
+    }
+
+    if constexpr (kSplitK > 1) {
+      const int tiles = tiles_m * tiles_n;
+      float* ws = static_cast<float*>(p.workspace);
+      float* slot = ws + (static_cast<size_t>(u.tile_id) * kConsumers + c) * (kWM * kWN);
+      int* sem = reinterpret_cast<int*>(ws + static_cast<size_t>(tiles) * kBM * kBN) + u.tile_id * kConsumers + c;
+      if (!splitk_reduce<kAccRegs, 128>(acc, slot, sem, u.split, t, [c] { named_barrier(1 + c, 128); })) continue;
+    }
+
+    // Accumulator layout of m64nNk16: warp w owns rows 16w..16w+15; register
+    // 4j+{0,1} is (row lane/4, cols 8j + 2(lane%4) + {0,1}), 4j+{2,3} is 8 rows below.
+    const int row0 = u.tm * kBM + cm * kWM, col0 = u.tn * kBN + cn * kWN;
+    if constexpr (!kStagedEpilogue) {
+#pragma unroll
+      for (int mt = 0; mt < kMT; ++mt) {
+        const int row = row0 + mt * 64 + warp * 16 + lane / 4;
+#pragma unroll
+        for (int j = 0; j < kWN / 8; ++j) {
+          const float* d = &acc[mt * kAccum + j * 4];
+          const int col = col0 + j * 8 + (lane % 4) * 2;
+          store_pair(p, row, col, d[0], d[1]);
+          store_pair(p, row + 8, col, d[2], d[3]);
+        }
+      }
+    } else {
+      __half* sC = staging + c * (kWM * kStagingStride);
+#pragma unroll
+      for (int mt = 0; mt < kMT; ++mt) {
+        const int r = mt * 64 + warp * 16 + lane / 4;
+#pragma unroll
+        for (int j = 0; j < kWN / 8; ++j) {
+          const float* d = &acc[mt * kAccum + j * 4];
+          const int cc = j * 8 + (lane % 4) * 2;
+          *reinterpret_cast<__half2*>(sC + r * kStagingStride + cc) = staged_pair(p, col0 + cc, d[0], d[1]);
+          *reinterpret_cast<__half2*>(sC + (r + 8) * kStagingStride + cc) = staged_pair(p, col0 + cc, d[2], d[3]);
+        }
+      }
+      named_barrier(1 + c, 128);
+      copy_tile_to_global<kWM, kWN, kStagingStride, 128>(p, sC, row0, col0, t);
+      named_barrier(1 + c, 128);  // the staging tile is reused by the next work unit
+    }
+  }
+}
+
+extern "C" __global__ void __launch_bounds__(kThreads, 1) tessera_hgemm(const __grid_constant__ TesseraGemmParams p) {
+  extern __shared__ __align__(1024) unsigned char smem_raw[];
+  // 128B-swizzled TMA destinations and wgmma descriptors want 1024-byte alignment.
+  const unsigned misalign = smem_u32(smem_raw) & 1023u;
+  unsigned char* smem = smem_raw + (misalign ? 1024u - misalign : 0u);
+  unsigned long long* full = reinterpret_cast<unsigned long long*>(smem + kStages * kStageBytes);
+  unsigned long long* empty = full + kStages;
+  __half* staging = reinterpret_cast<__half*>(empty + kStages);
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kStages; ++s) {
+      mbar_init(&full[s], 1);                 // the producer's arrive.expect_tx
+      mbar_init(&empty[s], kConsumers * 4 * kClusterSize);  // every consumer warp of the cluster arrives
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  // Peers multicast into our stages and arrive on our barriers: all of them
+  // must be initialised first.
+  if constexpr (kClusterSize > 1) {
+    cluster_sync();
+  } else {
+    __syncthreads();
+  }
+
+  const int warpgroup = threadIdx.x / 128;
+  if (warpgroup == 0) {
+    if constexpr (kSetMaxNReg) asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kProducerRegs));
+    if (threadIdx.x == 0) producer(p, smem, full, empty);
+  } else {
+    if constexpr (kSetMaxNReg) asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kConsumerRegs));
+    consumer(p, smem, full, empty, staging, warpgroup - 1, threadIdx.x % 128);
+  }
+  // No CTA may leave while a peer can still multicast into it or arrive on its barriers.
+  if constexpr (kClusterSize > 1) {
+    __syncwarp();
+    cluster_sync();
+  }
+}
+)CUDA";
+
+}  // namespace
+
+std::string emit_wgmma(const Config& c, const Task& t) {
+  const int wn = c.bn / c.warps_n;
+  std::string body = kBody;
+  const std::string call = "WGMMA_CALL(";
+  body.replace(body.find(call), call.size(), fmt::format("wgmma_m64n{}k16(", wn));
+  // Boxes: A is (bm / cluster_n) x bk (a multicast slice when A is shared);
+  // TN B is (bn / cluster_m) x bk; NN B is bk x (one swizzle row = bk columns).
+  const int b_rows = t.layout == Layout::NN ? c.bk : c.bn / c.cluster_m;
+  const int b_cols = c.bk;
+  return header_comment(c, t) + common_constants(c, t) + constants(c, t) + common_device_code() +
+         wgmma_wrapper(c, t) + body +
+         contract(c, t, c.persistent ? 1 : 0, c.bm / c.cluster_n, c.bk, b_rows, b_cols, c.bk * 2);
+}
+
+}  // namespace tessera::tile::detail

@@ -1,0 +1,168 @@
+#include "harness/tile/legality.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include <fmt/format.h>
+
+namespace tessera::tile {
+
+namespace {
+
+constexpr int kHalfBytes = 2;
+constexpr int kFloatBytes = 4;
+constexpr int kChunkHalves = 8;        // one 16-byte vector of fp16
+constexpr int kPadHalves = 8;          // padding per smem row (mma_sync, pad layout)
+constexpr int kSmemAlignSlack = 1024;  // wgmma: the stage buffers are aligned to 1024 B by hand
+constexpr int kBarrierBytes = 8;
+constexpr int kWarpgroupRows = 64;     // wgmma m64
+constexpr int kMaxWgmmaN = 256;
+constexpr int kMaxTmaBox = 256;
+
+bool pow2(int x) { return x > 0 && (x & (x - 1)) == 0; }
+
+Legality no(std::string reason) { return {false, std::move(reason)}; }
+
+// XOR swizzle of 16-byte chunks needs a power-of-two chunk count below 8, or a
+// multiple of 8 (the low 3 bits are permuted within each group of 8).
+bool swizzle_ok(int cols) {
+  const int chunks = cols / kChunkHalves;
+  return chunks >= 8 ? chunks % 8 == 0 : pow2(chunks) && chunks >= 2;
+}
+
+int consumers(const Config& c) { return c.warps_m * c.warps_n; }
+
+Legality check_common(const Config& c, const Task& t) {
+  if (c.epilogue != t.epilogue)
+    return no(fmt::format("config epilogue {} does not match the task's {}", to_string(c.epilogue), to_string(t.epilogue)));
+  if (c.bm <= 0 || c.bn <= 0 || c.bk <= 0 || c.bm % 16 || c.bn % 16 || c.bk % 16)
+    return no(fmt::format("block tile {}x{}x{} must be positive multiples of 16", c.bm, c.bn, c.bk));
+  if (c.warps_m < 1 || c.warps_n < 1) return no("warps_m and warps_n must be >= 1");
+  if (c.stages < kMinStages || c.stages > kMaxStages)
+    return no(fmt::format("stages {} out of range [{}, {}]", c.stages, kMinStages, kMaxStages));
+  if (c.split_k < 1 || c.split_k > kMaxSplitK) return no(fmt::format("split_k {} out of range [1, {}]", c.split_k, kMaxSplitK));
+  if (c.split_k > k_tiles(c, t))
+    return no(fmt::format("split_k {} exceeds the {} k-tiles of K={}", c.split_k, k_tiles(c, t), t.k));
+  if (c.split_k > 1 && c.persistent)
+    return no("split_k > 1 and persistent are exclusive (serial split-K waits on other CTAs' tiles)");
+  if (c.raster < 0 || c.raster > kMaxRaster) return no(fmt::format("raster {} out of range [0, {}]", c.raster, kMaxRaster));
+  return {};
+}
+
+Legality check_mma_sync(const Config& c, const Task& t, const Limits& lim) {
+  if (arch_number(lim.arch) < 80) return no(fmt::format("mma_sync needs sm_80 or later, target is {}", lim.arch));
+  if (c.cluster_m != 1 || c.cluster_n != 1) return no("clusters are a wgmma_tma feature (mma_sync needs cluster 1x1)");
+  if (c.bk != 16 && c.bk != 32 && c.bk != 64) return no(fmt::format("mma_sync bk {} not in {{16, 32, 64}}", c.bk));
+  if (c.bm % c.warps_m || c.bn % c.warps_n) return no("block tile not divisible by the warp layout");
+  const int wm = c.bm / c.warps_m, wn = c.bn / c.warps_n;
+  if (wm % 16 || wn % 16) return no(fmt::format("warp tile {}x{} must be multiples of 16x16", wm, wn));
+  if (c.threads() > lim.max_threads_per_block || c.threads() > 512)
+    return no(fmt::format("{} threads per block (max 512 for mma_sync)", c.threads()));
+  const int acc = (wm / 16) * (wn / 8) * 4;
+  if (acc > kMaxAccumulatorFloats)
+    return no(fmt::format("warp tile {}x{} needs {} accumulators per thread (max {})", wm, wn, acc, kMaxAccumulatorFloats));
+  // Accumulators plus the ldmatrix fragments (twice with the register double
+  // buffer); past kMaxMmaSyncRegisters ptxas spills (seen in NVRTC sweeps).
+  const int fragments = (wm / 16) * 4 + (wn / 8) * 2;
+  const int regs = acc + (c.reg_double_buffer ? 2 : 1) * fragments;
+  if (regs > kMaxMmaSyncRegisters)
+    return no(fmt::format("warp tile {}x{} needs ~{} registers per thread for accumulators and fragments (max {})", wm,
+                          wn, regs, kMaxMmaSyncRegisters));
+  if (c.prefetch < 1 || c.prefetch > c.stages - 1)
+    return no(fmt::format("prefetch {} must be in [1, stages-1={}]", c.prefetch, c.stages - 1));
+  if (c.smem_layout == SmemLayout::swizzle) {
+    if (!swizzle_ok(c.bk)) return no(fmt::format("XOR swizzle needs bk/8 a power of two or a multiple of 8 (bk={})", c.bk));
+    if (t.layout == Layout::NN && !swizzle_ok(c.bn))
+      return no(fmt::format("XOR swizzle of the NN B tile needs bn/8 a power of two or a multiple of 8 (bn={})", c.bn));
+  }
+  return {};
+}
+
+Legality check_wgmma(const Config& c, const Task& t, const Limits& lim) {
+  if (lim.arch != "sm_90a") return no(fmt::format("wgmma_tma needs sm_90a, target is {}", lim.arch));
+  if (c.bk != 32 && c.bk != 64) return no(fmt::format("wgmma_tma bk {} not in {{32, 64}} (one 64B/128B swizzle row)", c.bk));
+  if (c.smem_layout != SmemLayout::swizzle) return no("wgmma_tma uses the TMA swizzle (smem_layout must be swizzle)");
+  if (c.load_order != LoadOrder::paired) return no("wgmma_tma loads A and B on one barrier (load_order must be paired)");
+  if (c.prefetch != c.stages) return no("wgmma_tma: the producer runs `stages` ahead (prefetch must equal stages)");
+  if (consumers(c) > 2) return no(fmt::format("{} consumer warpgroups (max 2)", consumers(c)));
+  if (c.bm > kMaxTmaBox || c.bn > kMaxTmaBox) return no("wgmma_tma tile dims must be <= 256 (TMA box limit)");
+  if (c.bm % c.warps_m || c.bn % c.warps_n) return no("block tile not divisible by the warpgroup layout");
+  const int wm = c.bm / c.warps_m, wn = c.bn / c.warps_n;
+  if (wm % kWarpgroupRows || wm > 2 * kWarpgroupRows)
+    return no(fmt::format("warpgroup tile rows {} must be 64 or 128", wm));
+  if (wn % 8 || wn > kMaxWgmmaN) return no(fmt::format("warpgroup tile cols {} must be a multiple of 8 and <= 256", wn));
+  const int chunk_cols = c.bk;  // NN: B is loaded in column chunks of one swizzle row (bk*2 bytes = bk halves)
+  if (t.layout == Layout::NN && (wn % chunk_cols || c.bn % chunk_cols))
+    return no(fmt::format("NN wgmma: warpgroup cols {} must be a multiple of the {}-column swizzle chunk", wn, chunk_cols));
+  const int acc = (wm / kWarpgroupRows) * wn / 2;
+  if (acc > kMaxAccumulatorFloats)
+    return no(fmt::format("warpgroup tile {}x{} needs {} accumulators per thread (max {})", wm, wn, acc, kMaxAccumulatorFloats));
+  if (c.cluster_m < 1 || c.cluster_n < 1 || c.cluster_m * c.cluster_n > 2)
+    return no(fmt::format("cluster {}x{} not supported (1x1, 2x1 or 1x2)", c.cluster_m, c.cluster_n));
+  if (c.cluster_m * c.cluster_n > 1) {
+    if (c.persistent) return no("clusters are supported in tiled (non-persistent) mode only");
+    if ((c.bm / c.cluster_n) % 8) return no("the multicast slice of A must be a multiple of 8 rows");
+    if (t.layout == Layout::TN && (c.bn / c.cluster_m) % 8) return no("the multicast slice of B must be a multiple of 8 rows");
+    if (t.layout == Layout::NN && (c.bn / c.bk) % c.cluster_m)
+      return no("NN: the B column chunks must split evenly across the cluster");
+    if (tiles_m(c, t) % c.cluster_m || tiles_n(c, t) % c.cluster_n)
+      return no(fmt::format("grid {}x{} tiles is not divisible by cluster {}x{}", tiles_n(c, t), tiles_m(c, t),
+                            c.cluster_n, c.cluster_m));
+  }
+  // TMA: global row strides must be multiples of 16 bytes.
+  if (t.k % 8) return no(fmt::format("TMA needs K % 8 == 0 (16-byte row stride of A), K={}: use mma_sync", t.k));
+  if (t.layout == Layout::NN && t.n % 8)
+    return no(fmt::format("TMA needs N % 8 == 0 for NN B (16-byte row stride), N={}: use mma_sync", t.n));
+  return {};
+}
+
+}  // namespace
+
+int arch_number(const std::string& arch) {
+  if (arch.rfind("sm_", 0) != 0 || arch.size() < 5) return 0;
+  int v = 0;
+  for (std::size_t i = 3; i < arch.size() && std::isdigit(static_cast<unsigned char>(arch[i])); ++i) v = v * 10 + (arch[i] - '0');
+  return v;
+}
+
+int tiles_m(const Config& c, const Task& t) { return c.bm > 0 ? int((t.m + c.bm - 1) / c.bm) : 0; }
+int tiles_n(const Config& c, const Task& t) { return c.bn > 0 ? int((t.n + c.bn - 1) / c.bn) : 0; }
+int k_tiles(const Config& c, const Task& t) { return c.bk > 0 ? int((t.k + c.bk - 1) / c.bk) : 0; }
+
+int dynamic_smem_bytes(const Config& c, const Task& t) {
+  if (c.backend == Backend::wgmma_tma) {
+    const int stage = (c.bm + c.bn) * c.bk * kHalfBytes;
+    const int barriers = 2 * c.stages * kBarrierBytes;
+    const int wm = c.bm / std::max(1, c.warps_m), wn = c.bn / std::max(1, c.warps_n);
+    const int staging = c.epilogue_store == EpilogueStore::staged ? consumers(c) * wm * (wn + kPadHalves) * kHalfBytes : 0;
+    return kSmemAlignSlack + c.stages * stage + barriers + staging;
+  }
+  const int pad = c.smem_layout == SmemLayout::pad ? kPadHalves : 0;
+  const int a_tile = c.bm * (c.bk + pad);
+  const int b_tile = t.layout == Layout::TN ? c.bn * (c.bk + pad) : c.bk * (c.bn + pad);
+  const int pipeline = c.stages * (a_tile + b_tile) * kHalfBytes;
+  const int staging = c.epilogue_store == EpilogueStore::staged ? c.bm * (c.bn + kPadHalves) * kHalfBytes : 0;
+  return std::max(pipeline, staging);
+}
+
+unsigned long long workspace_bytes(const Config& c, const Task& t) {
+  if (c.split_k <= 1) return 0;
+  // One fp32 partial tile plus one semaphore per tile (per consumer warpgroup for wgmma).
+  const unsigned long long tiles = (unsigned long long)tiles_m(c, t) * tiles_n(c, t);
+  const unsigned long long sems = c.backend == Backend::wgmma_tma ? tiles * consumers(c) : tiles;
+  return tiles * c.bm * c.bn * kFloatBytes + sems * kFloatBytes;
+}
+
+Legality legality(const Config& c, const Task& t, const Limits& lim) {
+  if (auto r = check_common(c, t); !r) return r;
+  auto r = c.backend == Backend::mma_sync ? check_mma_sync(c, t, lim) : check_wgmma(c, t, lim);
+  if (!r) return r;
+  const int smem = dynamic_smem_bytes(c, t);
+  if (smem > lim.smem_optin_bytes)
+    return no(fmt::format("needs {} B of shared memory, device limit is {} B per block", smem, lim.smem_optin_bytes));
+  if (c.threads() > lim.max_threads_per_block)
+    return no(fmt::format("{} threads per block over the limit {}", c.threads(), lim.max_threads_per_block));
+  return {};
+}
+
+}  // namespace tessera::tile

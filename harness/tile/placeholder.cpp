@@ -1,2 +1,0 @@
-// placeholder until the tile compiler lands
-namespace tessera::tile {}

@@ -1,0 +1,241 @@
+#include "harness/tile/space.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "harness/core/error.hpp"
+
+namespace tessera::tile {
+
+namespace {
+
+Axis axis(std::string knob, std::vector<int> values) { return {std::move(knob), std::move(values)}; }
+
+SubSpace mma_sync_space() {
+  return {Backend::mma_sync,
+          {axis("bm", {32, 64, 128, 256}), axis("bn", {32, 64, 128, 256}), axis("bk", {32, 64}),
+           axis("warps_m", {1, 2, 4}), axis("warps_n", {1, 2, 4}), axis("stages", {2, 3, 4, 5}),
+           axis("prefetch", {1, 2, 3, 4}), axis("load_order", {0, 1}), axis("reg_double_buffer", {0, 1}),
+           axis("smem_layout", {0, 1}), axis("epilogue_store", {0, 1}), axis("raster", {0, 4, 8, 16}),
+           axis("split_k", {1, 2, 4, 8}), axis("persistent", {0, 1})}};
+}
+
+SubSpace wgmma_space() {
+  return {Backend::wgmma_tma,
+          {axis("bm", {64, 128, 256}), axis("bn", {64, 128, 192, 256}), axis("bk", {32, 64}),
+           axis("warps_m", {1, 2}), axis("warps_n", {1, 2}), axis("stages", {2, 3, 4, 5, 6}),
+           axis("reg_double_buffer", {0, 1}), axis("epilogue_store", {0, 1}), axis("raster", {0, 4, 8, 16}),
+           axis("split_k", {1, 2, 4, 8}), axis("persistent", {0, 1}), axis("cluster_m", {1, 2}),
+           axis("cluster_n", {1, 2})}};
+}
+
+unsigned long long part_size(const SubSpace& s) {
+  unsigned long long n = 1;
+  for (const auto& a : s.axes) n *= a.values.size();
+  return n;
+}
+
+Config decode(const SubSpace& s, unsigned long long index, const Task& task) {
+  Config c;
+  c.backend = s.backend;
+  for (const auto& a : s.axes) {
+    set_knob(c, a.knob, a.values[index % a.values.size()]);
+    index /= a.values.size();
+  }
+  canonicalize(c, task);
+  return c;
+}
+
+const SubSpace* part_for(const Space& space, Backend b) {
+  for (const auto& p : space.parts)
+    if (p.backend == b) return &p;
+  return nullptr;
+}
+
+bool legal(const Config& c, const Task& t, const Limits& l) { return legality(c, t, l).ok; }
+
+Config make(Backend b, int bm, int bn, int bk, int wm, int wn, int stages, int prefetch) {
+  Config c;
+  c.backend = b;
+  c.bm = bm, c.bn = bn, c.bk = bk, c.warps_m = wm, c.warps_n = wn, c.stages = stages, c.prefetch = prefetch;
+  return c;
+}
+
+}  // namespace
+
+unsigned long long Space::raw_size() const {
+  unsigned long long n = 0;
+  for (const auto& p : parts) n += part_size(p);
+  return n;
+}
+
+Space default_space(const Task& task, const Limits& limits) {
+  (void)task;
+  Space s;
+  if (arch_number(limits.arch) >= 80) s.parts.push_back(mma_sync_space());
+  if (limits.arch == "sm_90a") s.parts.push_back(wgmma_space());
+  return s;
+}
+
+void set_knob(Config& c, const std::string& knob, int v) {
+  if (knob == "bm") c.bm = v;
+  else if (knob == "bn") c.bn = v;
+  else if (knob == "bk") c.bk = v;
+  else if (knob == "warps_m") c.warps_m = v;
+  else if (knob == "warps_n") c.warps_n = v;
+  else if (knob == "stages") c.stages = v;
+  else if (knob == "prefetch") c.prefetch = v;
+  else if (knob == "load_order") c.load_order = v ? LoadOrder::staggered : LoadOrder::paired;
+  else if (knob == "reg_double_buffer") c.reg_double_buffer = v != 0;
+  else if (knob == "smem_layout") c.smem_layout = v ? SmemLayout::swizzle : SmemLayout::pad;
+  else if (knob == "epilogue_store") c.epilogue_store = v ? EpilogueStore::staged : EpilogueStore::direct;
+  else if (knob == "raster") c.raster = v;
+  else if (knob == "split_k") c.split_k = v;
+  else if (knob == "persistent") c.persistent = v != 0;
+  else if (knob == "cluster_m") c.cluster_m = v;
+  else if (knob == "cluster_n") c.cluster_n = v;
+  else TESSERA_REQUIRE(false, "unknown knob " + knob);
+}
+
+int get_knob(const Config& c, const std::string& knob) {
+  if (knob == "bm") return c.bm;
+  if (knob == "bn") return c.bn;
+  if (knob == "bk") return c.bk;
+  if (knob == "warps_m") return c.warps_m;
+  if (knob == "warps_n") return c.warps_n;
+  if (knob == "stages") return c.stages;
+  if (knob == "prefetch") return c.prefetch;
+  if (knob == "load_order") return c.load_order == LoadOrder::staggered;
+  if (knob == "reg_double_buffer") return c.reg_double_buffer;
+  if (knob == "smem_layout") return c.smem_layout == SmemLayout::swizzle;
+  if (knob == "epilogue_store") return c.epilogue_store == EpilogueStore::staged;
+  if (knob == "raster") return c.raster;
+  if (knob == "split_k") return c.split_k;
+  if (knob == "persistent") return c.persistent;
+  if (knob == "cluster_m") return c.cluster_m;
+  if (knob == "cluster_n") return c.cluster_n;
+  TESSERA_REQUIRE(false, "unknown knob " + knob);
+  return 0;
+}
+
+void canonicalize(Config& c, const Task& task) {
+  c.epilogue = task.epilogue;
+  if (c.backend == Backend::wgmma_tma) {
+    c.prefetch = c.stages;
+    c.load_order = LoadOrder::paired;
+    c.smem_layout = SmemLayout::swizzle;
+  } else {
+    c.prefetch = std::clamp(c.prefetch, 1, std::max(1, c.stages - 1));
+    c.cluster_m = c.cluster_n = 1;
+  }
+}
+
+std::vector<Config> enumerate(const Space& space, const Task& task, const Limits& limits, std::size_t max_count) {
+  std::vector<Config> out;
+  std::set<std::string> seen;
+  for (const auto& part : space.parts) {
+    const auto n = part_size(part);
+    for (unsigned long long i = 0; i < n && out.size() < max_count; ++i) {
+      Config c = decode(part, i, task);
+      if (legal(c, task, limits) && seen.insert(name(c)).second) out.push_back(c);
+    }
+  }
+  return out;
+}
+
+std::optional<Config> sample(const Space& space, const Task& task, const Limits& limits, std::mt19937_64& rng,
+                             int max_tries) {
+  if (space.raw_size() == 0) return std::nullopt;
+  // Backend first (uniformly), then a point of its sub-space: the sub-spaces
+  // differ in size by an order of magnitude and both deserve a look.
+  std::uniform_int_distribution<std::size_t> pick_part(0, space.parts.size() - 1);
+  for (int t = 0; t < max_tries; ++t) {
+    const SubSpace& part = space.parts[pick_part(rng)];
+    std::uniform_int_distribution<unsigned long long> pick(0, part_size(part) - 1);
+    Config c = decode(part, pick(rng), task);
+    if (legal(c, task, limits)) return c;
+  }
+  return std::nullopt;
+}
+
+std::vector<Config> neighbours(const Config& c, const Space& space, const Task& task, const Limits& limits) {
+  std::vector<Config> out;
+  const SubSpace* part = part_for(space, c.backend);
+  if (!part) return out;
+  std::set<std::string> seen{name(c)};
+  for (const auto& a : part->axes) {
+    for (int v : a.values) {
+      if (v == get_knob(c, a.knob)) continue;
+      Config n = c;
+      set_knob(n, a.knob, v);
+      canonicalize(n, task);
+      if (legal(n, task, limits) && seen.insert(name(n)).second) out.push_back(n);
+    }
+  }
+  return out;
+}
+
+std::optional<Config> crossover(const Config& a, const Config& b, const Space& space, const Task& task,
+                                const Limits& limits, std::mt19937_64& rng, int max_tries) {
+  std::bernoulli_distribution coin(0.5);
+  for (int t = 0; t < max_tries; ++t) {
+    Config child = coin(rng) ? a : b;  // the backend (and any knob outside the axes) from one parent
+    const SubSpace* part = part_for(space, child.backend);
+    if (!part) return std::nullopt;
+    for (const auto& ax : part->axes) set_knob(child, ax.knob, get_knob(coin(rng) ? a : b, ax.knob));
+    canonicalize(child, task);
+    if (legal(child, task, limits)) return child;
+  }
+  return std::nullopt;
+}
+
+std::vector<Config> seeds(const Task& task, const Limits& limits) {
+  std::vector<Config> all;
+  const auto W = Backend::wgmma_tma;
+  const auto M = Backend::mma_sync;
+  const bool skinny = task.m <= 64 || task.n <= 64;
+  const bool small_mn_big_k = task.m * task.n <= 512 * 512 && task.k >= 4 * std::max(task.m, task.n);
+
+  // Hopper: 1 producer + 2 consumer warpgroups, 128x256x64, 4 stages (the cuBLAS-class tile).
+  Config big = make(W, 128, 256, 64, 2, 1, 4, 4);
+  big.raster = 8;
+  Config big_persistent = big;  // the epilogue overlaps the producer's loads of the next tile
+  big_persistent.persistent = true;
+  Config big_staged = make(W, 128, 256, 64, 2, 1, 3, 3);  // 3 stages leave room for the staging tile
+  big_staged.persistent = true;
+  big_staged.raster = 8;
+  big_staged.epilogue_store = EpilogueStore::staged;
+  Config mid = make(W, 128, 128, 64, 2, 1, 5, 5);
+  mid.raster = 8;
+  Config mid1 = make(W, 128, 128, 64, 1, 1, 4, 4);
+  Config wide = make(W, 256, 128, 64, 2, 1, 3, 3);
+  Config small_m = make(W, 64, 128, 64, 1, 1, 6, 6);
+  Config small_m_wide = make(W, 64, 256, 64, 1, 1, 4, 4);
+  Config split = make(W, 128, 128, 64, 2, 1, 4, 4);
+  split.split_k = 4;
+  Config split_small = make(W, 64, 128, 64, 1, 1, 6, 6);
+  split_small.split_k = 8;
+  // Ampere-style mma.sync configs (also the fallback when K or N break TMA alignment).
+  Config m_big = make(M, 128, 256, 32, 2, 4, 4, 3);
+  Config m_mid = make(M, 128, 128, 32, 2, 2, 4, 3);
+  Config m_small = make(M, 64, 64, 64, 2, 2, 4, 3);
+  Config m_skinny = make(M, 32, 128, 64, 1, 4, 4, 3);
+  Config m_split = make(M, 64, 128, 32, 2, 2, 4, 3);
+  m_split.split_k = 4;
+
+  if (small_mn_big_k) all = {split, split_small, m_split};
+  if (skinny) {
+    for (auto c : {small_m, small_m_wide, split_small, m_skinny, m_split}) all.push_back(c);
+  }
+  for (auto c : {big, big_persistent, big_staged, mid, mid1, wide, small_m, split, m_big, m_mid, m_small, m_split}) all.push_back(c);
+
+  std::vector<Config> out;
+  std::set<std::string> seen;
+  for (auto c : all) {
+    canonicalize(c, task);
+    if (legal(c, task, limits) && seen.insert(name(c)).second) out.push_back(c);
+  }
+  return out;
+}
+
+}  // namespace tessera::tile

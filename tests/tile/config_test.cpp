@@ -1,0 +1,91 @@
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/core/error.hpp"
+#include "harness/tile/config.hpp"
+
+namespace tessera::tile {
+namespace {
+
+Config unusual() {
+  Config c;
+  c.backend = Backend::wgmma_tma;
+  c.bm = 64, c.bn = 192, c.bk = 64, c.warps_m = 1, c.warps_n = 2, c.stages = 5, c.prefetch = 5;
+  c.load_order = LoadOrder::staggered;
+  c.reg_double_buffer = false;
+  c.smem_layout = SmemLayout::pad;
+  c.epilogue_store = EpilogueStore::staged;
+  c.raster = 16, c.split_k = 4, c.persistent = true, c.cluster_m = 2, c.cluster_n = 1;
+  c.epilogue = Epilogue::bias_gelu;
+  return c;
+}
+
+TEST(TileConfig, JsonRoundTrip) {
+  for (const Config& c : {Config{}, unusual()}) {
+    const auto j = to_json(c);
+    EXPECT_EQ(from_json(j), c) << j.dump();
+    EXPECT_EQ(from_json(nlohmann::json::parse(j.dump())), c);
+  }
+}
+
+TEST(TileConfig, NameRoundTripAndDistinct) {
+  const Config a{}, b = unusual();
+  EXPECT_EQ(parse_name(name(a)), a);
+  EXPECT_EQ(parse_name(name(b)), b);
+  EXPECT_NE(name(a), name(b));
+  EXPECT_EQ(name(b), "w64x192x64_g1x2_s5p5_st_d0_pd_es_r16_k4_p_c2x1_bias_gelu");
+}
+
+TEST(TileConfig, PartialJsonMutatesBase) {
+  const Config base = unusual();
+  const Config c = from_json(nlohmann::json{{"bn", 128}, {"persistent", false}}, base);
+  EXPECT_EQ(c.bn, 128);
+  EXPECT_FALSE(c.persistent);
+  EXPECT_EQ(c.stages, base.stages);
+  EXPECT_EQ(c.backend, base.backend);
+}
+
+TEST(TileConfig, StrictParsingRejectsBadInput) {
+  const auto bad = [](const nlohmann::json& j) {
+    try {
+      from_json(j);
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), Error::Kind::bad_input) << e.what();
+      return std::string(e.what());
+    }
+    ADD_FAILURE() << "accepted " << j.dump();
+    return std::string();
+  };
+  EXPECT_NE(bad({{"bm", 128}, {"tile_m", 64}}).find("tile_m"), std::string::npos);
+  EXPECT_NE(bad({{"bm", "128"}}).find("bm"), std::string::npos);
+  EXPECT_NE(bad({{"bm", 1.5}}).find("bm"), std::string::npos);
+  EXPECT_NE(bad({{"bm", -64}}).find("bm"), std::string::npos);
+  EXPECT_NE(bad({{"backend", "tensor_magic"}}).find("backend"), std::string::npos);
+  EXPECT_NE(bad({{"persistent", 1}}).find("persistent"), std::string::npos);
+  EXPECT_NE(bad({{"epilogue", "bias_swish"}}).find("bias_swish"), std::string::npos);
+  bad(nlohmann::json::array({1, 2}));
+}
+
+TEST(TileConfig, ParseConfigAcceptsJsonOrName) {
+  const Config c = unusual();
+  EXPECT_EQ(parse_config(to_json(c).dump()), c);
+  EXPECT_EQ(parse_config(name(c)), c);
+  for (const char* text : {"", "{", "{\"bm\":}", "w128", "w64x192x64_g1x2_s5p5_st_d0_pd_es_r16_k4_p_c2x1_bias_gelu_extra",
+                           "x64x192x64_g1x2_s5p5_st_d0_pd_es_r16_k4_p_c2x1_none",
+                           "w64x192x64_g1x2_s5p5_zz_d0_pd_es_r16_k4_p_c2x1_none"}) {
+    EXPECT_THROW(parse_config(text), Error) << text;
+  }
+}
+
+TEST(TileConfig, ThreadsFollowTheBackend) {
+  Config c;
+  c.warps_m = 2, c.warps_n = 4;
+  EXPECT_EQ(c.threads(), 256);
+  c.backend = Backend::wgmma_tma;
+  c.warps_m = 2, c.warps_n = 1;
+  EXPECT_EQ(c.threads(), 384);  // producer + 2 consumer warpgroups
+}
+
+}  // namespace
+}  // namespace tessera::tile

@@ -1,0 +1,237 @@
+// Emitted source compiles with NVRTC for its backend's architecture, carries
+// the intended instructions in its PTX, and (when cuobjdump is available) the
+// wgmma path shows HGMMA in its SASS. No GPU needed.
+#include <nvrtc.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "harness/core/error.hpp"
+
+#include "harness/tile/emit.hpp"
+#include "harness/tile/legality.hpp"
+#include "harness/tile/space.hpp"
+
+namespace tessera::tile {
+namespace {
+
+constexpr int kSampledConfigsPerBackend = 5;  // on top of the hand-picked cases; ~1 s per compile
+
+std::string read_file(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string cuda_include_dir() {
+  if (const char* home = std::getenv("CUDA_HOME")) return std::string(home) + "/include";
+  return "/usr/local/cuda/include";
+}
+
+struct Compiled {
+  bool ok = false;
+  std::string log, ptx, cubin;
+};
+
+// One NVRTC compile, the way the harness does it (ABI header injected).
+Compiled nvrtc_compile(const std::string& source, const std::string& arch) {
+  static const std::string header = read_file(TESSERA_SOURCE_DIR "/harness/abi/tessera_abi.cuh");
+  const char* headers[] = {header.c_str()};
+  const char* names[] = {"tessera_abi.cuh"};
+  nvrtcProgram prog = nullptr;
+  Compiled out;
+  if (nvrtcCreateProgram(&prog, source.c_str(), "candidate.cu", 1, headers, names) != NVRTC_SUCCESS) return out;
+  const std::string arch_opt = "-arch=" + arch, inc = "-I" + cuda_include_dir();
+  const char* opts[] = {arch_opt.c_str(), "-std=c++17", inc.c_str()};
+  out.ok = nvrtcCompileProgram(prog, 3, opts) == NVRTC_SUCCESS;
+  std::size_t n = 0;
+  nvrtcGetProgramLogSize(prog, &n);
+  out.log.resize(n);
+  nvrtcGetProgramLog(prog, out.log.data());
+  if (out.ok) {
+    nvrtcGetPTXSize(prog, &n);
+    out.ptx.resize(n);
+    nvrtcGetPTX(prog, out.ptx.data());
+    nvrtcGetCUBINSize(prog, &n);
+    out.cubin.resize(n);
+    nvrtcGetCUBIN(prog, out.cubin.data());
+  }
+  nvrtcDestroyProgram(&prog);
+  return out;
+}
+
+std::string find_cuobjdump() {
+  if (const char* p = std::getenv("TESSERA_CUOBJDUMP")) return p;
+  for (const char* p : {"/usr/local/cuda/bin/cuobjdump", "/usr/bin/cuobjdump"})
+    if (std::filesystem::exists(p)) return p;
+  return {};
+}
+
+std::string run(const std::string& cmd) {
+  std::string out;
+  if (FILE* f = popen(cmd.c_str(), "r")) {
+    char buf[4096];
+    while (std::size_t n = fread(buf, 1, sizeof buf, f)) out.append(buf, n);
+    pclose(f);
+  }
+  return out;
+}
+
+struct Case {
+  const char* config;  // JSON (partial, over the defaults)
+  const char* shape;
+  const char* layout;
+  const char* epilogue;
+};
+
+const nlohmann::json kW = {{"backend", "wgmma_tma"}, {"bk", 64}, {"stages", 4}, {"prefetch", 4},
+                           {"warps_m", 2},           {"warps_n", 1}, {"bm", 128}, {"bn", 256}};
+
+std::vector<Case> cases() {
+  return {
+      // wgmma_tma
+      {R"({})", "4096x4096x4096", "TN", "none"},
+      {R"({})", "8192x8192x8192", "NN", "none"},
+      {R"({"bn":128,"warps_m":1,"persistent":true,"epilogue_store":"staged","raster":8})", "100x5000x3000", "TN", "bias_gelu"},
+      {R"({"bm":64,"bn":128,"bk":32,"warps_m":1,"stages":6,"prefetch":6,"split_k":4})", "1x4096x4096", "NN", "bias_relu"},
+      {R"({"bn":192,"reg_double_buffer":false})", "4096x4096x4096", "TN", "bias"},
+      {R"({"bm":256,"bn":128,"stages":3,"prefetch":3,"cluster_n":2})", "4096x4096x4096", "TN", "none"},
+      {R"({"warps_m":1,"warps_n":2,"epilogue_store":"staged","stages":3,"prefetch":3})", "8192x8192x8192", "NN", "none"},
+      {R"({"cluster_m":2,"raster":4})", "4096x4096x4096", "NN", "bias"},
+      // mma_sync
+      {R"({"backend":"mma_sync"})", "4096x4096x4096", "TN", "none"},
+      {R"({"backend":"mma_sync"})", "100x5000x3001", "NN", "none"},
+      {R"({"backend":"mma_sync","bm":64,"bn":256,"bk":64,"warps_m":1,"warps_n":4,"stages":4,"prefetch":2,
+           "load_order":"staggered","smem_layout":"pad","epilogue_store":"staged"})", "1x4096x4096", "NN", "bias_gelu"},
+      {R"({"backend":"mma_sync","split_k":3})", "100x5000x3001", "TN", "bias"},
+      {R"({"backend":"mma_sync","bn":256,"warps_n":4,"stages":4,"prefetch":3,"persistent":true,"raster":8})",
+       "8192x8192x8192", "TN", "none"},
+      {R"({"backend":"mma_sync","bm":32,"bk":64,"warps_m":1,"warps_n":4,"reg_double_buffer":false})", "100x5001x3000",
+       "NN", "bias_relu"},
+      {R"({"backend":"mma_sync","bm":64,"bn":64,"bk":16,"stages":2,"prefetch":1})", "64x64x64", "TN", "none"},
+  };
+}
+
+void check_compiles(const Config& c, const Task& t) {
+  SCOPED_TRACE(name(c) + " on " + t.id());
+  const std::string src = emit(c, t);
+  EXPECT_NE(src.find("tessera_hgemm(const __grid_constant__ TesseraGemmParams p)"), std::string::npos);
+  EXPECT_NE(src.find("extern \"C\" __device__ const TesseraLaunchContract tessera_contract"), std::string::npos);
+  EXPECT_EQ(src.find("#include <"), std::string::npos) << "only the ABI header may be included";
+  const Compiled out = nvrtc_compile(src, minimum_arch(c));
+  ASSERT_TRUE(out.ok) << out.log;
+  if (c.backend == Backend::wgmma_tma) {
+    for (const char* insn : {"wgmma.mma_async", "cp.async.bulk.tensor.2d", "mbarrier.try_wait.parity",
+                             "wgmma.commit_group", "wgmma.wait_group"})
+      EXPECT_NE(out.ptx.find(insn), std::string::npos) << insn;
+    if (c.warps_m * c.warps_n > 1) {
+      EXPECT_NE(out.ptx.find("setmaxnreg"), std::string::npos);
+    }
+    EXPECT_EQ(out.ptx.find("mma.sync"), std::string::npos);
+    const bool cluster = c.cluster_m * c.cluster_n > 1;
+    EXPECT_EQ(out.ptx.find(".multicast::cluster") != std::string::npos, cluster);
+    EXPECT_EQ(out.ptx.find("barrier.cluster.arrive") != std::string::npos, cluster);
+  } else {
+    for (const char* insn : {"ldmatrix.sync.aligned", "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"})
+      EXPECT_NE(out.ptx.find(insn), std::string::npos) << insn;
+    const bool vec_a = t.k % 8 == 0;
+    EXPECT_EQ(out.ptx.find("cp.async.cg") != std::string::npos, vec_a || (t.layout == Layout::NN && t.n % 8 == 0));
+    if (t.layout == Layout::NN) {
+      EXPECT_NE(out.ptx.find("ldmatrix.sync.aligned.m8n8.x4.trans"), std::string::npos);
+    }
+    EXPECT_EQ(out.ptx.find("wgmma"), std::string::npos);
+  }
+  if (c.split_k > 1) {
+    EXPECT_NE(out.ptx.find("ld.acquire.gpu"), std::string::npos);
+  }
+}
+
+TEST(TileEmit, HandPickedConfigsCompileForTheirBackend) {
+  for (const auto& k : cases()) {
+    const nlohmann::json j = nlohmann::json::parse(k.config);
+    const bool mma = j.value("backend", std::string()) == "mma_sync";
+    nlohmann::json full = mma ? nlohmann::json::object() : kW;
+    full.update(j);
+    const Task t = task_from_shape(k.shape, k.layout, k.epilogue);
+    Config c = from_json(full);
+    c.epilogue = t.epilogue;
+    const auto legal = legality(c, t);
+    ASSERT_TRUE(legal.ok) << name(c) << ": " << legal.reason;
+    check_compiles(c, t);
+  }
+}
+
+TEST(TileEmit, SampledConfigsCompile) {
+  std::mt19937_64 rng(2024);
+  const Task t = task_from_shape("300x1000x520", "TN", "bias");
+  const Limits l;
+  const Space space = default_space(t, l);
+  for (const auto& part : space.parts) {
+    Space one;
+    one.parts.push_back(part);
+    for (int i = 0; i < kSampledConfigsPerBackend; ++i) {
+      const auto c = sample(one, t, l, rng);
+      ASSERT_TRUE(c.has_value());
+      check_compiles(*c, t);
+    }
+  }
+}
+
+TEST(TileEmit, IllegalConfigIsBadInput) {
+  Config c;
+  c.bm = 48;
+  try {
+    emit(c, task_from_shape("128x128x128"));
+    FAIL() << "emitted an illegal config";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), Error::Kind::bad_input);
+    EXPECT_NE(std::string(e.what()).find("multiples of 16"), std::string::npos) << e.what();
+  }
+}
+
+TEST(TileEmit, ContractMatchesTheConfig) {
+  Config c = from_json(kW);
+  c.split_k = 2;
+  const Task t = task_from_shape("1000x1000x4096", "NN");
+  const std::string src = emit(c, t);
+  EXPECT_NE(src.find("/*block_threads=*/384"), std::string::npos);
+  EXPECT_NE(src.find("/*tile_m=*/128, /*tile_n=*/256"), std::string::npos);
+  EXPECT_NE(src.find("/*split_k=*/2"), std::string::npos);
+  EXPECT_NE(src.find("/*layout=*/1"), std::string::npos);
+  EXPECT_NE(src.find("/*tma_a_box_rows=*/128, /*tma_a_box_cols=*/64"), std::string::npos);
+  EXPECT_NE(src.find("/*tma_b_box_rows=*/64, /*tma_b_box_cols=*/64"), std::string::npos);  // NN: k rows x 64 n
+  EXPECT_NE(src.find("/*tma_swizzle_bytes=*/128"), std::string::npos);
+  EXPECT_NE(src.find(fmt::format("/*workspace_bytes=*/{}ull", workspace_bytes(c, t))), std::string::npos);
+  EXPECT_EQ(workspace_bytes(c, t), 8ull * 4 * 128 * 256 * 4 + 8 * 4 * 2 * 4);  // 8x4 tiles, 2 consumers
+}
+
+TEST(TileEmit, WgmmaSassHasHgmma) {
+  const std::string cuobjdump = find_cuobjdump();
+  if (cuobjdump.empty()) GTEST_SKIP() << "cuobjdump not found (set TESSERA_CUOBJDUMP)";
+  for (const char* layout : {"TN", "NN"}) {
+    const Task t = task_from_shape("4096x4096x4096", layout);
+    const Compiled out = nvrtc_compile(emit(from_json(kW), t), "sm_90a");
+    ASSERT_TRUE(out.ok) << out.log;
+    const auto path = std::filesystem::temp_directory_path() / fmt::format("tessera_tile_{}_{}.cubin", layout, ::getpid());
+    std::ofstream(path, std::ios::binary) << out.cubin;
+    const std::string sass = run(cuobjdump + " -sass " + path.string() + " 2>&1");
+    std::filesystem::remove(path);
+    EXPECT_NE(sass.find("HGMMA.64x256x16.F32"), std::string::npos) << sass.substr(0, 2000);
+    EXPECT_NE(sass.find("UTMALDG"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace tessera::tile

@@ -1,0 +1,103 @@
+#include <gtest/gtest.h>
+
+#include "harness/tile/legality.hpp"
+#include "harness/tile/space.hpp"
+
+namespace tessera::tile {
+namespace {
+
+Config hopper_big() {
+  Config c;
+  c.backend = Backend::wgmma_tma;
+  c.bm = 128, c.bn = 256, c.bk = 64, c.warps_m = 2, c.warps_n = 1, c.stages = 4, c.prefetch = 4;
+  return c;
+}
+
+void expect_illegal(const Config& c, const Task& t, const Limits& l, const std::string& needle) {
+  const auto r = legality(c, t, l);
+  EXPECT_FALSE(r.ok) << name(c);
+  EXPECT_NE(r.reason.find(needle), std::string::npos) << "reason: " << r.reason;
+}
+
+TEST(TileLegality, AcceptsKnownGoodConfigs) {
+  const Task t = task_from_shape("4096x4096x4096");
+  EXPECT_TRUE(legality(hopper_big(), t).ok) << legality(hopper_big(), t).reason;
+  EXPECT_TRUE(legality(Config{}, t, Limits{"sm_80", 163 * 1024}).ok);
+}
+
+TEST(TileLegality, SharedMemoryOverTheLimit) {
+  const Task t = task_from_shape("4096x4096x4096");
+  Config c = hopper_big();
+  c.stages = c.prefetch = 6;  // 6 x 48 KB
+  expect_illegal(c, t, Limits{}, "shared memory");
+  c.stages = c.prefetch = 4;
+  expect_illegal(c, t, Limits{"sm_90a", 100 * 1024}, "shared memory");
+}
+
+TEST(TileLegality, BackendNeedsItsArchitecture) {
+  const Task t = task_from_shape("4096x4096x4096");
+  expect_illegal(hopper_big(), t, Limits{"sm_80", kH100SmemOptinBytes}, "sm_90a");
+  expect_illegal(hopper_big(), t, Limits{"sm_90", kH100SmemOptinBytes}, "sm_90a");
+  expect_illegal(Config{}, t, Limits{"sm_75", kH100SmemOptinBytes}, "sm_80");
+}
+
+TEST(TileLegality, BadWarpLayouts) {
+  const Task t = task_from_shape("4096x4096x4096");
+  Config c;
+  c.bm = 64, c.warps_m = 8;  // 8-row warp tiles
+  expect_illegal(c, t, Limits{}, "warp tile");
+  c = Config{};
+  c.bm = 256, c.bn = 256, c.warps_m = 2, c.warps_n = 2;  // 128x128 per warp
+  expect_illegal(c, t, Limits{}, "accumulators");
+  c = hopper_big();
+  c.warps_m = 4;  // 4 consumer warpgroups of 32 rows
+  EXPECT_FALSE(legality(c, t).ok);
+  c = hopper_big();
+  c.warps_m = 1;  // one consumer with 128x256 = 256 accumulators per thread
+  expect_illegal(c, t, Limits{}, "accumulators");
+}
+
+TEST(TileLegality, TmaAlignment) {
+  expect_illegal(hopper_big(), task_from_shape("100x5000x3001"), Limits{}, "K % 8");
+  expect_illegal(hopper_big(), task_from_shape("100x5001x3000", "NN"), Limits{}, "N % 8");
+  EXPECT_TRUE(legality(hopper_big(), task_from_shape("100x5001x3000", "TN")).ok);
+  // mma_sync handles the unaligned shape with predicated element loads
+  EXPECT_TRUE(legality(Config{}, task_from_shape("100x5000x3001")).ok);
+}
+
+TEST(TileLegality, KnobConflicts) {
+  const Task t = task_from_shape("512x512x8192");
+  Config c = Config{};
+  c.split_k = 4;
+  EXPECT_TRUE(legality(c, t).ok);
+  c.persistent = true;
+  expect_illegal(c, t, Limits{}, "persistent");
+  c = Config{};
+  c.prefetch = c.stages;
+  expect_illegal(c, t, Limits{}, "prefetch");
+  c = Config{};
+  c.epilogue = Epilogue::bias;
+  expect_illegal(c, t, Limits{}, "epilogue");
+  c = hopper_big();
+  c.smem_layout = SmemLayout::pad;
+  expect_illegal(c, t, Limits{}, "swizzle");
+  c = Config{};
+  c.split_k = 16;
+  expect_illegal(c, task_from_shape("512x512x64"), Limits{}, "k-tiles");
+}
+
+TEST(TileLegality, SeedsAreLegalForCommonShapes) {
+  for (const char* shape : {"4096x4096x4096", "8192x8192x8192", "1x4096x4096", "100x5000x3000", "64x64x64",
+                            "128x128x16384", "100x5000x3001"}) {
+    for (const char* arch : {"sm_90a", "sm_80"}) {
+      const Task t = task_from_shape(shape);
+      const Limits l{arch, kH100SmemOptinBytes};
+      const auto s = seeds(t, l);
+      EXPECT_FALSE(s.empty()) << shape << " " << arch;
+      for (const auto& c : s) EXPECT_TRUE(legality(c, t, l).ok) << name(c) << ": " << legality(c, t, l).reason;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tessera::tile

@@ -1,0 +1,121 @@
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "harness/tile/legality.hpp"
+#include "harness/tile/space.hpp"
+
+namespace tessera::tile {
+namespace {
+
+constexpr std::size_t kEnumerateCap = 20000;
+
+// Axes on which two configs differ, not counting prefetch, which canonicalize()
+// clamps to stages-1 (mma_sync) or sets to stages (wgmma) when stages change.
+int differing_axes(const Config& a, const Config& b, const Space& s) {
+  int n = 0;
+  for (const auto& part : s.parts) {
+    if (part.backend != a.backend) continue;
+    for (const auto& ax : part.axes) n += ax.knob != "prefetch" && get_knob(a, ax.knob) != get_knob(b, ax.knob);
+  }
+  return n == 0 && a.prefetch != b.prefetch ? 1 : n;
+}
+
+TEST(TileSpace, EnumeratedConfigsAreLegalWithUniqueStableNames) {
+  const Task t = task_from_shape("4096x4096x4096");
+  const Limits l;
+  const Space s = default_space(t, l);
+  const auto all = enumerate(s, t, l, kEnumerateCap);
+  ASSERT_GT(all.size(), 1000u);
+  std::set<std::string> names;
+  bool saw_wgmma = false, saw_mma = false;
+  for (const auto& c : all) {
+    ASSERT_TRUE(legality(c, t, l).ok) << name(c);
+    EXPECT_TRUE(names.insert(name(c)).second) << "duplicate " << name(c);
+    EXPECT_EQ(parse_name(name(c)), c);
+    saw_wgmma |= c.backend == Backend::wgmma_tma;
+    saw_mma |= c.backend == Backend::mma_sync;
+  }
+  EXPECT_TRUE(saw_mma);
+  // The enumeration is deterministic: a second pass yields the same order.
+  const auto again = enumerate(s, t, l, 100);
+  for (std::size_t i = 0; i < again.size(); ++i) EXPECT_EQ(name(again[i]), name(all[i]));
+  (void)saw_wgmma;
+}
+
+TEST(TileSpace, SmallSpaceEnumeratesExhaustively) {
+  const Task t = task_from_shape("4096x4096x4096");
+  Space s2;
+  s2.parts.push_back({Backend::wgmma_tma,
+                      {{"warps_m", {2}}, {"warps_n", {1}}, {"bk", {64}}, {"bn", {128, 256}}, {"stages", {3, 4}},
+                       {"raster", {0, 8}}}});
+  const auto legal = enumerate(s2, t, Limits{}, 1000);
+  EXPECT_EQ(legal.size(), 8u);
+  EXPECT_EQ(s2.raw_size(), 8u);
+}
+
+TEST(TileSpace, SamplingIsSeededAndLegal) {
+  const Task t = task_from_shape("100x5000x3000");
+  const Limits l;
+  const Space s = default_space(t, l);
+  std::mt19937_64 r1(7), r2(7);
+  std::set<Backend> backends;
+  for (int i = 0; i < 200; ++i) {
+    const auto a = sample(s, t, l, r1);
+    const auto b = sample(s, t, l, r2);
+    ASSERT_TRUE(a && b);
+    EXPECT_EQ(name(*a), name(*b));
+    EXPECT_TRUE(legality(*a, t, l).ok);
+    backends.insert(a->backend);
+  }
+  EXPECT_EQ(backends.size(), 2u) << "both backends should be drawn";
+}
+
+TEST(TileSpace, NeighboursChangeExactlyOneAxis) {
+  const Task t = task_from_shape("4096x4096x4096");
+  const Limits l;
+  const Space s = default_space(t, l);
+  for (const auto& c : seeds(t, l)) {
+    const auto ns = neighbours(c, s, t, l);
+    EXPECT_FALSE(ns.empty()) << name(c);
+    for (const auto& n : ns) {
+      EXPECT_TRUE(legality(n, t, l).ok);
+      EXPECT_EQ(differing_axes(c, n, s), 1) << name(c) << " -> " << name(n);
+      EXPECT_EQ(n.backend, c.backend);
+    }
+  }
+}
+
+TEST(TileSpace, CrossoverTakesEveryAxisFromAParent) {
+  const Task t = task_from_shape("2048x2048x2048");
+  const Limits l;
+  const Space s = default_space(t, l);
+  const auto sd = seeds(t, l);
+  ASSERT_GE(sd.size(), 2u);
+  std::mt19937_64 rng(3);
+  int produced = 0;
+  for (std::size_t i = 0; i + 1 < sd.size(); ++i) {
+    const auto child = crossover(sd[i], sd[i + 1], s, t, l, rng);
+    if (!child) continue;
+    ++produced;
+    EXPECT_TRUE(legality(*child, t, l).ok);
+    for (const auto& part : s.parts) {
+      if (part.backend != child->backend) continue;
+      for (const auto& ax : part.axes) {
+        const int v = get_knob(*child, ax.knob);
+        if (ax.knob == "prefetch") continue;  // dependent knob (canonicalised)
+        EXPECT_TRUE(v == get_knob(sd[i], ax.knob) || v == get_knob(sd[i + 1], ax.knob)) << ax.knob;
+      }
+    }
+  }
+  EXPECT_GT(produced, 0);
+}
+
+TEST(TileSpace, Sm80SpaceHasNoWgmma) {
+  const Task t = task_from_shape("4096x4096x4096");
+  const Limits l{"sm_80", 163 * 1024};
+  for (const auto& c : enumerate(default_space(t, l), t, l, 2000)) EXPECT_EQ(c.backend, Backend::mma_sync);
+}
+
+}  // namespace
+}  // namespace tessera::tile
