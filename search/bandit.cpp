@@ -90,9 +90,10 @@ std::unique_ptr<BanditRule> make_bandit_rule(const std::string& name, double ucb
 }
 
 std::string counter_for_resource(const std::string& resource) {
-  if (resource == "tensor") return "tensor_pipe_pct";
-  if (resource == "memory") return "dram_throughput_pct";
-  if (resource == "latency") return "sm_throughput_pct";
+  if (resource == "tensor" || resource == "tensor_pipe") return "tensor_pipe_pct";
+  if (resource == "memory" || resource == "dram_bandwidth" || resource == "memory_latency") return "dram_throughput_pct";
+  if (resource == "occupancy") return "achieved_occupancy_pct";
+  if (resource == "latency" || resource == "issue_slots") return "sm_throughput_pct";
   return "";
 }
 

@@ -64,10 +64,13 @@ public:
 
 std::unique_ptr<BanditRule> make_bandit_rule(const std::string& name, double ucb_c = kDefaultUcbExploration);
 
-// Resource a strategy tries to use more of: tensor | memory | latency | none.
-// The counter that says how busy it is: tensor_pipe_pct, dram_throughput_pct,
-// sm_throughput_pct (issue slots: more warps in flight cannot hide latency
-// when the SM is already busy). "none" is never masked.
+// The counter that says how busy a strategy's target resource is:
+//   tensor_pipe (alias tensor)                    -> tensor_pipe_pct
+//   dram_bandwidth, memory_latency (alias memory) -> dram_throughput_pct
+//   occupancy                                     -> achieved_occupancy_pct
+//   issue_slots (alias latency)                   -> sm_throughput_pct
+// Others (shared_memory, l2_locality, sm_parallelism, none) have no counter
+// here and are never masked.
 std::string counter_for_resource(const std::string& resource);
 
 // Open flags for arms with these targets given a kernel's counters. If every

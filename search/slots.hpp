@@ -9,14 +9,14 @@
 
 namespace tessera::search {
 
-// An optimisation strategy and the resource it tries to use more of
-// (tensor | memory | latency | none; see mask_saturated in search/bandit.hpp).
+// An optimisation strategy and the resource it needs headroom in (the
+// agent's vocabulary, agent/strategies.hpp; see mask_saturated in search/bandit.hpp).
 struct StrategyArm {
   std::string name;
   std::string target;
 };
 
-// Strategies asked of an LLM proposer.
+// Strategies asked of an LLM proposer: agent::strategies().
 std::vector<StrategyArm> llm_strategies();
 // The tile proposer's mutation kinds. The tile proposer picks its mutation
 // itself and ignores the strategy; the arm is still chosen and logged so a

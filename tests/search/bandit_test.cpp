@@ -83,6 +83,11 @@ TEST(Masking, ClosesSaturatedResourcesButNeverEveryArm) {
   open = mask_saturated({"tensor", "memory"}, {{"tensor_pipe_pct", 99.0}, {"dram_throughput_pct", 99.0}}, 85);
   EXPECT_EQ(open, (std::vector<bool>{true, true}));
   EXPECT_EQ(counter_for_resource("memory"), "dram_throughput_pct");
+  EXPECT_EQ(counter_for_resource("tensor_pipe"), "tensor_pipe_pct");
+  EXPECT_EQ(counter_for_resource("l2_locality"), "");
+  // The agent's vocabulary: the LLM arms mask too.
+  open = mask_saturated({"tensor_pipe", "l2_locality"}, {{"tensor_pipe_pct", 95.0}}, 85);
+  EXPECT_EQ(open, (std::vector<bool>{false, true}));
 }
 
 TEST(Bandit, FactoryRejectsUnknownRules) {
