@@ -86,6 +86,10 @@ std::vector<search::ProposerSlot> make_proposers(const std::vector<std::string>&
       auto o = tessera::agent::llm_proposer_options_from_env();
       if (!o)
         fail_bad_input("--proposers llm needs an endpoint: set TESSERA_LLM_BASE_URL and TESSERA_LLM_MODEL (docs/agent.md)");
+      // One model arm per ensemble member: the bandit's arms are (strategy x model).
+      s.models.clear();
+      for (const auto& e : o->endpoints) s.models.push_back(e.label());
+      if (s.models.empty()) s.models.push_back("");
       s.proposer = tessera::agent::make_llm_proposer(std::move(*o));
     } else if (n == "replay") {
       if (replay.empty()) fail_bad_input("the replay proposer needs --replay PATH (a trajectories.jsonl)");
