@@ -93,7 +93,7 @@ TEST(Resume, SigkillThenResumeLosesNothingAndMatches) {
   if (child == 0) {
     FakeRun b;
     b.noisy_spread = 0.3;
-    b.delay_ms = 15;
+    b.delay_ms = 25;  // slow enough for the parent to see 8 steps and kill mid-run
     try {
       run_fake(cfg, killed, b);
     } catch (...) {
