@@ -73,7 +73,7 @@ std::string default_run_id(const search::SearchConfig& c) {
 }
 
 std::vector<search::ProposerSlot> make_proposers(const std::vector<std::string>& names, const std::string& replay,
-                                                 std::uint64_t seed) {
+                                                 std::uint64_t seed, const std::string& arch) {
   std::vector<search::ProposerSlot> slots;
   for (const auto& n : names) {
     search::ProposerSlot s;
@@ -81,6 +81,7 @@ std::vector<search::ProposerSlot> make_proposers(const std::vector<std::string>&
     if (n == "tile") {
       tessera::agent::TileProposerOptions o;
       o.seed = seed;
+      if (!arch.empty()) o.arch = arch;  // the GPU's architecture (sm_80 on Ampere)
       s.proposer = tessera::agent::make_tile_proposer(o);
     } else if (n == "llm") {
       auto o = tessera::agent::llm_proposer_options_from_env();
@@ -162,7 +163,6 @@ void run(Args& a) {
   extra["proposers"] = a.proposers;
   config.validate();
 
-  auto slots = make_proposers(split(a.proposers, ','), a.replay, config.seed);
   std::vector<std::unique_ptr<tessera::Evaluator>> evaluators;
   for (int d : parse_gpus(a.gpus)) {
     tessera::SandboxOptions so;
@@ -170,6 +170,7 @@ void run(Args& a) {
     so.device = d;
     evaluators.push_back(tessera::make_evaluator(so));
   }
+  auto slots = make_proposers(split(a.proposers, ','), a.replay, config.seed, evaluators.front()->device().arch);
   std::fprintf(stderr, "tessera search: %s, %zu task(s), proposers %s, %zu evaluator(s): %s\n  run directory %s\n",
                config.method.c_str(), tasks.size(), a.proposers.c_str(), evaluators.size(),
                evaluators.front()->describe().c_str(), dir.string().c_str());
