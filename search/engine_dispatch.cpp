@@ -70,6 +70,13 @@ bool SearchEngine::dispatch_ready() {
       s.rejects.push_back({{"key", key}, {"duplicate_of", d->second}, {"attempt", s.attempt}});
       if (s.attempt < kMaxNoveltyRetries) {
         add_usage(s.usage, s.proposal->usage);
+        // Show the proposer what it repeated, so the next attempt can avoid it
+        // (the tile proposer skips configs in the history).
+        s.context.history.push_back(
+            {s.proposal->candidate,
+             make_failure(Status::rejected,
+                          "duplicate of step " + std::to_string(d->second) + ": not evaluated again",
+                          s.context.task)});
         s.proposal.reset();
         ++s.attempt;
         submit_proposal(step);
