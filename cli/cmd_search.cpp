@@ -1,4 +1,6 @@
 // tessera search: evolutionary or bandit search over HGEMM kernels (docs/search.md).
+#include <atomic>
+#include <cctype>
 #include <csignal>
 #include <cstdio>
 #include <sstream>

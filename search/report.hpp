@@ -3,6 +3,7 @@
 // all computed from config.json and trajectories.jsonl (so a report can be
 // regenerated for any run, finished, interrupted or resumed).
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include <sys/wait.h>
+
 #include "agent/proposers.hpp"
 #include "engine_helpers.hpp"
 #include "harness/core/fs.hpp"
