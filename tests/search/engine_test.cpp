@@ -1,11 +1,13 @@
 // The search loop end to end with fake proposers and evaluators.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <set>
 
 #include "engine_helpers.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/fs.hpp"
+#include "search/progress.hpp"
 #include "search/run_files.hpp"
 
 namespace tessera::search::testing {
@@ -165,6 +167,41 @@ TEST(Budget, StopsOnTokensDollarsAndPeakFraction) {
     EXPECT_EQ(s.stop_reason, "peak_fraction");
     EXPECT_LT(s.totals.steps, 10);
   }
+}
+
+TEST(Budget, CostAwareBanditRunsOnTokenCosts) {
+  FakeRun run;
+  run.tokens_per_call = 800;
+  auto cfg = small_config("bandit", 20);
+  cfg.bandit_cost = "tokens";
+  cfg.bandit_rule = "thompson";
+  const auto s = run_fake(cfg, fresh_dir("cost_aware"), run);
+  EXPECT_EQ(s.totals.steps, 20);
+  EXPECT_GE(s.totals.tokens, 20 * 800);  // duplicates' re-proposals cost tokens too
+}
+
+TEST(Progress, PlainLinesWhenNotATerminal) {
+  std::FILE* f = std::tmpfile();
+  ASSERT_NE(f, nullptr);
+  auto p = make_progress(f);
+  ProgressSnapshot snap;
+  snap.totals.steps = 3;
+  snap.totals.evaluations = 4;
+  snap.totals.by_status["compile_error"] = 1;
+  snap.totals.any_timed = true;
+  snap.totals.best_speedup = 1.25;
+  snap.budget_steps = 10;
+  p->update(snap);
+  p->finish(snap);
+  std::rewind(f);
+  std::string text(4096, '\0');
+  text.resize(std::fread(text.data(), 1, text.size(), f));
+  std::fclose(f);
+  EXPECT_EQ(text.find('\r'), std::string::npos);
+  EXPECT_NE(text.find("best 1.250x"), std::string::npos) << text;
+  EXPECT_NE(text.find("3/10 steps, 4 evals"), std::string::npos) << text;
+  EXPECT_NE(text.find("compile_error 1"), std::string::npos) << text;
+  EXPECT_NE(text.find("search: done:"), std::string::npos) << text;
 }
 
 TEST(Budget, InvalidConfigIsBadInput) {

@@ -28,6 +28,7 @@ struct ResumeCase {
   int evaluators;
   double noisy_spread;
   long long halt_after;
+  std::string rule = "ucb1";
 };
 
 class HaltAndResume : public ::testing::TestWithParam<ResumeCase> {};
@@ -36,7 +37,8 @@ TEST_P(HaltAndResume, MakesTheSameDecisionsAsAnUninterruptedRun) {
   const ResumeCase c = GetParam();
   auto cfg = small_config(c.method, 28, 5);
   cfg.pipeline_depth = 2 * c.evaluators;
-  const std::string name = c.method + std::to_string(c.evaluators) + "_" + std::to_string(c.halt_after);
+  cfg.bandit_rule = c.rule;
+  const std::string name = c.method + c.rule + std::to_string(c.evaluators) + "_" + std::to_string(c.halt_after);
   const auto whole = fresh_dir(name + "_whole"), parts = fresh_dir(name + "_parts");
   FakeRun a;
   a.evaluators = c.evaluators;
@@ -67,9 +69,10 @@ TEST_P(HaltAndResume, MakesTheSameDecisionsAsAnUninterruptedRun) {
 INSTANTIATE_TEST_SUITE_P(Search, HaltAndResume,
                          ::testing::Values(ResumeCase{"evolve", 1, -1, 1}, ResumeCase{"evolve", 1, -1, 11},
                                            ResumeCase{"evolve", 2, 0.3, 9}, ResumeCase{"bandit", 1, -1, 13},
-                                           ResumeCase{"bandit", 2, 0.3, 6}),
+                                           ResumeCase{"bandit", 2, 0.3, 6},
+                                           ResumeCase{"bandit", 1, 0.3, 10, "thompson"}),
                          [](const auto& test_info) {
-                           return test_info.param.method + "_gpus" + std::to_string(test_info.param.evaluators) + "_halt" +
+                           return test_info.param.method + "_" + test_info.param.rule + "_gpus" + std::to_string(test_info.param.evaluators) + "_halt" +
                                   std::to_string(test_info.param.halt_after);
                          });
 
