@@ -59,6 +59,10 @@ double tflops(const Task& t, const TimingStats& s) {
   return s.status == "measured" && s.median_us > 0 ? t.flops() / (s.median_us * 1e-6) / 1e12 : 0.0;
 }
 
+std::string pct(const nlohmann::json& c, const char* key) {
+  return c.contains(key) && c.at(key).is_number() ? fmt::format("{:.1f}", c.at(key).get<double>()) : "-";
+}
+
 nlohmann::json row_json(const Task& task, const Row& r) {
   nlohmann::json j = {{"name", r.baseline.name}, {"algo", r.baseline.algo}, {"error", r.baseline.error}};
   if (!r.baseline.runnable()) return j;
@@ -93,13 +97,10 @@ void print_table(const Task& task, const std::string& device, const std::vector<
       if (r.counters.contains("error"))
         fmt::print("    counters: {}\n", r.counters.at("error").get<std::string>());
       else
-        fmt::print("    counters: sm {} dram {} tensor {} l2hit {} occupancy {} -> {}\n",
-                   r.counters.value("sm_throughput_pct", nlohmann::json()).dump(),
-                   r.counters.value("dram_throughput_pct", nlohmann::json()).dump(),
-                   r.counters.value("tensor_pipe_pct", nlohmann::json()).dump(),
-                   r.counters.value("l2_hit_rate_pct", nlohmann::json()).dump(),
-                   r.counters.value("achieved_occupancy_pct", nlohmann::json()).dump(),
-                   gpu::bottleneck_hint(r.counters));
+        fmt::print("    counters: sm {}% dram {}% tensor {}% l2-hit {}% occupancy {}% -> {}\n",
+                   pct(r.counters, "sm_throughput_pct"), pct(r.counters, "dram_throughput_pct"),
+                   pct(r.counters, "tensor_pipe_pct"), pct(r.counters, "l2_hit_rate_pct"),
+                   pct(r.counters, "achieved_occupancy_pct"), gpu::bottleneck_hint(r.counters));
     }
   }
   const auto& rep = suite.autotune_report();

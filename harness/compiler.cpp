@@ -94,7 +94,7 @@ CompileOutput Compiler::compile_in_child(const CompileRequest& request, const st
   nlohmann::json req = {{"kind", to_string(request.kind)}, {"source", request.source}, {"arch", request.arch},
                         {"options", request.extra_options}, {"cache_dir", options_.cache_dir.string()},
                         {"key", key}, {"timeout_seconds", options_.timeout_seconds}};
-  const auto exe = options_.self_exe.empty() ? detail::self_executable() : options_.self_exe;
+  const auto exe = options_.self_exe.empty() ? detail::tessera_executable() : options_.self_exe;
   auto pr = detail::run_process(exe, {"__compile"}, req.dump(), options_.timeout_seconds,
                                 4 * kCompileLogLimitBytes + (1 << 20), options_.cache_dir / "child-work");
   CompileOutput out;

@@ -15,6 +15,7 @@ struct EvalOptions {
   bool compile_only = false;   // no GPU: compile + static checks, verify/timing reported as skipped
   bool counters = true;        // collect CUPTI counters (never fatal if unavailable)
   bool baselines = true;       // measure cuBLAS/cuBLASLt in the same run
+  bool timing = true;          // false: verify only (status ok, timing reported as skipped)
   int verify_trials = 4;       // random trials, plus one integer-exact trial
   bool shape_generic = false;  // also verify on other shapes
   std::string rank_by = "cold";

@@ -46,7 +46,7 @@ public:
   explicit SandboxEvaluator(SandboxOptions o)
       : options_(std::move(o)),
         compiler_(CompilerOptions{{}, options_.compile_timeout_s, true,
-                                  options_.self_exe.empty() ? detail::self_executable() : options_.self_exe}),
+                                  options_.self_exe.empty() ? detail::tessera_executable() : options_.self_exe}),
         rng_(std::random_device{}()) {
     std::string why;
     const bool gpu = gpu_present(&why);
@@ -161,6 +161,7 @@ private:
                            {{"verify_trials", eo.verify_trials},
                             {"counters", eo.counters},
                             {"baselines", eo.baselines},
+                            {"timing", eo.timing},
                             {"seed", rng_()}}}};
     auto reply = worker_->call(req, "result", options_.heartbeat_timeout_s);
     using K = detail::WorkerReply::Kind;

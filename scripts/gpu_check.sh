@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # On a GPU machine: configure, build, run every test (GPU tests included),
-# evaluate the shipped examples and the fault corpus, time the baselines, and
-# print a short summary table. Logs and JSON results go to $OUT (default
-# runs/gpu_check). Usage: scripts/gpu_check.sh [quick|full]
+# evaluate the shipped examples, the fault corpus and the tile compiler's
+# seeds against the baselines, check repeatability, benchmark the harness,
+# and print a short summary table. Logs and JSON go to $OUT (default
+# runs/gpu_check).
+#   scripts/gpu_check.sh [all|tests|perf]    (default all; each stage fits a 10-minute call)
 set -uo pipefail
 cd "$(dirname "$0")/.."
-LEVEL=${1:-full}
+STAGE=${1:-all}
 OUT=${OUT:-runs/gpu_check}
 BUILD=${BUILD_DIR:-build-gpu}
 mkdir -p "$OUT"
 export TESSERA_CACHE_DIR=${TESSERA_CACHE_DIR:-$PWD/$BUILD/cache}
+export PATH="/usr/local/cuda/bin:$PATH"
 T="$BUILD/bin/tessera"
 declare -a ROWS=()
 
@@ -23,25 +26,39 @@ step() {  # step NAME COMMAND...: runs it, logs to $OUT/NAME.log, records PASS/F
 step configure cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release
 step build cmake --build "$BUILD" -j "$(nproc)"
 step nvidia_smi nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv
-step doctor "$T" doctor
-step ctest ctest --test-dir "$BUILD" --output-on-failure --timeout 600
-grep -E "tests passed|tests failed|Skipped|Failed|\*\*\*" "$OUT/ctest.log" | tail -n 15
 
-# Shipped examples on 4096^3 TN (the naive one on 2048^3: it is meant to be slow).
-step eval_examples "$T" eval examples/hgemm_wmma.cu examples/hgemm_tu.cu --shape 4096x4096x4096 --json
-step eval_naive "$T" eval examples/hgemm_naive.cu --shape 2048x2048x2048 --json
-# The fault corpus in one harness process; good.cu after each fault must be ok.
-CORPUS=()
-for f in tests/faults/corpus/*.cu; do [ "$(basename "$f")" = good.cu ] && continue; CORPUS+=("$f" tests/faults/corpus/good.cu); done
-step fault_corpus "$T" eval "${CORPUS[@]}" --shape 256x256x1024 --json --no-counters --compile-timeout 20 --run-timeout 5
-if [ "$LEVEL" = full ]; then
-  step baseline_4096 "$T" baseline --shape 4096x4096x4096
-  step repeat_a "$T" eval examples/hgemm_wmma.cu --shape 4096x4096x4096 --json --no-counters
-  step repeat_b "$T" eval examples/hgemm_wmma.cu --shape 4096x4096x4096 --json --no-counters
+if [ "$STAGE" = all ] || [ "$STAGE" = tests ]; then
+  step doctor "$T" doctor
+  TESSERA_TILE_GPU_SAMPLES=${TESSERA_TILE_GPU_SAMPLES:-200} step ctest ctest --test-dir "$BUILD" --output-on-failure --timeout 900
+  grep -E "tests passed|tests failed" "$OUT/ctest.log"
+  grep -E "^\s+[0-9]+ - .*(Failed|Timeout)" "$OUT/ctest.log" | head -n 20
+  grep -E "evaluated [0-9]+ configs" "$OUT/ctest.log" || true
+  # The fault corpus in one harness process, each fault followed by good.cu (ctest asserts the
+  # statuses; this saves the records for the table).
+  CORPUS=()
+  for f in tests/faults/corpus/*.cu; do [ "$(basename "$f")" = good.cu ] && continue; CORPUS+=("$f" tests/faults/corpus/good.cu); done
+  step fault_corpus "$T" eval "${CORPUS[@]}" --shape 256x256x1024 --json --no-counters --compile-timeout 20 --run-timeout 5
+fi
+
+if [ "$STAGE" = all ] || [ "$STAGE" = perf ]; then
+  step baseline_4096 "$T" baseline --shape 4096x4096x4096 --counters
+  step eval_examples "$T" eval examples/hgemm_wmma.cu examples/hgemm_tu.cu --shape 4096x4096x4096 --json
+  step eval_naive "$T" eval examples/hgemm_naive.cu --shape 2048x2048x2048 --json --no-counters
+  for shape in 4096x4096x4096 8192x8192x8192; do
+    seeds=$("$T" tile list --shape "$shape" --limit 3 | awk '/smem/{print $1}')
+    for c in $seeds; do "$T" tile emit "$c" --shape "$shape" > "$OUT/seed_${shape}_$c.cu"; done
+    step "tile_seeds_$shape" "$T" eval "$OUT"/seed_${shape}_*.cu --shape "$shape" --json
+  done
+  # Repeatability: the same kernel in two separate processes.
+  best=$(ls "$OUT"/seed_4096x4096x4096_*.cu | head -n 1)
+  step repeat_a "$T" eval "$best" --shape 4096x4096x4096 --json --no-counters
+  step repeat_b "$T" eval "$best" --shape 4096x4096x4096 --json --no-counters
+  step bench_harness "$T" bench harness --count 30 --shape 1024x1024x1024
+  cat "$OUT/bench_harness.log" | grep -E "cache|cold|warm" | tail -n 3
 fi
 
 echo
 echo "== summary =="
-printf '%-16s %-5s %6s\n' step result secs
-for r in "${ROWS[@]}"; do IFS='|' read -r n s t <<<"$r"; printf '%-16s %-5s %6s\n' "$n" "$s" "$t"; done
+printf '%-28s %-5s %6s\n' step result secs
+for r in "${ROWS[@]}"; do IFS='|' read -r n s t <<<"$r"; printf '%-28s %-5s %6s\n' "$n" "$s" "$t"; done
 python3 scripts/summarize_results.py "$OUT" || true

@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
+
 #include <fstream>
 #include <random>
 #include <system_error>
@@ -80,6 +82,21 @@ std::filesystem::path self_executable() {
   auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (ec) throw Error("cannot resolve /proc/self/exe");
   return p;
+}
+
+std::filesystem::path tessera_executable() {
+  if (const char* env = std::getenv("TESSERA_BINARY"); env && *env) return env;
+  const auto self = self_executable();
+  if (self.filename() == "tessera") return self;
+  std::error_code ec;
+  for (auto dir = self.parent_path(); !dir.empty() && dir != dir.root_path(); dir = dir.parent_path()) {
+    for (const auto& candidate : {dir / "tessera", dir / "bin" / "tessera"}) {
+      if (std::filesystem::is_regular_file(candidate, ec) && candidate != self) return candidate;
+    }
+    if (std::filesystem::exists(dir / "CMakeCache.txt", ec)) break;  // top of the build tree
+  }
+  throw Error(Error::Kind::unavailable,
+              "cannot find the tessera binary (needed for sandboxed compiles and workers): set TESSERA_BINARY");
 }
 
 }  // namespace tessera::detail

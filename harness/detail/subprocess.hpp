@@ -22,7 +22,12 @@ ProcessResult run_process(const std::filesystem::path& exe, const std::vector<st
                           const std::string& stdin_data, double timeout_seconds, std::size_t output_limit,
                           const std::filesystem::path& work_dir);
 
-// The tessera binary itself (for `tessera __compile` / `tessera __worker`).
+// The running executable (/proc/self/exe).
 std::filesystem::path self_executable();
+// The tessera binary that serves `__compile` and `__worker`: $TESSERA_BINARY,
+// else this process when it is tessera, else `bin/tessera` beside or above
+// it (test binaries in a build tree). Never a test binary: re-running one of
+// those would run its tests recursively. Throws unavailable when none is found.
+std::filesystem::path tessera_executable();
 
 }  // namespace tessera::detail

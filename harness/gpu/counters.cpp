@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <utility>
 
 #include <fmt/format.h>
@@ -25,31 +26,13 @@ namespace tessera::gpu {
 namespace {
 
 constexpr const char* kRangeName = "tessera_call";
-constexpr const char* kMethod = "cupti_range_profiler:user_range+user_replay";
-constexpr int kMaxReplayPasses = 64;         // a metric set needing more is refused, not looped on
+constexpr const char* kMethodPerKernel = "cupti_range_profiler:auto_range+kernel_replay";
+constexpr const char* kMethodWholeCall = "cupti_range_profiler:user_range+user_replay";
+constexpr const char* kDurationMetric = "gpu__time_duration.sum";  // ns; weights the per-kernel ranges
+constexpr std::size_t kMaxKernelsPerCall = 64;  // ranges kept in per-kernel mode; more are dropped and counted
+constexpr int kMaxReplayPasses = 64;            // a metric set needing more is refused, not looped on
 constexpr std::size_t kL2FlushMultiple = 2;  // flush buffer = this many times the L2 size
 constexpr unsigned kDriverApiVersion = 12000;  // cuCtxGetCurrent has been stable since CUDA 4
-
-// Summary keys: each is the max over whichever of its metrics were collected
-// (on Hopper mma.sync runs on the HMMA pipe and wgmma on the GMMA pipe).
-struct SummaryKey {
-  const char* key;
-  std::vector<const char*> metrics;
-};
-const std::vector<SummaryKey>& summary_keys() {
-  static const std::vector<SummaryKey> keys = {
-      {"sm_throughput_pct", {"sm__throughput.avg.pct_of_peak_sustained_elapsed"}},
-      {"dram_throughput_pct", {"dram__throughput.avg.pct_of_peak_sustained_elapsed"}},
-      {"memory_throughput_pct", {"gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"}},
-      {"tensor_pipe_pct",
-       {"sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
-        "sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active"}},
-      {"l2_hit_rate_pct", {"lts__t_sector_hit_rate.pct"}},
-      {"achieved_occupancy_pct", {"sm__warps_active.avg.pct_of_peak_sustained_active"}},
-      {"smem_bank_conflicts", {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum"}},
-  };
-  return keys;
-}
 
 std::string no_gpu_reason() {
   int n = 0;
@@ -274,15 +257,17 @@ private:
   CUpti_RangeProfiler_Object* obj_ = nullptr;
 };
 
-// One replay pass: Start + PushRange now, PopRange + Stop in finish() or, if
-// the launch threw, in the destructor, so the profiler is never left running.
+// One profiling pass: Start (+ PushRange for a user range) now, PopRange +
+// Stop in finish() or, if the launch threw, in the destructor, so the
+// profiler is never left running.
 class Pass {
 public:
-  explicit Pass(CUpti_RangeProfiler_Object* obj) : obj_(obj) {
+  Pass(CUpti_RangeProfiler_Object* obj, bool user_range) : obj_(obj) {
     auto s = params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
     s.pRangeProfilerObject = obj_;
     cupti_ok(cuptiRangeProfilerStart(&s), "cuptiRangeProfilerStart");
     started_ = true;
+    if (!user_range) return;
     auto p = params<CUpti_RangeProfiler_PushRange_Params>(CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE);
     p.pRangeProfilerObject = obj_;
     p.pRangeName = kRangeName;
@@ -297,8 +282,10 @@ public:
   }
   // Returns true once every pass has been submitted.
   bool finish() {
-    pushed_ = false;
-    cupti_ok(pop(), "cuptiRangeProfilerPopRange");
+    if (pushed_) {
+      pushed_ = false;
+      cupti_ok(pop(), "cuptiRangeProfilerPopRange");
+    }
     started_ = false;
     auto s = params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
     s.pRangeProfilerObject = obj_;
@@ -321,21 +308,10 @@ private:
   bool started_ = false, pushed_ = false;
 };
 
-nlohmann::json number_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
-
-nlohmann::json summarize(const nlohmann::json& raw) {
-  nlohmann::json out = nlohmann::json::object();
-  for (const auto& k : summary_keys()) {
-    nlohmann::json best;  // null unless some metric of this key has a value
-    for (const char* m : k.metrics) {
-      if (!raw.contains(m) || !raw.at(m).is_number()) continue;
-      const double v = raw.at(m).get<double>();
-      if (best.is_null() || v > best.get<double>()) best = v;
-    }
-    out[k.key] = best;
-  }
-  return out;
-}
+// The profiled call itself failed (a faulting candidate): no other mode can help.
+struct LaunchFailed : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 nlohmann::json collect_or_throw(const LaunchFn& launch, cudaStream_t stream, const CounterOptions& opt) {
   if (opt.metrics.empty()) throw Error(Error::Kind::bad_input, "no metrics requested");
@@ -346,7 +322,10 @@ nlohmann::json collect_or_throw(const LaunchFn& launch, cudaStream_t stream, con
   const CUcontext ctx = current_context();
   if (std::string why = support_problem(device); !why.empty()) throw Error(Error::Kind::unavailable, why);
   const std::string chip = chip_name(device);
-  const auto cfg = config_for(chip, counter_availability(ctx), opt.metrics);
+  std::vector<std::string> metrics = opt.metrics;
+  if (opt.mode == CounterMode::per_kernel && std::find(metrics.begin(), metrics.end(), kDurationMetric) == metrics.end())
+    metrics.emplace_back(kDurationMetric);
+  const auto cfg = config_for(chip, counter_availability(ctx), metrics);
   const std::vector<const char*> names = cfg->names();
 
   DeviceBuffer flush;
@@ -356,14 +335,16 @@ nlohmann::json collect_or_throw(const LaunchFn& launch, cudaStream_t stream, con
     flush = DeviceBuffer(std::size_t(l2) * kL2FlushMultiple);
   }
 
+  const bool per_kernel = opt.mode == CounterMode::per_kernel;
+  const std::size_t max_ranges = per_kernel ? kMaxKernelsPerCall : 1;
   RangeProfiler rp(ctx);
   auto ds = params<CUpti_RangeProfiler_GetCounterDataSize_Params>(
       CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
   ds.pRangeProfilerObject = rp.get();
   ds.pMetricNames = const_cast<const char**>(names.data());
   ds.numMetrics = names.size();
-  ds.maxNumOfRanges = 1;
-  ds.maxNumRangeTreeNodes = 1;
+  ds.maxNumOfRanges = max_ranges;
+  ds.maxNumRangeTreeNodes = static_cast<std::uint32_t>(max_ranges);
   cupti_ok(cuptiRangeProfilerGetCounterDataSize(&ds), "cuptiRangeProfilerGetCounterDataSize");
   std::vector<std::uint8_t> data(ds.counterDataSize);
   auto di = params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(
@@ -379,28 +360,38 @@ nlohmann::json collect_or_throw(const LaunchFn& launch, cudaStream_t stream, con
   sc.pConfig = cfg->image.data();
   sc.counterDataImageSize = data.size();
   sc.pCounterDataImage = data.data();
-  sc.range = CUPTI_UserRange;
-  sc.replayMode = CUPTI_UserReplay;
-  sc.maxRangesPerPass = 1;
+  sc.range = per_kernel ? CUPTI_AutoRange : CUPTI_UserRange;
+  sc.replayMode = per_kernel ? CUPTI_KernelReplay : CUPTI_UserReplay;
+  sc.maxRangesPerPass = max_ranges;
   sc.numNestingLevels = 1;
   sc.minNestingLevel = 1;
   sc.passIndex = 0;
   sc.targetNestingLevel = 1;
   cupti_ok(cuptiRangeProfilerSetConfig(&sc), "cuptiRangeProfilerSetConfig");
 
-  int passes = 0;
-  for (bool done = false; !done; ++passes) {
-    if (passes >= kMaxReplayPasses)
+  // Per kernel: one call, CUPTI replays each kernel (saving and restoring
+  // memory) for every pass. Whole call: tessera replays the call per pass.
+  int calls = 0;
+  bool all_submitted = false;
+  while (!all_submitted) {
+    if (calls >= (per_kernel ? 1 : kMaxReplayPasses)) {
+      if (per_kernel) break;  // kernel replay submits its passes inside the call
       throw Error(Error::Kind::unavailable, fmt::format("metric set needs more than {} passes", kMaxReplayPasses));
+    }
     if (flush.get()) {
-      TESSERA_CUDA_CHECK(cudaMemsetAsync(flush.get(), passes & 0xff, flush.bytes(), stream));
+      TESSERA_CUDA_CHECK(cudaMemsetAsync(flush.get(), calls & 0xff, flush.bytes(), stream));
       TESSERA_CUDA_CHECK(cudaStreamSynchronize(stream));
     }
-    Pass pass(rp.get());
-    launch(stream);
-    // The range covers the whole context: wait for all of it, not just `stream`.
-    TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
-    done = pass.finish();
+    Pass pass(rp.get(), !per_kernel);
+    try {
+      launch(stream);
+      // Ranges cover the whole context: wait for all of it, not just `stream`.
+      TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
+    } catch (const std::exception& e) {
+      throw LaunchFailed(e.what());
+    }
+    all_submitted = pass.finish();
+    ++calls;
   }
 
   auto dd = params<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
@@ -414,45 +405,62 @@ nlohmann::json collect_or_throw(const LaunchFn& launch, cudaStream_t stream, con
   if (info.numTotalRanges < 1)
     throw Error(Error::Kind::unavailable, "the profiler recorded no range (did the call launch any kernel?)");
 
-  std::vector<double> values(names.size(), NAN);
-  auto ev = params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(
-      CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
-  ev.pHostObject = cfg->host->get();
-  ev.pCounterDataImage = data.data();
-  ev.counterDataImageSize = data.size();
-  ev.rangeIndex = 0;
-  ev.ppMetricNames = const_cast<const char**>(names.data());
-  ev.numMetrics = names.size();
-  ev.pMetricValues = values.data();
-  cupti_ok(cuptiProfilerHostEvaluateToGpuValues(&ev), "cuptiProfilerHostEvaluateToGpuValues");
+  // One row of values per range (per kernel, or the one user range).
+  std::vector<std::vector<double>> rows;
+  for (std::size_t r = 0; r < info.numTotalRanges; ++r) {
+    std::vector<double> values(names.size(), NAN);
+    auto ev = params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(
+        CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
+    ev.pHostObject = cfg->host->get();
+    ev.pCounterDataImage = data.data();
+    ev.counterDataImageSize = data.size();
+    ev.rangeIndex = r;
+    ev.ppMetricNames = const_cast<const char**>(names.data());
+    ev.numMetrics = names.size();
+    ev.pMetricValues = values.data();
+    cupti_ok(cuptiProfilerHostEvaluateToGpuValues(&ev), "cuptiProfilerHostEvaluateToGpuValues");
+    rows.push_back(std::move(values));
+  }
 
-  nlohmann::json raw = nlohmann::json::object();
-  for (std::size_t i = 0; i < names.size(); ++i) raw[names[i]] = number_or_null(values[i]);
-  nlohmann::json out = summarize(raw);
+  // Kernels are weighted by their duration (equal weights if unavailable).
+  const auto dur_it = std::find(cfg->accepted.begin(), cfg->accepted.end(), kDurationMetric);
+  std::vector<double> weights(rows.size(), 1.0);
+  if (dur_it != cfg->accepted.end()) {
+    const std::size_t d = std::size_t(dur_it - cfg->accepted.begin());
+    bool ok = true;
+    for (const auto& row : rows) ok = ok && std::isfinite(row[d]) && row[d] > 0;
+    if (ok)
+      for (std::size_t r = 0; r < rows.size(); ++r) weights[r] = rows[r][d];
+  }
+  const nlohmann::json raw = aggregate_ranges(cfg->accepted, rows, weights);
+  nlohmann::json out = summarize_counters(raw);
   out["raw"] = raw;
   out["raw_errors"] = cfg->rejected;
-  out["passes"] = passes;
+  out["passes"] = per_kernel ? int(cfg->passes) : calls;
+  out["ranges"] = info.numTotalRanges;
   out["ranges_dropped"] = dd.numOfRangeDropped;
   out["chip"] = chip;
-  out["method"] = kMethod;
+  out["method"] = per_kernel ? kMethodPerKernel : kMethodWholeCall;
   out["l2_flushed"] = opt.flush_l2;
   return out;
 }
 
 }  // namespace
 
-std::vector<std::string> default_metrics() {
-  std::vector<std::string> v;
-  for (const auto& k : summary_keys())
-    for (const char* m : k.metrics) v.emplace_back(m);
-  return v;
-}
-
 nlohmann::json collect_counters(const LaunchFn& launch, cudaStream_t stream, const CounterOptions& options) {
   try {
     return collect_or_throw(launch, stream, options);
-  } catch (const std::exception& e) {
+  } catch (const LaunchFailed& e) {
     return {{"error", e.what()}};
+  } catch (const std::exception& e) {
+    if (options.mode != CounterMode::per_kernel) return {{"error", e.what()}};
+    // Kernel replay refused (some drivers or call patterns): one range
+    // around the whole call still gives counters, with diluted elapsed rates.
+    CounterOptions whole = options;
+    whole.mode = CounterMode::whole_call;
+    nlohmann::json r = collect_counters(launch, stream, whole);
+    if (!r.contains("error")) r["fallback_reason"] = e.what();
+    return r;
   } catch (...) {
     return {{"error", "unknown failure while reading counters"}};
   }
@@ -465,7 +473,7 @@ std::string probe_counters() {
     Stream stream;
     DeviceBuffer buf(kProbeElems * sizeof(__half));
     CounterOptions opt;
-    opt.metrics = {summary_keys().front().metrics.front()};
+    opt.metrics = {default_metrics().front()};
     opt.flush_l2 = false;
     const nlohmann::json r = collect_counters(
         [&](cudaStream_t s) { baselines::fill_random_half(buf.as<__half>(), kProbeElems, 1, -1.0f, 1.0f, s); },
@@ -476,25 +484,6 @@ std::string probe_counters() {
   } catch (const std::exception& e) {
     return e.what();
   }
-}
-
-std::string bottleneck_hint(const nlohmann::json& c) {
-  auto get = [&](const char* key) -> double {
-    if (!c.is_object() || !c.contains(key) || !c.at(key).is_number()) return NAN;
-    return c.at(key).get<double>();
-  };
-  if (!c.is_object() || c.contains("error")) return "unknown";
-  const double tensor = get("tensor_pipe_pct");
-  double memory = get("dram_throughput_pct");
-  if (std::isnan(memory)) memory = get("memory_throughput_pct");
-  const double sm = get("sm_throughput_pct");
-  const bool tensor_bound = tensor >= kTensorBoundPct;  // false for NaN
-  const bool memory_bound = memory >= kMemoryBoundPct;
-  if (tensor_bound && memory_bound) return tensor >= memory ? "tensor-pipe-bound" : "memory-bound";
-  if (tensor_bound) return "tensor-pipe-bound";
-  if (memory_bound) return "memory-bound";
-  if (sm < kLatencyBoundPct && memory < kLatencyBoundPct) return "latency-bound";
-  return "unknown";
 }
 
 }  // namespace tessera::gpu

@@ -1,6 +1,6 @@
 #pragma once
 // Hardware counters for one call of a candidate or baseline (docs/counters.md),
-// read with the CUPTI Range Profiler (user range + user replay) and evaluated
+// read with the CUPTI Range Profiler (per-kernel ranges, aggregated) and evaluated
 // with the CUPTI host API. Called between timing phases, never during one.
 #include <cuda_runtime_api.h>
 
@@ -17,27 +17,50 @@ namespace tessera::gpu {
 // on this GPU is reported in "raw_errors"; the others are still collected.
 std::vector<std::string> default_metrics();
 
+enum class CounterMode {
+  // Auto range + kernel replay: one range per kernel, aggregated over the
+  // call (counts summed, rates weighted by kernel duration). "Elapsed"
+  // percentages then cover kernel time only.
+  per_kernel,
+  // User range + user replay: one range around the whole call, replayed by
+  // calling `launch` once per pass (the call must be idempotent). Its
+  // "elapsed" percentages include the launch gaps inside the range.
+  whole_call,
+};
+
 struct CounterOptions {
   std::vector<std::string> metrics = default_metrics();
-  // Flush L2 before each replay pass, so every pass (and the hit rate) sees
-  // the cold-L2 state that the ranking time is measured in.
+  CounterMode mode = CounterMode::per_kernel;
+  // Flush L2 before the call (before each call in whole_call mode), so the
+  // profiled call starts from the cold-L2 state the ranking time is measured in.
   bool flush_l2 = true;
 };
 
-// Profiles one call of `launch` on `stream` (replayed once per pass the
-// metric set needs; the call must be idempotent, as a GEMM is). All kernels of
-// the call fall into one range, so a multi-kernel call is aggregated.
+// Profiles one call of `launch` on `stream`; a multi-kernel call is
+// aggregated over all its kernels (see CounterMode).
 // Returns {"sm_throughput_pct", "dram_throughput_pct", "memory_throughput_pct",
 // "tensor_pipe_pct", "l2_hit_rate_pct", "achieved_occupancy_pct",
 // "smem_bank_conflicts" (null where unavailable), "raw": {metric: value},
-// "raw_errors": {metric: reason}, "passes", "chip", "method", "l2_flushed"}
-// or {"error": "..."}. Never throws: a profiler failure is data.
+// "raw_errors": {metric: reason}, "passes", "ranges", "ranges_dropped",
+// "chip", "method", "l2_flushed"} or {"error": "..."}. Never throws: a
+// profiler failure is data.
 nlohmann::json collect_counters(const LaunchFn& launch, cudaStream_t stream, const CounterOptions& options = {});
 
 // For `tessera doctor`: empty when counters can be read here, else why not
 // (no GPU, unsupported device, insufficient privileges, ...). Runs one tiny
 // profiled kernel on the current device.
 std::string probe_counters();
+
+// Pure helpers (counters_summary.cpp; unit-tested without a GPU).
+// Per-range values (rows[range][metric]) -> one value per metric: names
+// ending in ".sum" are counts and add up; every other metric (rates,
+// percentages) is averaged weighted by `weights`. Non-finite values are
+// skipped; a metric with no value in any range is null.
+nlohmann::json aggregate_ranges(const std::vector<std::string>& metrics, const std::vector<std::vector<double>>& rows,
+                                const std::vector<double>& weights);
+// The summary keys of collect_counters() from raw metric values: each is the
+// max over its metrics that have a value, else null.
+nlohmann::json summarize_counters(const nlohmann::json& raw);
 
 // Thresholds (percent of peak) for bottleneck_hint.
 inline constexpr double kTensorBoundPct = 60.0;  // tensor pipe at least this busy

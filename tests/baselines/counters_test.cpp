@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "harness/core/error.hpp"
 #include "harness/gpu/counters.hpp"
@@ -49,6 +50,40 @@ TEST(BottleneckHint, ErrorsAndMissingValuesAreUnknown) {
   EXPECT_EQ(bottleneck_hint(nlohmann::json::object()), "unknown");
   EXPECT_EQ(bottleneck_hint(nlohmann::json()), "unknown");
   EXPECT_EQ(bottleneck_hint({{"sm_throughput_pct", nullptr}, {"dram_throughput_pct", nullptr}}), "unknown");
+}
+
+TEST(AggregateRanges, CountsAddAndRatesAreDurationWeighted) {
+  const std::vector<std::string> m = {"gpu__time_duration.sum", "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+                                      "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum"};
+  // Kernel 1: 300 ns at 90 %, 4 conflicts; kernel 2: 100 ns at 10 %, 6 conflicts.
+  const auto r = aggregate_ranges(m, {{300, 90, 4}, {100, 10, 6}}, {300, 100});
+  EXPECT_DOUBLE_EQ(r.at(m[0]).get<double>(), 400.0);
+  EXPECT_DOUBLE_EQ(r.at(m[1]).get<double>(), (300 * 90 + 100 * 10) / 400.0);  // 70, not the plain mean 50
+  EXPECT_DOUBLE_EQ(r.at(m[2]).get<double>(), 10.0);
+}
+
+TEST(AggregateRanges, MissingValuesAreSkippedOrNull) {
+  const std::vector<std::string> m = {"a.pct", "b.pct"};
+  const auto r = aggregate_ranges(m, {{NAN, 20}, {NAN, 40}}, {1, 3});
+  EXPECT_TRUE(r.at("a.pct").is_null());
+  EXPECT_DOUBLE_EQ(r.at("b.pct").get<double>(), 35.0);
+  const auto one = aggregate_ranges(m, {{50, NAN}, {NAN, 40}}, {1, 1});
+  EXPECT_DOUBLE_EQ(one.at("a.pct").get<double>(), 50.0);
+  EXPECT_DOUBLE_EQ(one.at("b.pct").get<double>(), 40.0);
+  EXPECT_THROW(aggregate_ranges(m, {{1, 2}}, {1, 1}), Error);  // one weight per range
+}
+
+TEST(SummarizeCounters, TensorPipeIsTheBusierOfHmmaAndGmma) {
+  nlohmann::json raw = {{"sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active", 3.0},
+                        {"sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active", 81.0},
+                        {"lts__t_sector_hit_rate.pct", nullptr}};
+  const auto s = summarize_counters(raw);
+  EXPECT_DOUBLE_EQ(s.at("tensor_pipe_pct").get<double>(), 81.0);
+  EXPECT_TRUE(s.at("l2_hit_rate_pct").is_null());
+  EXPECT_TRUE(s.at("dram_throughput_pct").is_null());
+  for (const char* k : {"sm_throughput_pct", "dram_throughput_pct", "memory_throughput_pct", "tensor_pipe_pct",
+                        "l2_hit_rate_pct", "achieved_occupancy_pct", "smem_bank_conflicts"})
+    EXPECT_TRUE(s.contains(k)) << k;
 }
 
 TEST(Counters, DefaultMetricsCoverTheSummary) {
@@ -101,6 +136,37 @@ TEST(Counters, UnknownMetricIsReportedNotFatal) {
   if (r.contains("error")) GTEST_SKIP() << "counters unavailable here: " << r.at("error").get<std::string>();
   EXPECT_TRUE(r.at("raw_errors").contains("no__such_metric.sum"));
   EXPECT_TRUE(r.at("raw").at("sm__throughput.avg.pct_of_peak_sustained_elapsed").is_number());
+}
+
+// Several kernels in one call (a translation-unit candidate) are all profiled
+// and aggregated: per kernel (default) and as one user range.
+TEST(Counters, MultiKernelCallIsAggregatedInBothModes) {
+  TESSERA_REQUIRE_GPU();
+  if (const std::string why = probe_counters(); !why.empty()) GTEST_SKIP() << "counters unavailable here: " << why;
+  constexpr std::size_t n = std::size_t{1} << 26;  // 128 MiB: larger than L2, so the writes reach DRAM
+  Stream s;
+  DeviceBuffer buf(n * sizeof(__half));
+  auto three_kernels = [&](cudaStream_t st) {
+    for (int i = 0; i < 3; ++i) baselines::fill_random_half(buf.as<__half>(), n, std::uint64_t(i), -1, 1, st);
+  };
+  const auto per_kernel = collect_counters(three_kernels, s.get());
+  ASSERT_FALSE(per_kernel.contains("error")) << per_kernel.dump();
+  EXPECT_FALSE(per_kernel.contains("fallback_reason")) << per_kernel.dump();
+  EXPECT_EQ(per_kernel.at("ranges").get<int>(), 3) << per_kernel.dump();
+  EXPECT_EQ(per_kernel.at("method").get<std::string>(), "cupti_range_profiler:auto_range+kernel_replay");
+  ASSERT_TRUE(per_kernel.at("raw").at("gpu__time_duration.sum").is_number());
+  EXPECT_GT(per_kernel.at("raw").at("gpu__time_duration.sum").get<double>(), 0.0);
+  ASSERT_TRUE(per_kernel.at("dram_throughput_pct").is_number());
+  // A fill streams memory: DRAM must be visibly busy while the kernels run.
+  EXPECT_GT(per_kernel.at("dram_throughput_pct").get<double>(), 10.0) << per_kernel.dump();
+
+  CounterOptions whole;
+  whole.mode = CounterMode::whole_call;
+  const auto one_range = collect_counters(three_kernels, s.get(), whole);
+  ASSERT_FALSE(one_range.contains("error")) << one_range.dump();
+  EXPECT_EQ(one_range.at("ranges").get<int>(), 1);
+  EXPECT_GE(one_range.at("passes").get<int>(), 1);
+  EXPECT_TRUE(one_range.at("sm_throughput_pct").is_number());
 }
 
 // A launch that throws (a failing candidate) must come back as an error and

@@ -75,6 +75,7 @@ TEST(TileGpu, SampledLegalConfigsVerify) {
   EvalOptions opt;
   opt.baselines = false;
   opt.counters = false;
+  opt.timing = false;  // a correctness sweep: verification only
   std::mt19937_64 rng(kSampleSeed);
   std::vector<std::string> failures;
   int evaluated = 0, wgmma = 0;
