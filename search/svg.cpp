@@ -166,7 +166,7 @@ std::string heatmap(const std::string& title, const std::vector<std::string>& ro
     for (const auto& v : r)
       if (v) lo = std::min(lo, *v), hi = std::max(hi, *v);
   constexpr int kCell = 44, kRowLabel = 110, kColLabel = 90;
-  const int w = std::max(kWidth / 2, kRowLabel + kCell * int(cols.size()) + 30);
+  const int w = std::max(kWidth, kRowLabel + kCell * int(cols.size()) + 30);  // room for the title
   const int h = kTop + kColLabel + kCell * int(rows.size()) + 30;
   std::string s = header(w, h, title);
   for (std::size_t c = 0; c < cols.size(); ++c)
