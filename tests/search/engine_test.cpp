@@ -53,6 +53,8 @@ TEST(Engine, NoCandidateIsEvaluatedTwice) {
   }
   EXPECT_GT(rejected, 0);
   EXPECT_GT(run.proposers[0]->calls.load(), 60);  // re-proposals after duplicates
+  // A re-proposal is shown the duplicate it made.
+  EXPECT_GT(run.proposers[0]->saw_rejected_history.load(), 0);
 }
 
 TEST(Engine, BanditRunLogsArmsAndMasks) {

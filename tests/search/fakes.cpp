@@ -108,6 +108,11 @@ EvalResult FakeEvaluator::evaluate(const Candidate& candidate, const Task& task,
 
 agent::Proposal FakeProposer::propose(const agent::ProposalContext& ctx) {
   ++calls;
+  for (const auto& h : ctx.history)
+    if (h.result.status == Status::rejected) {
+      ++saw_rejected_history;
+      break;
+    }
   agent::Proposal p;
   p.proposer = name_;
   p.usage.prompt_tokens = tokens_ / 2;

@@ -65,6 +65,7 @@ public:
   agent::Proposal propose(const agent::ProposalContext& context) override;
 
   std::atomic<int> calls{0};
+  std::atomic<int> saw_rejected_history{0};  // calls whose history held a rejected duplicate
   // Fails (no candidate) when the seed's low bits hit this modulus (0: never).
   int fail_every = 0;
   // Emits a compile error for configs with this many stages (0: never).
