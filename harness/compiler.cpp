@@ -99,17 +99,7 @@ CompileOutput Compiler::compile_in_child(const CompileRequest& request, const st
                                 4 * kCompileLogLimitBytes + (1 << 20), options_.cache_dir / "child-work");
   CompileOutput out;
   out.info.compiler = request.kind == CandidateKind::device_only ? "nvrtc" : "nvcc";
-  if (pr.spawn_failed) {
-    out.status = Status::infra_error;
-    out.reason = pr.error;
-    return out;
-  }
-  if (pr.timed_out) {
-    out.status = Status::timeout;
-    out.reason = fmt::format("compile exceeded its {:.0f} s limit", options_.timeout_seconds);
-    out.info.log = pr.output;
-    return out;
-  }
+  if (detail::process_failed(pr, "compile", options_.timeout_seconds, out)) return out;
   // The child prints exactly one JSON line last; anything before it is noise.
   auto pos = pr.output.rfind("\n{\"TESSERA_COMPILE\":");
   if (pos == std::string::npos && pr.output.rfind("{\"TESSERA_COMPILE\":", 0) == 0) pos = 0;

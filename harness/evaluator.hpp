@@ -4,6 +4,7 @@
 // tests substitute fakes.
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "harness/candidate.hpp"
 #include "harness/core/result.hpp"
@@ -17,7 +18,9 @@ struct EvalOptions {
   bool baselines = true;       // measure cuBLAS/cuBLASLt in the same run
   bool timing = true;          // false: verify only (status ok, timing reported as skipped)
   int verify_trials = 4;       // random trials, plus one integer-exact trial
-  bool shape_generic = false;  // also verify on other shapes
+  // Also verify on other shapes (kShapeGenericProbes): for candidates that
+  // claim to be shape-generic (this flag, or meta["shape_generic"] = true).
+  bool shape_generic = false;
   std::string rank_by = "cold";
 };
 
@@ -26,6 +29,10 @@ public:
   virtual ~Evaluator() = default;
   // Never throws for a candidate's failure: that is a status in the result.
   virtual EvalResult evaluate(const Candidate& candidate, const Task& task, const EvalOptions& options) = 0;
+  // Compiles candidates ahead of their evaluation, in parallel, into the
+  // compile cache; later evaluate() calls find them there. Failures are left
+  // for evaluate() to report. Default: nothing (compiles happen on demand).
+  virtual void precompile(const std::vector<Candidate>& candidates) { (void)candidates; }
   // Human-readable description of where evaluations run ("H100 via worker pid 123", "compile-only").
   virtual std::string describe() const = 0;
   // The GPU evaluations run on (name empty in compile-only mode without a GPU).

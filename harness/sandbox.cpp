@@ -3,6 +3,10 @@
 #include <cuda_runtime_api.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
+#include <thread>
+#include <array>
 #include <chrono>
 #include <random>
 
@@ -22,6 +26,7 @@ namespace tessera {
 namespace {
 
 constexpr std::size_t kWorkerLogTailBytes = 4096;
+constexpr unsigned kMaxParallelCompiles = 8;  // compile children at once
 constexpr int kSm90SmemOptin = 232448;  // bytes per block, H100 (used when no GPU is present)
 constexpr int kSm80SmemOptin = 166912;  // bytes per block, A100
 
@@ -111,11 +116,33 @@ public:
         return finish(r);
       }
       run_in_worker(r, cand, out, eo);
+      if (r.status == Status::ok && (eo.shape_generic || cand.meta.value("shape_generic", false)))
+        check_other_shapes(r, cand, eo);
     } catch (const std::exception& e) {
       r.status = Status::infra_error;
       r.reason = std::string("harness error: ") + e.what();
     }
     return finish(r);
+  }
+
+  void precompile(const std::vector<Candidate>& cands) override {
+    if (full_ && !ensure_worker().empty()) return;  // evaluate() will report the worker problem
+    const std::string arch = options_.arch.empty() ? device_.arch : options_.arch;
+    const unsigned threads = std::max(1u, std::min(kMaxParallelCompiles, std::thread::hardware_concurrency()));
+    std::atomic<std::size_t> next{0};
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < threads; ++t) {
+      pool.emplace_back([&] {
+        for (std::size_t i = next++; i < cands.size(); i = next++) {
+          try {
+            (void)compiler_.compile({cands[i].kind, cands[i].source, arch, {}});
+          } catch (const std::exception&) {
+            // evaluate() compiles again and reports it
+          }
+        }
+      });
+    }
+    for (auto& th : pool) th.join();
   }
 
 private:
@@ -189,6 +216,31 @@ private:
     worker_.reset();
   }
 
+  // A shape-generic claim is checked on shapes unlike the task's: odd sizes
+  // that no tile divides, and a small one. Verification only.
+  void check_other_shapes(EvalResult& r, const Candidate& cand, const EvalOptions& eo) {
+    EvalOptions probe = eo;
+    probe.shape_generic = false;
+    probe.timing = false;
+    probe.baselines = false;
+    probe.counters = false;
+    for (const auto& dims : shape_generic_probes(r.task)) {
+      Task t = r.task;
+      t.m = dims[0];
+      t.n = dims[1];
+      t.k = dims[2];
+      Candidate c = cand;
+      c.meta["shape_generic"] = false;
+      EvalResult other = evaluate(c, t, probe);
+      if (other.status != Status::ok) {
+        r.status = other.status == Status::infra_error ? Status::infra_error : Status::wrong_answer;
+        r.reason = fmt::format("claims to be shape-generic but on {}: {} ({})", t.shape(), to_string(other.status),
+                               other.reason);
+        return;
+      }
+    }
+  }
+
   static void merge_worker_result(EvalResult& r, const EvalResult& w) {
     r.status = w.status;
     r.reason = w.reason;
@@ -222,6 +274,11 @@ private:
 };
 
 }  // namespace
+
+std::vector<std::array<std::int64_t, 3>> shape_generic_probes(const Task& t) {
+  auto odd = [](std::int64_t v) { return std::max<std::int64_t>(1, v / 2 + 37); };
+  return {{odd(t.m), odd(t.n), odd(t.k) / 8 * 8 + 8}, {64, 128, 256}};
+}
 
 bool gpu_present(std::string* reason) {
   int n = 0;

@@ -4,7 +4,10 @@
 // worker; the result says runtime_fault/timeout and the next candidate gets a
 // fresh, healthy worker. Workers are reused while healthy.
 #include <filesystem>
+#include <array>
+#include <cstdint>
 #include <memory>
+#include <vector>
 #include <string>
 
 #include "harness/evaluator.hpp"
@@ -28,6 +31,11 @@ struct SandboxOptions {
 };
 
 std::unique_ptr<Evaluator> make_evaluator(const SandboxOptions& options);
+
+// The extra shapes a shape-generic candidate is verified on: about half the
+// task's size plus an odd offset (no tile divides it; K kept a multiple of 8
+// so 16-byte rows stay legal), and a small 64x128x256.
+std::vector<std::array<std::int64_t, 3>> shape_generic_probes(const Task& task);
 
 // True when the CUDA runtime sees at least one device (no context is created).
 bool gpu_present(std::string* reason = nullptr);

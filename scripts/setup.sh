@@ -3,8 +3,11 @@
 # present (the H100 image has no network and needs nothing). Debian/Ubuntu.
 set -euo pipefail
 need=()
-have_header() { [ -e "/usr/include/$1" ] || [ -e "/usr/local/include/$1" ]; }
-have_cmake_pkg() { ls /usr/lib/*/cmake/"$1"* /usr/share/cmake/"$1"* /usr/lib/cmake/"$1"* >/dev/null 2>&1; }
+# Headers may sit in a multiarch folder (/usr/include/x86_64-linux-gnu/curl).
+have_header() { compgen -G "/usr/include/$1" >/dev/null || compgen -G "/usr/include/*/$1" >/dev/null ||
+                [ -e "/usr/local/include/$1" ]; }
+have_cmake_pkg() { compgen -G "/usr/lib/*/cmake/$1*" >/dev/null || compgen -G "/usr/share/cmake/$1*" >/dev/null ||
+                   compgen -G "/usr/lib/cmake/$1*" >/dev/null || compgen -G "/usr/share/cmake-*/Modules/Find$1.cmake" >/dev/null; }
 command -v cmake >/dev/null || need+=(cmake)
 command -v ninja >/dev/null || need+=(ninja-build)
 command -v g++ >/dev/null || need+=(g++)

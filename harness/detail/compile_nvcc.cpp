@@ -47,6 +47,21 @@ std::string nvcc_version() {
   return v;
 }
 
+bool process_failed(const ProcessResult& pr, const std::string& what, double timeout_seconds, CompileOutput& out) {
+  if (pr.spawn_failed) {
+    out.status = Status::infra_error;
+    out.reason = pr.error;
+    return true;
+  }
+  if (pr.timed_out) {
+    out.status = Status::timeout;
+    out.reason = fmt::format("{} exceeded its {:.0f} s limit", what, timeout_seconds);
+    out.info.log = pr.output;
+    return true;
+  }
+  return false;
+}
+
 std::string tu_source_policy(const std::string& source) {
   const std::string s = lower(source);
   for (const char* lib : kForbiddenLibraries) {
@@ -105,16 +120,7 @@ CompileOutput compile_nvcc(const CompileRequest& request, const std::filesystem:
   args.insert(args.end(), request.extra_options.begin(), request.extra_options.end());
   auto pr = run_process(nvcc_path(), args, "", timeout_seconds, kCompileLogLimitBytes * 4, dir);
   out.info.log = pr.output;
-  if (pr.spawn_failed) {
-    out.status = Status::infra_error;
-    out.reason = pr.error;
-    return out;
-  }
-  if (pr.timed_out) {
-    out.status = Status::timeout;
-    out.reason = fmt::format("nvcc exceeded its {:.0f} s limit", timeout_seconds);
-    return out;
-  }
+  if (process_failed(pr, "nvcc", timeout_seconds, out)) return out;
   if (pr.exit_code != 0) {
     out.status = Status::compile_error;
     out.reason = fmt::format("nvcc failed with exit code {}", pr.exit_code);

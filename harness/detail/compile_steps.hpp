@@ -5,6 +5,7 @@
 
 #include "harness/compiler.hpp"
 #include "harness/detail/ptxas_log.hpp"
+#include "harness/detail/subprocess.hpp"
 
 namespace tessera::detail {
 
@@ -13,6 +14,10 @@ CompileOutput compile_nvcc(const CompileRequest& request, const std::filesystem:
                            const std::filesystem::path& work_dir, double timeout_seconds);
 std::string nvcc_version();
 std::filesystem::path cuda_include_dir();
+
+// When a compiler process could not be run or ran out of time, fills `out`
+// (infra_error / timeout, named after `what`) and returns true.
+bool process_failed(const ProcessResult& pr, const std::string& what, double timeout_seconds, CompileOutput& out);
 
 // Policy for translation units: no vendor GEMM/DNN libraries, no dynamic
 // loading. Empty = allowed, else the reason. Checks the source text and the

@@ -6,6 +6,7 @@
 
 #include <fstream>
 #include <random>
+#include <thread>
 #include <system_error>
 
 #include <boost/process.hpp>
@@ -18,6 +19,8 @@ namespace bp = boost::process;
 namespace tessera::detail {
 
 namespace {
+
+constexpr auto kPollInterval = std::chrono::milliseconds(5);
 
 std::string read_prefix(const std::filesystem::path& p, std::size_t limit) {
   std::ifstream in(p, std::ios::binary);
@@ -58,15 +61,23 @@ ProcessResult run_process(const std::filesystem::path& exe, const std::vector<st
     bp::child child(bp::exe = exe.string(), bp::args = args, bp::std_in < f.in.string(),
                     bp::std_out > f.out.string(), bp::std_err > f.err.string(), bp::start_dir = work_dir.string(),
                     group);
-    const auto limit = std::chrono::duration<double>(timeout_seconds);
-    if (!child.wait_for(std::chrono::duration_cast<std::chrono::milliseconds>(limit))) {
-      r.timed_out = true;
-      std::error_code ec;
-      group.terminate(ec);
-      child.wait(ec);
-    } else {
-      r.exit_code = child.exit_code();
+    // Poll instead of child.wait_for(): Boost.Process v1 waits for SIGCHLD
+    // there, and with several threads waiting one can swallow another's signal
+    // and sit out its whole time limit.
+    const auto deadline = std::chrono::steady_clock::now() +
+                          std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                              std::chrono::duration<double>(timeout_seconds));
+    std::error_code ec;
+    while (child.running(ec)) {
+      if (std::chrono::steady_clock::now() >= deadline) {
+        r.timed_out = true;
+        group.terminate(ec);
+        child.wait(ec);
+        break;
+      }
+      std::this_thread::sleep_for(kPollInterval);
     }
+    if (!r.timed_out) r.exit_code = child.exit_code();
   } catch (const std::exception& e) {
     r.spawn_failed = true;
     r.error = fmt::format("cannot run {}: {}", exe.string(), e.what());

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <chrono>
 #include <fstream>
+#include <thread>
 
 #include <boost/process.hpp>
 #include <fmt/format.h>
@@ -20,6 +21,7 @@ namespace tessera::detail {
 namespace {
 constexpr int kPollSliceMs = 100;  // how often a silent wait checks that the worker still lives
 constexpr std::size_t kMaxLineBytes = 64u << 20;
+constexpr auto kQuitGrace = std::chrono::seconds(2);  // a worker told to quit gets this long
 }  // namespace
 
 struct WorkerClient::Impl {
@@ -53,8 +55,10 @@ WorkerClient::~WorkerClient() {
   if (running()) {
     const std::string quit = "{\"op\":\"quit\"}\n";
     (void)!::write(impl_->to_worker.native_sink(), quit.data(), quit.size());
-    std::error_code ec;
-    if (!impl_->child.wait_for(std::chrono::seconds(2), ec)) kill();
+    // Polled, not wait_for(): see run_process.
+    const auto deadline = std::chrono::steady_clock::now() + kQuitGrace;
+    while (running() && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    if (running()) kill();
   }
 }
 

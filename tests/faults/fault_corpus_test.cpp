@@ -82,5 +82,22 @@ TEST(FaultCorpus, EveryFaultLabelledAndHarnessSurvives) {
   }
 }
 
+TEST(FaultCorpus, HardcodedShapeFailsItsShapeGenericClaim) {
+  TESSERA_REQUIRE_GPU();
+  auto ev = make_evaluator(options("full"));
+  const Task task = task_from_shape("256x256x1024");
+  EvalOptions eo;
+  eo.counters = false;
+  eo.baselines = false;
+  auto cand = load_candidate(corpus("hardcoded_shape.cu"));
+  EXPECT_EQ(ev->evaluate(cand, task, eo).status, Status::ok) << "correct on its own shape";
+  eo.shape_generic = true;
+  auto r = ev->evaluate(cand, task, eo);
+  EXPECT_EQ(r.status, Status::wrong_answer) << r.reason;
+  EXPECT_NE(r.reason.find("shape-generic"), std::string::npos) << r.reason;
+  auto good = ev->evaluate(load_candidate(corpus("good.cu")), task, eo);
+  EXPECT_EQ(good.status, Status::ok) << "a truly generic kernel passes the same probes: " << good.reason;
+}
+
 }  // namespace
 }  // namespace tessera

@@ -2,6 +2,11 @@
 // compile-only contract (CI).
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <string>
+#include <vector>
+
 #include "harness/candidate.hpp"
 #include "harness/core/error.hpp"
 #include "harness/sandbox.hpp"
@@ -34,6 +39,22 @@ TEST(Sandbox, LayoutMismatchIsRejected) {
   auto r = ev->evaluate(example("hgemm_naive.cu"), task_from_shape("64x64x64", "NN"), {});
   EXPECT_EQ(r.status, Status::rejected);
   EXPECT_NE(r.reason.find("layout"), std::string::npos) << r.reason;
+}
+
+TEST(Sandbox, PrecompileFillsTheCacheInParallel) {
+  auto ev = make_evaluator(opts("compile_only"));
+  std::vector<Candidate> cands;
+  for (int i = 0; i < 4; ++i) {
+    Candidate c = example("hgemm_naive.cu");
+    c.source = "#define PRECOMPILE_VARIANT " + std::to_string(i) + "_" + std::to_string(::getpid()) + "\n" + c.source;
+    cands.push_back(c);
+  }
+  ev->precompile(cands);
+  for (const auto& c : cands) {
+    auto r = ev->evaluate(c, task_from_shape("64x64x64"), {});
+    EXPECT_EQ(r.status, Status::compiled) << r.reason;
+    EXPECT_TRUE(r.compile.cached) << "precompile should have left it in the cache";
+  }
 }
 
 TEST(Sandbox, UnknownModeIsBadInput) { EXPECT_THROW(make_evaluator(opts("turbo")), Error); }

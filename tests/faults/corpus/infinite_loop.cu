@@ -7,8 +7,8 @@ extern "C" __device__ const TesseraLaunchContract tessera_contract = {
 extern "C" __global__ void tessera_hgemm(const __grid_constant__ TesseraGemmParams p) {
   const int row = blockIdx.y * 16 + threadIdx.x / 16, col = blockIdx.x * 16 + threadIdx.x % 16;
   if (row >= p.M || col >= p.N) return;
-  // A volatile read of the kernel's own argument each turn: the compiler can
-  // neither prove the loop ends nor delete it.
-  while (*(volatile const int*)&p.M > 0) { }
+  // clock64() is a volatile read: the compiler can neither prove the loop
+  // ends nor delete it.
+  while (clock64() != -1) { }
   p.C[(size_t)row * p.N + col] = __float2half_rn(0.f);
 }

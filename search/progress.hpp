@@ -1,0 +1,35 @@
+#pragma once
+// Progress on stderr: a one-line bar redrawn in place on a terminal; periodic
+// plain lines otherwise (logs, CI), never carriage returns in a file.
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "search/state.hpp"
+
+namespace tessera::search {
+
+inline constexpr double kProgressLineIntervalSeconds = 10.0;  // non-TTY: at most one line per interval
+inline constexpr int kProgressBarWidth = 24;                  // characters
+
+struct ProgressSnapshot {
+  Totals totals;
+  long long budget_steps = 0;
+  double elapsed_s = 0;
+  bool compile_only = false;
+};
+
+// "best 1.07x | 12/40 evals | fail: compile_error 2 | 3.1k tok $0.02 | 54s"
+std::string progress_text(const ProgressSnapshot& s);
+
+class ProgressSink {
+public:
+  virtual ~ProgressSink() = default;
+  virtual void update(const ProgressSnapshot& s) = 0;
+  virtual void finish(const ProgressSnapshot& s) = 0;
+};
+
+// Writes to `out` (stderr by default); the bar only when it is a terminal.
+std::unique_ptr<ProgressSink> make_progress(std::FILE* out = stderr);
+
+}  // namespace tessera::search

@@ -1,0 +1,67 @@
+// The CLI's promise for bad input: one clear line on stderr, a non-zero exit,
+// never a crash or a hang.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <string>
+
+namespace {
+
+struct CliRun {
+  int code = -1;
+  std::string out;
+};
+
+CliRun run(const std::string& args) {
+  const std::string cmd = "timeout 60 " + std::string(TESSERA_BINARY) + " " + args + " 2>&1";
+  CliRun r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf{};
+  while (fgets(buf.data(), buf.size(), p)) r.out += buf.data();
+  const int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+void expect_clear_error(const std::string& args, const std::string& needle) {
+  CliRun r = run(args);
+  EXPECT_EQ(r.code, 2) << args << "\n" << r.out;
+  EXPECT_EQ(r.out.rfind("error: ", 0), 0u) << args << "\n" << r.out;
+  EXPECT_NE(r.out.find(needle), std::string::npos) << args << "\n" << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << "one line only:\n" << r.out;
+}
+
+const std::string kExample = std::string(TESSERA_SOURCE_DIR) + "/examples/hgemm_naive.cu";
+
+TEST(Cli, BadInputGetsOneClearLine) {
+  expect_clear_error("eval /nonexistent.cu --shape 64x64x64", "file not found");
+  expect_clear_error("eval " + kExample + " --shape 64x64", "bad shape");
+  expect_clear_error("eval " + kExample + " --shape 0x64x64", "out of range");
+  expect_clear_error("eval " + kExample + " --shape 64x64x64 --layout TT", "unsupported layout");
+  expect_clear_error("eval " + kExample + " --task '{\"m\":1}'", "missing 'n'");
+  expect_clear_error("eval " + kExample + " --task 'not json'", "not valid JSON");
+  expect_clear_error("eval " + kExample, "no task");
+  expect_clear_error("eval " + std::string(TESSERA_SOURCE_DIR) + "/README.md --shape 64x64x64", "bad kernel ABI");
+  expect_clear_error("eval " + kExample + " --shape 64x64x64 --mode turbo", "unknown evaluation mode");
+}
+
+TEST(Cli, EveryCommandHasHelp) {
+  for (const char* cmd : {"", "doctor", "eval", "baseline", "tile", "agent", "bench", "bench harness"}) {
+    CliRun r = run(std::string(cmd) + " --help");
+    EXPECT_EQ(r.code, 0) << cmd << "\n" << r.out;
+    EXPECT_NE(r.out.find("Usage"), std::string::npos) << cmd;
+  }
+}
+
+TEST(Cli, CompileOnlyEvalSaysItDidNotVerify) {
+  CliRun r = run("eval " + kExample + " --shape 64x64x64 --mode compile_only");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("not verified"), std::string::npos) << r.out;
+}
+
+}  // namespace

@@ -1,0 +1,44 @@
+// Task files in datasets/ and their loader.
+#include <gtest/gtest.h>
+
+#include "engine_helpers.hpp"
+#include "harness/core/error.hpp"
+#include "harness/core/fs.hpp"
+#include "search/tasks_file.hpp"
+
+namespace tessera::search::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(TasksFile, ShippedDatasetsLoad) {
+  const fs::path root(TESSERA_SOURCE_DIR);
+  const auto def = load_tasks_file(root / "datasets" / "default.json");
+  ASSERT_EQ(def.size(), 1u);
+  EXPECT_EQ(def[0].id(), "hgemm_4096x4096x4096_TN_none");
+  const auto small = load_tasks_file(root / "datasets" / "small_grid.json");
+  EXPECT_GE(small.size(), 24u);
+  const std::vector<long long> grid{64, 128, 256, 512, 1024, 2048, 4096, 8192, 12288, 16384};
+  for (const auto& t : small) {
+    for (long long d : {t.m, t.n, t.k}) EXPECT_NE(std::find(grid.begin(), grid.end(), d), grid.end()) << t.id();
+    EXPECT_LE(t.flops(), 1073741824.0) << t.id();
+  }
+  EXPECT_EQ(load_tasks_file(root / "datasets" / "acceptance.json").size(), 3u);
+}
+
+TEST(TasksFile, AcceptsArraysAndShapeStringsAndRejectsMistakes) {
+  const auto dir = fresh_dir("tasks_files");
+  atomic_write_file(dir / "a.json", R"(["256x256x256", {"op":"hgemm","m":64,"n":64,"k":64,"layout":"NN"}])");
+  const auto t = load_tasks_file(dir / "a.json");
+  ASSERT_EQ(t.size(), 2u);
+  EXPECT_EQ(t[1].layout, Layout::NN);
+  for (const char* bad : {R"({"tasks": []})", R"(["256x256x256", "256x256x256"])", R"({"tasks": [{"m": 1}]})",
+                          R"({"name": "x"})", "not json", R"(["12x"])"}) {
+    atomic_write_file(dir / "bad.json", bad);
+    EXPECT_THROW(load_tasks_file(dir / "bad.json"), Error) << bad;
+  }
+  EXPECT_THROW(load_tasks_file(dir / "missing.json"), Error);
+}
+
+}  // namespace
+}  // namespace tessera::search::testing
