@@ -76,7 +76,6 @@ TEST(TileGpu, SampledLegalConfigsVerify) {
   opt.baselines = false;
   opt.counters = false;
   opt.timing = false;
-  opt.timing = false;  // a correctness sweep: verification only
   std::mt19937_64 rng(kSampleSeed);
   std::vector<std::string> failures;
   int evaluated = 0, wgmma = 0;
