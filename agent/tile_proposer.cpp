@@ -54,7 +54,10 @@ Proposal TileProposer::propose(const ProposalContext& ctx) {
     const tile::Limits limits = limits_for(ctx);
     const tile::Space space = tile::default_space(ctx.task, limits);
     // Each call draws from its own stream: options seed, context seed and call count.
-    rng_.seed(options_.seed ^ (ctx.seed * 0x9E3779B97F4A7C15ull) ^ (++calls_ * 0xBF58476D1CE4E5B9ull));
+    // Seeded from the options and the context only, never from how many calls
+    // came before: the same step proposes the same thing in a resumed run and
+    // whatever order overlapping proposals are made in.
+    rng_.seed(options_.seed ^ (ctx.seed * 0x9E3779B97F4A7C15ull));
     const auto tried = tried_names(ctx);
     const auto fresh = [&](const tile::Config& c) { return !tried.count(tile::name(c)); };
 

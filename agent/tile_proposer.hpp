@@ -33,7 +33,6 @@ private:
 
   TileProposerOptions options_;
   std::mt19937_64 rng_;
-  std::uint64_t calls_ = 0;
 };
 
 }  // namespace tessera::agent
