@@ -25,7 +25,7 @@ step() {  # step NAME COMMAND...: runs it, logs to $LOGS/NAME.log, records PASS/
 }
 
 step configure cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release
-step build cmake --build "$BUILD" -j "$(nproc)"
+step build cmake --build "$BUILD" -j "$(nproc)" -- -k 0
 step nvidia_smi nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv
 
 if [ "$STAGE" = all ] || [ "$STAGE" = tests ]; then

@@ -52,7 +52,7 @@ TEST(TrajectorySchema, OutcomesRoundTripThroughRecords) {
     for (const auto& [k, v] : again.items()) EXPECT_EQ(v, r.at(k)) << k << " at step " << r["step"];
     if (o.evaluated) {
       EXPECT_EQ(nlohmann::json(o.result), r["eval"]);
-      EXPECT_EQ(o.candidate.source, r["candidate"]["source"]);
+      EXPECT_EQ(o.candidate.source, r["candidate"]["source"].get<std::string>());
     }
   }
 }
