@@ -1,6 +1,7 @@
 #include "harness/core/result.hpp"
 
 #include "harness/core/error.hpp"
+#include "harness/core/json_struct.hpp"
 
 namespace tessera {
 
@@ -12,17 +13,6 @@ Status parse_status(const std::string& s) {
   if (to_string(st) != s) fail_bad_input("unknown status '" + s + "'");
   return st;
 }
-
-// Like NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT, but not inline: the
-// functions are declared in result.hpp and used from other libraries.
-#define TESSERA_JSON_STRUCT(Type, ...)                                                       \
-  void to_json(nlohmann::json& nlohmann_json_j, const Type& nlohmann_json_t) {               \
-    NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_TO, __VA_ARGS__))                 \
-  }                                                                                          \
-  void from_json(const nlohmann::json& nlohmann_json_j, Type& nlohmann_json_t) {             \
-    const Type nlohmann_json_default_obj{};                                                  \
-    NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_FROM_WITH_DEFAULT, __VA_ARGS__))  \
-  }
 
 TESSERA_JSON_STRUCT(CompileInfo, compiler, arch, key, cached, ms, log)
 TESSERA_JSON_STRUCT(Resources, registers, static_smem_bytes, dynamic_smem_bytes,
