@@ -1,9 +1,8 @@
 // The tile proposer lives in agent/, but its tests live with the tile compiler.
-// tessera_test_tile does not link tessera_agent (curl and all), so the one
-// translation unit under test is compiled in here.
-#include "agent/tile_proposer.cpp"  // NOLINT(bugprone-suspicious-include)
-
 #include <gtest/gtest.h>
+
+#include "agent/proposers.hpp"
+#include "agent/tile_proposer.hpp"
 
 #include "harness/tile/space.hpp"
 
