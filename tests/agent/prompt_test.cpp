@@ -140,7 +140,18 @@ TEST(Strategies, BottleneckReadingAndMasking) {
   EXPECT_NE(r.summary.find("memory-bandwidth-bound"), std::string::npos) << r.summary;
   EXPECT_EQ(std::count(r.saturated.begin(), r.saturated.end(), "dram_bandwidth"), 1);
 
+  // The shape harness/gpu collect_counters() writes: summary keys win over "raw".
+  const nlohmann::json harness = {{"sm_throughput_pct", 30.0}, {"dram_throughput_pct", 25.0}, {"tensor_pipe_pct", 20.0},
+                                  {"l2_hit_rate_pct", 95.0}, {"achieved_occupancy_pct", 45.0}, {"smem_bank_conflicts", nullptr},
+                                  {"raw", {{"sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active", 99.0}}},
+                                  {"raw_errors", {{"x", "not available"}}}, {"passes", 3}};
+  r = read_bottleneck(harness);
+  EXPECT_NE(r.summary.find("latency-bound"), std::string::npos) << r.summary;
+  EXPECT_EQ(r.figures["tensor_pipe_pct"], 20.0);
+  EXPECT_EQ(r.saturated, std::vector<std::string>{"l2_locality"});
+
   EXPECT_EQ(read_bottleneck(nlohmann::json::object()).summary, "no counters measured");
+  EXPECT_NE(read_bottleneck({{"error", "profiling restricted"}}).summary.find("profiling restricted"), std::string::npos);
   EXPECT_EQ(unmasked_strategies(nlohmann::json::object()).size(), strategies().size());
   for (const auto& s : strategies()) EXPECT_FALSE(s.target_resource.empty());
 }
