@@ -5,9 +5,13 @@
 #include <fmt/format.h>
 
 #include "agent/client.hpp"
+#include "agent/prompt.hpp"
 #include "agent/strategies.hpp"
 #include "cli/command.hpp"
+#include "cli/task_args.hpp"
+#include "harness/candidate.hpp"
 #include "harness/core/error.hpp"
+#include "harness/core/fs.hpp"
 
 namespace tessera::cli {
 
@@ -72,6 +76,45 @@ void list_strategies() {
   for (const auto& s : agent::strategies()) fmt::print("{:<20} {:<16} {}\n", s.name, s.target_resource, s.summary);
 }
 
+struct PromptArgs {
+  TaskArgs task;
+  std::string kernel_file, result_file, strategy;
+  std::size_t max_prompt_tokens = agent::kDefaultMaxPromptTokens;
+};
+
+// Renders the prompt the LLM proposer would send, without sending it.
+void show_prompt(const PromptArgs& a) {
+  agent::ProposalContext c;
+  c.task = resolve_task(a.task);
+  c.strategy = a.strategy;
+  if (!a.kernel_file.empty()) {
+    agent::Evaluated parent;
+    parent.candidate = load_candidate(a.kernel_file);
+    if (!a.result_file.empty()) {
+      try {
+        parent.result = nlohmann::json::parse(read_file(a.result_file)).get<EvalResult>();
+      } catch (const nlohmann::json::exception& e) {
+        fail_bad_input(fmt::format("{}: not an evaluation result JSON: {}", a.result_file, e.what()));
+      }
+    } else {
+      parent.result.status = Status::compiled;
+      parent.result.reason = "not measured: no --result given";
+    }
+    c.parent = std::move(parent);
+  } else if (!a.result_file.empty()) {
+    fail_bad_input("--result needs --kernel (the result describes that kernel)");
+  }
+  agent::PromptOptions o;
+  o.max_prompt_tokens = a.max_prompt_tokens;
+  const auto messages = agent::PromptBuilder(o).build(c);
+  std::size_t tokens = 0;
+  for (const auto& m : messages) {
+    fmt::print("===== {} (~{} tokens) =====\n{}\n", m.role, agent::approx_tokens(m.content), m.content);
+    tokens += agent::approx_tokens(m.content);
+  }
+  fmt::print("===== total ~{} tokens (budget {}) =====\n", tokens, a.max_prompt_tokens);
+}
+
 void setup(CLI::App& root) {
   auto* agent_cmd = root.add_subcommand("agent", "LLM endpoints and strategy arms (docs/agent.md)");
   agent_cmd->require_subcommand(1);
@@ -90,6 +133,15 @@ void setup(CLI::App& root) {
   ping->add_flag("--stream", args->stream, "use server-sent events");
   ping->add_option("--timeout", args->timeout_s, "seconds per attempt")->check(CLI::PositiveNumber)->capture_default_str();
   ping->callback([args, key_opt] { run_ping(*args, key_opt->count() > 0); });
+
+  auto pargs = std::make_shared<PromptArgs>();
+  auto* prompt = agent_cmd->add_subcommand("prompt", "print the prompt the LLM proposer would send (nothing is sent)");
+  add_task_options(prompt, pargs->task);
+  prompt->add_option("--kernel", pargs->kernel_file, "the current kernel (.cu); none: a from-scratch prompt")->check(CLI::ExistingFile);
+  prompt->add_option("--result", pargs->result_file, "its evaluation result JSON (tessera eval --json)")->check(CLI::ExistingFile);
+  prompt->add_option("--strategy", pargs->strategy, "strategy arm (tessera agent strategies)");
+  prompt->add_option("--max-prompt-tokens", pargs->max_prompt_tokens, "token budget for the prompt")->capture_default_str();
+  prompt->callback([pargs] { show_prompt(*pargs); });
 
   auto* strat = agent_cmd->add_subcommand("strategies", "list the optimisation strategies (the bandit's arms)");
   strat->callback([] { list_strategies(); });

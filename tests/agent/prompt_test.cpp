@@ -31,7 +31,7 @@ ProposalContext context() {
   c.task.k = 4096;
   c.gpu = {"NVIDIA H100 80GB HBM3", 132, 232448, 52428800, 750, "sm_90a"};
   c.strategy = "pipelining";
-  c.parent = kernel("parent_v3", "extern \"C\" __global__ void tessera_hgemm() { int x[2] = {{0}}; }", Status::ok, 0.8);
+  c.parent = kernel("parent_v3", "extern \"C\" __global__ void tessera_hgemm() {\n\n\n  int x[2] = {{0}}; }", Status::ok, 0.8);
   c.parent->result.counters = {{"sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active", 35.0},
                                {"dram__throughput.avg.pct_of_peak_sustained_elapsed", 20.0}};
   c.parent->result.compile.log = std::string(20000, 'w');
@@ -72,6 +72,8 @@ TEST(Prompt, SystemHasGpuAndAbiAndUserHasEverythingMeasured) {
   EXPECT_NE(u.find("M = 4096, N = 4096, K = 4096"), std::string::npos);
   EXPECT_NE(u.find("cp.async"), std::string::npos);  // the pipelining fragment
   EXPECT_NE(u.find("int x[2] = {{0}};"), std::string::npos);  // braces in code survive
+  EXPECT_NE(u.find("tessera_hgemm() {\n\n\n  int x"), std::string::npos);  // blank lines in code survive
+  EXPECT_EQ(u.find("\n\n\n#"), std::string::npos);  // but not runs between sections
   EXPECT_NE(u.find("speedup 0.800x"), std::string::npos);
   EXPECT_NE(u.find("latency-bound"), std::string::npos);
   EXPECT_NE(u.find("attempt_9"), std::string::npos);
