@@ -1,4 +1,5 @@
 // Prompt templates, the builder's content and its token-budget trimming.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
