@@ -125,7 +125,8 @@ std::string PromptBuilder::user_prompt(const ProposalContext& c, std::size_t his
 }
 
 std::vector<ChatMessage> PromptBuilder::build(const ProposalContext& c) const {
-  const bool diff = options_.allow_diff && c.parent.has_value();
+  const Strategy* strategy = find_strategy(c.strategy);
+  const bool diff = options_.allow_diff && c.parent.has_value() && !(strategy != nullptr && strategy->full_rewrite);
   const std::string system = system_prompt(c, diff);
   std::size_t history = options_.max_history;
   std::size_t inspirations = std::min(options_.max_inspirations, c.inspirations.size());

@@ -9,14 +9,15 @@ namespace tessera::agent {
 
 const std::vector<Strategy>& strategies() {
   static const std::vector<Strategy> list = {
-      {"tiling", "tensor_pipe", "block/warp tile shapes and MMA shape to raise tensor-core utilisation and reuse"},
-      {"pipelining", "memory_latency", "multi-stage cp.async/TMA pipelines that overlap loads with MMA"},
-      {"memory_layout", "shared_memory", "shared-memory layouts and swizzles that remove bank conflicts; vectorised access"},
-      {"epilogue", "dram_bandwidth", "faster epilogue: vectorised/TMA stores, staging through shared memory"},
-      {"occupancy_registers", "occupancy", "register and shared-memory pressure vs occupancy, launch bounds, spills"},
-      {"rasterisation", "l2_locality", "block rasterisation / swizzled tile order for L2 reuse; persistent scheduling"},
-      {"split_k", "sm_parallelism", "split-K or stream-K to fill all SMs when M×N has too few tiles"},
-      {"instruction_choice", "issue_slots", "instruction choice: wgmma vs mma.sync, ldmatrix, fewer address computations"},
+      {"tiling", "tensor_pipe", "tensor", "block/warp tile shapes and MMA shape to raise tensor-core utilisation and reuse"},
+      {"pipelining", "memory_latency", "memory", "multi-stage cp.async/TMA pipelines that overlap loads with MMA"},
+      {"memory_layout", "shared_memory", "memory", "shared-memory layouts and swizzles that remove bank conflicts; vectorised access"},
+      {"epilogue", "dram_bandwidth", "memory", "faster epilogue: vectorised/TMA stores, staging through shared memory"},
+      {"occupancy_registers", "occupancy", "latency", "register and shared-memory pressure vs occupancy, launch bounds, spills"},
+      {"rasterisation", "l2_locality", "memory", "block rasterisation / swizzled tile order for L2 reuse; persistent scheduling"},
+      {"split_k", "sm_parallelism", "latency", "split-K or stream-K to fill all SMs when M×N has too few tiles"},
+      {"instruction_choice", "issue_slots", "tensor", "instruction choice: wgmma vs mma.sync, ldmatrix, fewer address computations"},
+      {"rewrite", "none", "none", "a different design written from scratch (exploration; never a diff)", true},
   };
   return list;
 }

@@ -13,8 +13,11 @@ namespace tessera::agent {
 struct Strategy {
   std::string name;             // e.g. "pipelining"; also the template file stem
   std::string target_resource;  // tensor_pipe | dram_bandwidth | memory_latency | shared_memory |
-                                // occupancy | l2_locality | sm_parallelism | issue_slots
+                                // occupancy | l2_locality | sm_parallelism | issue_slots | none
+  std::string resource_class;   // coarse form for counter-key masking: tensor (tensor_pipe_pct),
+                                // memory (dram_throughput_pct), latency (sm_throughput_pct), none
   std::string summary;          // one line for listings
+  bool full_rewrite = false;    // asks for a whole new kernel, never a diff
 };
 
 const std::vector<Strategy>& strategies();

@@ -180,8 +180,9 @@ void run_propose(const ProposeArgs& a) {
 }
 
 void list_strategies() {
-  fmt::print("{:<20} {:<16} {}\n", "strategy", "target resource", "focus");
-  for (const auto& s : agent::strategies()) fmt::print("{:<20} {:<16} {}\n", s.name, s.target_resource, s.summary);
+  fmt::print("{:<20} {:<16} {:<8} {}\n", "strategy", "target resource", "class", "focus");
+  for (const auto& s : agent::strategies())
+    fmt::print("{:<20} {:<16} {:<8} {}\n", s.name, s.target_resource, s.resource_class, s.summary);
 }
 
 void setup(CLI::App& root) {

@@ -111,6 +111,14 @@ TEST(Prompt, TrimsInspirationsThenHistoryThenLogToFitTheBudget) {
   EXPECT_NE(tight[1].content.find("int x[2] = {{0}};"), std::string::npos);  // the source is never cut
 }
 
+TEST(Prompt, RewriteArmAsksForAFullKernelEvenWithAParent) {
+  auto c = context();
+  c.strategy = "rewrite";
+  const auto msgs = PromptBuilder(PromptOptions{}).build(c);
+  EXPECT_EQ(msgs[0].content.find("<<<<<<< SEARCH"), std::string::npos);
+  EXPECT_NE(msgs[1].content.find("parent_v3"), std::string::npos);  // the parent is still shown
+}
+
 TEST(Prompt, UnknownStrategyIsBadInput) {
   auto c = context();
   c.strategy = "vibes";
@@ -156,7 +164,11 @@ TEST(Strategies, BottleneckReadingAndMasking) {
   EXPECT_EQ(read_bottleneck(nlohmann::json::object()).summary, "no counters measured");
   EXPECT_NE(read_bottleneck({{"error", "profiling restricted"}}).summary.find("profiling restricted"), std::string::npos);
   EXPECT_EQ(unmasked_strategies(nlohmann::json::object()).size(), strategies().size());
-  for (const auto& s : strategies()) EXPECT_FALSE(s.target_resource.empty());
+  for (const auto& s : strategies()) {
+    EXPECT_FALSE(s.target_resource.empty());
+    EXPECT_TRUE(s.resource_class == "tensor" || s.resource_class == "memory" || s.resource_class == "latency" ||
+                s.resource_class == "none") << s.name;
+  }
 }
 
 }  // namespace
