@@ -22,6 +22,27 @@ std::string without_trailing_newlines(std::string s) {
   return s;
 }
 
+// Absent optional sections leave runs of blank lines. Runs are collapsed
+// outside code fences only: inside them the kernel source must stay byte-exact,
+// since SEARCH blocks quote it.
+std::string squeeze_blank_lines_outside_fences(const std::string& text) {
+  std::string out;
+  bool in_fence = false, previous_blank = false;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    const bool last = end == std::string::npos;
+    if (last) end = text.size();
+    const std::string line = text.substr(pos, end - pos);
+    const bool blank = line.find_first_not_of(" \t\r") == std::string::npos;
+    if (line.rfind("```", 0) == 0) in_fence = !in_fence;
+    if (!(blank && previous_blank && !in_fence)) out += line + (last ? "" : "\n");
+    previous_blank = blank && !in_fence;
+    pos = end + 1;
+  }
+  return out;
+}
+
 std::string format_number(double v, const char* fmtstr) { return v > 0 ? fmt::format(fmt::runtime(fmtstr), v) : "unknown"; }
 }  // namespace
 
@@ -94,19 +115,18 @@ std::string PromptBuilder::user_prompt(const ProposalContext& c, std::size_t his
     }
     insp = render_template(templates_.get("inspirations_header"), {{"entries", entries}}, "inspirations_header");
   }
-  // Sections end without newlines so that absent ones leave no blank runs;
-  // never squeeze the whole text: the kernel source must stay byte-exact.
-  return render_template(templates_.get("user"),
-                         {{"task", task_text(c.task)},
-                          {"strategy", without_trailing_newlines(strategy)},
-                          {"parent", without_trailing_newlines(parent)},
-                          {"history", without_trailing_newlines(hist)},
-                          {"inspirations", without_trailing_newlines(insp)}},
-                         "user");
+  return squeeze_blank_lines_outside_fences(render_template(templates_.get("user"),
+                                                           {{"task", task_text(c.task)},
+                                                            {"strategy", without_trailing_newlines(strategy)},
+                                                            {"parent", without_trailing_newlines(parent)},
+                                                            {"history", without_trailing_newlines(hist)},
+                                                            {"inspirations", without_trailing_newlines(insp)}},
+                                                           "user"));
 }
 
 std::vector<ChatMessage> PromptBuilder::build(const ProposalContext& c) const {
-  const bool diff = options_.allow_diff && c.parent.has_value();
+  const Strategy* strategy = find_strategy(c.strategy);
+  const bool diff = options_.allow_diff && c.parent.has_value() && !(strategy != nullptr && strategy->full_rewrite);
   const std::string system = system_prompt(c, diff);
   std::size_t history = options_.max_history;
   std::size_t inspirations = std::min(options_.max_inspirations, c.inspirations.size());

@@ -10,6 +10,8 @@
 namespace tessera::agent {
 
 namespace {
+constexpr std::size_t kMaxReasonChars = 200;  // a history line stays one line
+
 std::string trim_log(const std::string& log, std::size_t max_chars) {
   if (log.size() <= max_chars) return log;
   // The first errors explain the rest; keep the head and a short tail.
@@ -31,7 +33,9 @@ std::string summarise_result(const EvalResult& r) {
     return fmt::format("ok, {:.2f} us, {:.3f}x vs {} ({:.0f} TFLOP/s)", r.cold.median_us, r.speedup,
                        r.best_baseline.empty() ? "baseline" : r.best_baseline, r.tflops);
   std::string reason = r.reason.empty() ? r.verify.failure : r.reason;
-  if (reason.size() > 200) reason = reason.substr(0, 200) + "...";
+  if (reason.size() > kMaxReasonChars) reason = reason.substr(0, kMaxReasonChars) + "...";
+  for (char& ch : reason)
+    if (ch == '\n') ch = ' ';
   return fmt::format("{}: {}", to_string(r.status), reason);
 }
 

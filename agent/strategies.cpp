@@ -9,14 +9,15 @@ namespace tessera::agent {
 
 const std::vector<Strategy>& strategies() {
   static const std::vector<Strategy> list = {
-      {"tiling", "tensor_pipe", "block/warp tile shapes and MMA shape to raise tensor-core utilisation and reuse"},
-      {"pipelining", "memory_latency", "multi-stage cp.async/TMA pipelines that overlap loads with MMA"},
-      {"memory_layout", "shared_memory", "shared-memory layouts and swizzles that remove bank conflicts; vectorised access"},
-      {"epilogue", "dram_bandwidth", "faster epilogue: vectorised/TMA stores, staging through shared memory"},
-      {"occupancy_registers", "occupancy", "register and shared-memory pressure vs occupancy, launch bounds, spills"},
-      {"rasterisation", "l2_locality", "block rasterisation / swizzled tile order for L2 reuse; persistent scheduling"},
-      {"split_k", "sm_parallelism", "split-K or stream-K to fill all SMs when M×N has too few tiles"},
-      {"instruction_choice", "issue_slots", "instruction choice: wgmma vs mma.sync, ldmatrix, fewer address computations"},
+      {"tiling", "tensor_pipe", "tensor", "block/warp tile shapes and MMA shape to raise tensor-core utilisation and reuse"},
+      {"pipelining", "memory_latency", "memory", "multi-stage cp.async/TMA pipelines that overlap loads with MMA"},
+      {"memory_layout", "shared_memory", "memory", "shared-memory layouts and swizzles that remove bank conflicts; vectorised access"},
+      {"epilogue", "dram_bandwidth", "memory", "faster epilogue: vectorised/TMA stores, staging through shared memory"},
+      {"occupancy_registers", "occupancy", "latency", "register and shared-memory pressure vs occupancy, launch bounds, spills"},
+      {"rasterisation", "l2_locality", "memory", "block rasterisation / swizzled tile order for L2 reuse; persistent scheduling"},
+      {"split_k", "sm_parallelism", "latency", "split-K or stream-K to fill all SMs when M×N has too few tiles"},
+      {"instruction_choice", "issue_slots", "tensor", "instruction choice: wgmma vs mma.sync, ldmatrix, fewer address computations"},
+      {"rewrite", "none", "none", "a different design written from scratch (exploration; never a diff)", true},
   };
   return list;
 }
@@ -70,17 +71,33 @@ void scan(const nlohmann::json& j, Figures& f) {
     if (key.find("tensor") != std::string::npos) f.tensor = std::max(f.tensor.value_or(0), *x);
     else if (key.find("dram__throughput") != std::string::npos || (key.find("dram") != std::string::npos && pct))
       f.dram = std::max(f.dram.value_or(0), *x);
-    else if (key.find("sm__throughput") != std::string::npos) f.sm = *x;
+    else if (key.find("sm__throughput") != std::string::npos || key.find("sm_throughput") != std::string::npos) f.sm = *x;
     else if (key.find("warps_active") != std::string::npos || key.find("occupancy") != std::string::npos) f.occupancy = *x;
     else if (key.find("hit_rate") != std::string::npos || key.find("l2_hit") != std::string::npos) f.l2_hit = *x;
   }
+}
+
+// The summary keys harness/gpu/counters.hpp's collect_counters() writes.
+bool read_summary_keys(const nlohmann::json& c, Figures& f) {
+  if (!c.is_object()) return false;
+  auto get = [&](const char* key) -> std::optional<double> {
+    if (c.contains(key) && c[key].is_number()) return c[key].get<double>();
+    return std::nullopt;
+  };
+  f.tensor = get("tensor_pipe_pct");
+  f.dram = get("dram_throughput_pct");
+  if (!f.dram) f.dram = get("memory_throughput_pct");
+  f.sm = get("sm_throughput_pct");
+  f.occupancy = get("achieved_occupancy_pct");
+  f.l2_hit = get("l2_hit_rate_pct");
+  return f.tensor || f.dram || f.sm || f.occupancy || f.l2_hit;
 }
 }  // namespace
 
 BottleneckReading read_bottleneck(const nlohmann::json& counters) {
   BottleneckReading r;
   Figures f;
-  if (counters.is_object() || counters.is_array()) scan(counters, f);
+  if (!read_summary_keys(counters, f) && (counters.is_object() || counters.is_array())) scan(counters, f);
   auto put = [&](const char* name, const std::optional<double>& v) {
     if (v) r.figures[name] = *v;
   };
@@ -104,7 +121,7 @@ BottleneckReading read_bottleneck(const nlohmann::json& counters) {
   if (sm >= kSaturatedPct && tensor >= 0 && tensor < kBusyPct) r.saturated.push_back("issue_slots");
 
   auto pct = [](double v) { return v < 0 ? std::string("n/a") : fmt::format("{:.0f}%", v); };
-  if (tensor >= kBusyPct)
+  if (tensor >= kBusyPct && (dram < kBusyPct || tensor >= dram))
     r.summary = fmt::format("compute-bound: tensor pipe at {} of peak; remaining gains come from overlap and fewer non-MMA instructions", pct(tensor));
   else if (dram >= kBusyPct)
     r.summary = fmt::format("memory-bandwidth-bound: DRAM at {} of peak, tensor pipe {}; raise reuse (larger tiles, L2-friendly rasterisation)", pct(dram), pct(tensor));

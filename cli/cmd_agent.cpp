@@ -1,13 +1,19 @@
-// tessera agent ping | strategies: check an LLM endpoint, list the strategy arms.
+// tessera agent ping | prompt | propose | strategies: check an LLM endpoint,
+// inspect the prompt, run one LLM proposal, list the strategy arms.
 #include <cstdio>
 #include <memory>
 
 #include <fmt/format.h>
 
 #include "agent/client.hpp"
+#include "agent/llm_proposer.hpp"
+#include "agent/prompt.hpp"
 #include "agent/strategies.hpp"
 #include "cli/command.hpp"
+#include "cli/task_args.hpp"
+#include "harness/candidate.hpp"
 #include "harness/core/error.hpp"
+#include "harness/core/fs.hpp"
 
 namespace tessera::cli {
 
@@ -17,35 +23,54 @@ constexpr double kPingTimeoutS = 60.0;
 constexpr int kPingMaxTokens = 64;
 constexpr int kPingAttempts = 2;
 
-struct PingArgs {
+struct EndpointArgs {
   std::string base_url, model, api_key_env = agent::kDefaultApiKeyEnv, provider = "openai", config_file;
-  std::string prompt = "Reply with one short sentence: which model are you?";
   bool stream = false;
-  double timeout_s = kPingTimeoutS;
+  CLI::Option* api_key_env_option = nullptr;
 };
 
-agent::EndpointConfig ping_endpoint(const PingArgs& a, bool api_key_env_given) {
+void add_endpoint_options(CLI::App* cmd, EndpointArgs& a) {
+  cmd->add_option("--base-url", a.base_url, "API root, e.g. https://api.openai.com/v1 or http://127.0.0.1:8000/v1");
+  cmd->add_option("--model", a.model, "model name as the server knows it");
+  a.api_key_env_option =
+      cmd->add_option("--api-key-env", a.api_key_env, "environment variable holding the API key")->capture_default_str();
+  cmd->add_option("--provider", a.provider, "openai (Chat Completions) or anthropic (Messages)")
+      ->check(CLI::IsMember({"openai", "anthropic"}))
+      ->capture_default_str();
+  cmd->add_option("--config", a.config_file, "endpoint JSON file (its first endpoint) instead of --base-url/--model")
+      ->check(CLI::ExistingFile);
+  cmd->add_flag("--stream", a.stream, "use server-sent events");
+}
+
+agent::EndpointConfig endpoint_from_args(const EndpointArgs& a, const char* command) {
   agent::EndpointConfig c;
   if (!a.config_file.empty()) {
     c = agent::load_endpoint_configs(a.config_file).front();
   } else {
-    if (a.base_url.empty() || a.model.empty()) fail_bad_input("agent ping needs --base-url and --model (or --config FILE)");
+    if (a.base_url.empty() || a.model.empty())
+      fail_bad_input(fmt::format("agent {} needs --base-url and --model (or --config FILE)", command));
     c.base_url = a.base_url;
     c.model = a.model;
     c.provider = agent::parse_provider(a.provider);
     if (c.provider == agent::Provider::anthropic) c.api_key_env = "ANTHROPIC_API_KEY";
   }
-  if (api_key_env_given) c.api_key_env = a.api_key_env;
+  if (a.api_key_env_option != nullptr && a.api_key_env_option->count() > 0) c.api_key_env = a.api_key_env;
   if (a.stream) c.stream = true;
-  c.max_tokens = kPingMaxTokens;
-  c.total_timeout_s = a.timeout_s;
-  c.connect_timeout_s = std::min(c.connect_timeout_s, a.timeout_s);
-  c.retry.max_attempts = kPingAttempts;
   return c;
 }
 
-void run_ping(const PingArgs& a, bool api_key_env_given) {
-  const agent::EndpointConfig config = ping_endpoint(a, api_key_env_given);
+struct PingArgs {
+  EndpointArgs endpoint;
+  std::string prompt = "Reply with one short sentence: which model are you?";
+  double timeout_s = kPingTimeoutS;
+};
+
+void run_ping(const PingArgs& a) {
+  agent::EndpointConfig config = endpoint_from_args(a.endpoint, "ping");
+  config.max_tokens = kPingMaxTokens;
+  config.total_timeout_s = a.timeout_s;
+  config.connect_timeout_s = std::min(config.connect_timeout_s, a.timeout_s);
+  config.retry.max_attempts = kPingAttempts;
   auto client = agent::make_client(config);
   agent::ChatRequest request;
   request.messages = {{"user", a.prompt}};
@@ -67,29 +92,125 @@ void run_ping(const PingArgs& a, bool api_key_env_given) {
   fmt::print("reply:      {}\n", r.content);
 }
 
+struct ContextArgs {
+  TaskArgs task;
+  std::string kernel_file, result_file, strategy;
+  std::size_t max_prompt_tokens = agent::kDefaultMaxPromptTokens;
+};
+
+void add_context_options(CLI::App* cmd, ContextArgs& a) {
+  add_task_options(cmd, a.task);
+  cmd->add_option("--kernel", a.kernel_file, "the current kernel (.cu); none: a from-scratch prompt")->check(CLI::ExistingFile);
+  cmd->add_option("--result", a.result_file, "its evaluation result JSON (tessera eval --json)")->check(CLI::ExistingFile);
+  cmd->add_option("--strategy", a.strategy, "strategy arm (tessera agent strategies)");
+  cmd->add_option("--max-prompt-tokens", a.max_prompt_tokens, "token budget for the prompt")->capture_default_str();
+}
+
+agent::ProposalContext context_from_args(const ContextArgs& a) {
+  agent::ProposalContext c;
+  c.task = resolve_task(a.task);
+  c.strategy = a.strategy;
+  if (a.kernel_file.empty()) {
+    if (!a.result_file.empty()) fail_bad_input("--result needs --kernel (the result describes that kernel)");
+    return c;
+  }
+  agent::Evaluated parent;
+  parent.candidate = load_candidate(a.kernel_file);
+  if (!a.result_file.empty()) {
+    try {
+      parent.result = nlohmann::json::parse(read_file(a.result_file)).get<EvalResult>();
+    } catch (const nlohmann::json::exception& e) {
+      fail_bad_input(fmt::format("{}: not an evaluation result JSON: {}", a.result_file, e.what()));
+    }
+  } else {
+    parent.result.status = Status::compiled;
+    parent.result.reason = "not measured: no --result given";
+  }
+  c.parent = std::move(parent);
+  return c;
+}
+
+agent::PromptOptions prompt_options(const ContextArgs& a) {
+  agent::PromptOptions o;
+  o.max_prompt_tokens = a.max_prompt_tokens;
+  return o;
+}
+
+// Renders the prompt the LLM proposer would send, without sending it.
+void show_prompt(const ContextArgs& a) {
+  const auto messages = agent::PromptBuilder(prompt_options(a)).build(context_from_args(a));
+  std::size_t tokens = 0;
+  for (const auto& m : messages) {
+    fmt::print("===== {} (~{} tokens) =====\n{}\n", m.role, agent::approx_tokens(m.content), m.content);
+    tokens += agent::approx_tokens(m.content);
+  }
+  fmt::print("===== total ~{} tokens (budget {}) =====\n", tokens, a.max_prompt_tokens);
+}
+
+struct ProposeArgs {
+  EndpointArgs endpoint;
+  ContextArgs context;
+  std::uint64_t seed = 0;
+  double temperature = -1;
+  std::string cache = "off", out_file;
+  bool json = false;
+};
+
+// One LlmProposer call: the candidate goes to --out (or stdout), the rest to stderr.
+void run_propose(const ProposeArgs& a) {
+  agent::LlmProposerOptions o;
+  o.endpoints = {endpoint_from_args(a.endpoint, "propose")};
+  o.prompt = prompt_options(a.context);
+  o.cache_mode = agent::parse_cache_mode(a.cache);
+  agent::ProposalContext c = context_from_args(a.context);
+  c.seed = a.seed;
+  c.temperature = a.temperature;
+  const agent::Proposal p = agent::make_llm_proposer(std::move(o))->propose(c);
+  if (a.json) fmt::print("{}\n", nlohmann::json(p).dump(2));
+  std::fprintf(stderr, "model %s, %lld+%lld tokens, %.0f ms, $%.6f\n", p.proposer_info.value("model", "").c_str(),
+               p.usage.prompt_tokens, p.usage.completion_tokens, p.usage.latency_ms, p.usage.cost_usd);
+  if (!p.ok) {
+    std::fprintf(stderr, "error: no candidate: %s\n", p.error.c_str());
+    set_exit_code(1);
+    return;
+  }
+  std::fprintf(stderr, "%s candidate %s (%s)\n", p.action_kind.c_str(), p.candidate.name.c_str(), to_string(p.candidate.kind).c_str());
+  if (!a.out_file.empty()) atomic_write_file(a.out_file, p.candidate.source);
+  else if (!a.json) fmt::print("{}", p.candidate.source);
+}
+
 void list_strategies() {
-  fmt::print("{:<20} {:<16} {}\n", "strategy", "target resource", "focus");
-  for (const auto& s : agent::strategies()) fmt::print("{:<20} {:<16} {}\n", s.name, s.target_resource, s.summary);
+  fmt::print("{:<20} {:<16} {:<8} {}\n", "strategy", "target resource", "class", "focus");
+  for (const auto& s : agent::strategies())
+    fmt::print("{:<20} {:<16} {:<8} {}\n", s.name, s.target_resource, s.resource_class, s.summary);
 }
 
 void setup(CLI::App& root) {
-  auto* agent_cmd = root.add_subcommand("agent", "LLM endpoints and strategy arms (docs/agent.md)");
+  auto* agent_cmd = root.add_subcommand("agent", "LLM endpoints, prompts and strategy arms (docs/agent.md)");
   agent_cmd->require_subcommand(1);
 
-  auto args = std::make_shared<PingArgs>();
+  auto ping_args = std::make_shared<PingArgs>();
   auto* ping = agent_cmd->add_subcommand("ping", "send a tiny chat request and print model, latency, tokens and the reply");
-  ping->add_option("--base-url", args->base_url, "API root, e.g. https://api.openai.com/v1 or http://127.0.0.1:8000/v1");
-  ping->add_option("--model", args->model, "model name as the server knows it");
-  auto* key_opt = ping->add_option("--api-key-env", args->api_key_env, "environment variable holding the API key")
-                      ->capture_default_str();
-  ping->add_option("--provider", args->provider, "openai (Chat Completions) or anthropic (Messages)")
-      ->check(CLI::IsMember({"openai", "anthropic"}))
-      ->capture_default_str();
-  ping->add_option("--config", args->config_file, "endpoint JSON file (its first endpoint) instead of --base-url/--model");
-  ping->add_option("--prompt", args->prompt, "the message to send");
-  ping->add_flag("--stream", args->stream, "use server-sent events");
-  ping->add_option("--timeout", args->timeout_s, "seconds per attempt")->check(CLI::PositiveNumber)->capture_default_str();
-  ping->callback([args, key_opt] { run_ping(*args, key_opt->count() > 0); });
+  add_endpoint_options(ping, ping_args->endpoint);
+  ping->add_option("--prompt", ping_args->prompt, "the message to send");
+  ping->add_option("--timeout", ping_args->timeout_s, "seconds per attempt")->check(CLI::PositiveNumber)->capture_default_str();
+  ping->callback([ping_args] { run_ping(*ping_args); });
+
+  auto prompt_args = std::make_shared<ContextArgs>();
+  auto* prompt = agent_cmd->add_subcommand("prompt", "print the prompt the LLM proposer would send (nothing is sent)");
+  add_context_options(prompt, *prompt_args);
+  prompt->callback([prompt_args] { show_prompt(*prompt_args); });
+
+  auto propose_args = std::make_shared<ProposeArgs>();
+  auto* propose = agent_cmd->add_subcommand("propose", "ask the LLM for one candidate kernel (not evaluated)");
+  add_endpoint_options(propose, propose_args->endpoint);
+  add_context_options(propose, propose_args->context);
+  propose->add_option("--seed", propose_args->seed, "sampling seed (also the cache's sample index)")->capture_default_str();
+  propose->add_option("--temperature", propose_args->temperature, "sampling temperature; < 0: the endpoint's")->capture_default_str();
+  propose->add_option("--cache", propose_args->cache, "off, read_write or replay")->capture_default_str();
+  propose->add_option("--out", propose_args->out_file, "write the candidate source here (default: stdout)");
+  propose->add_flag("--json", propose_args->json, "print the whole proposal (messages, usage, action) as JSON");
+  propose->callback([propose_args] { run_propose(*propose_args); });
 
   auto* strat = agent_cmd->add_subcommand("strategies", "list the optimisation strategies (the bandit's arms)");
   strat->callback([] { list_strategies(); });

@@ -1,4 +1,6 @@
 // Prices, totals, budgets, the response cache, limits and configuration.
+#include <unistd.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>

@@ -1,4 +1,5 @@
 // Prompt templates, the builder's content and its token-budget trimming.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -31,7 +32,7 @@ ProposalContext context() {
   c.task.k = 4096;
   c.gpu = {"NVIDIA H100 80GB HBM3", 132, 232448, 52428800, 750, "sm_90a"};
   c.strategy = "pipelining";
-  c.parent = kernel("parent_v3", "extern \"C\" __global__ void tessera_hgemm() { int x[2] = {{0}}; }", Status::ok, 0.8);
+  c.parent = kernel("parent_v3", "extern \"C\" __global__ void tessera_hgemm() {\n\n\n  int x[2] = {{0}}; }", Status::ok, 0.8);
   c.parent->result.counters = {{"sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active", 35.0},
                                {"dram__throughput.avg.pct_of_peak_sustained_elapsed", 20.0}};
   c.parent->result.compile.log = std::string(20000, 'w');
@@ -72,6 +73,8 @@ TEST(Prompt, SystemHasGpuAndAbiAndUserHasEverythingMeasured) {
   EXPECT_NE(u.find("M = 4096, N = 4096, K = 4096"), std::string::npos);
   EXPECT_NE(u.find("cp.async"), std::string::npos);  // the pipelining fragment
   EXPECT_NE(u.find("int x[2] = {{0}};"), std::string::npos);  // braces in code survive
+  EXPECT_NE(u.find("tessera_hgemm() {\n\n\n  int x"), std::string::npos);  // blank lines in code survive
+  EXPECT_EQ(u.find("\n\n\n#"), std::string::npos);  // but not runs between sections
   EXPECT_NE(u.find("speedup 0.800x"), std::string::npos);
   EXPECT_NE(u.find("latency-bound"), std::string::npos);
   EXPECT_NE(u.find("attempt_9"), std::string::npos);
@@ -108,6 +111,14 @@ TEST(Prompt, TrimsInspirationsThenHistoryThenLogToFitTheBudget) {
   EXPECT_NE(tight[1].content.find("int x[2] = {{0}};"), std::string::npos);  // the source is never cut
 }
 
+TEST(Prompt, RewriteArmAsksForAFullKernelEvenWithAParent) {
+  auto c = context();
+  c.strategy = "rewrite";
+  const auto msgs = PromptBuilder(PromptOptions{}).build(c);
+  EXPECT_EQ(msgs[0].content.find("<<<<<<< SEARCH"), std::string::npos);
+  EXPECT_NE(msgs[1].content.find("parent_v3"), std::string::npos);  // the parent is still shown
+}
+
 TEST(Prompt, UnknownStrategyIsBadInput) {
   auto c = context();
   c.strategy = "vibes";
@@ -140,9 +151,24 @@ TEST(Strategies, BottleneckReadingAndMasking) {
   EXPECT_NE(r.summary.find("memory-bandwidth-bound"), std::string::npos) << r.summary;
   EXPECT_EQ(std::count(r.saturated.begin(), r.saturated.end(), "dram_bandwidth"), 1);
 
+  // The shape harness/gpu collect_counters() writes: summary keys win over "raw".
+  const nlohmann::json harness = {{"sm_throughput_pct", 30.0}, {"dram_throughput_pct", 25.0}, {"tensor_pipe_pct", 20.0},
+                                  {"l2_hit_rate_pct", 95.0}, {"achieved_occupancy_pct", 45.0}, {"smem_bank_conflicts", nullptr},
+                                  {"raw", {{"sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active", 99.0}}},
+                                  {"raw_errors", {{"x", "not available"}}}, {"passes", 3}};
+  r = read_bottleneck(harness);
+  EXPECT_NE(r.summary.find("latency-bound"), std::string::npos) << r.summary;
+  EXPECT_EQ(r.figures["tensor_pipe_pct"], 20.0);
+  EXPECT_EQ(r.saturated, std::vector<std::string>{"l2_locality"});
+
   EXPECT_EQ(read_bottleneck(nlohmann::json::object()).summary, "no counters measured");
+  EXPECT_NE(read_bottleneck({{"error", "profiling restricted"}}).summary.find("profiling restricted"), std::string::npos);
   EXPECT_EQ(unmasked_strategies(nlohmann::json::object()).size(), strategies().size());
-  for (const auto& s : strategies()) EXPECT_FALSE(s.target_resource.empty());
+  for (const auto& s : strategies()) {
+    EXPECT_FALSE(s.target_resource.empty());
+    EXPECT_TRUE(s.resource_class == "tensor" || s.resource_class == "memory" || s.resource_class == "latency" ||
+                s.resource_class == "none") << s.name;
+  }
 }
 
 }  // namespace

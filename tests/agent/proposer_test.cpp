@@ -1,4 +1,6 @@
 // LlmProposer end to end against the local server, and ReplayProposer.
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 
