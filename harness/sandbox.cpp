@@ -35,11 +35,7 @@ int smem_limit_for_arch(const std::string& arch) { return arch.rfind("sm_8", 0) 
 // Checks that need the task and the device limits but no GPU.
 std::string static_check(const nlohmann::json& contract_json, const Task& task, int smem_limit) {
   const auto c = detail::contract_from_json(contract_json);
-  if (c.layout != (task.layout == Layout::TN ? 0 : 1))
-    return fmt::format("the kernel is for layout {}, the task is {}", c.layout == 0 ? "TN" : "NN", to_string(task.layout));
-  if (c.epilogue != static_cast<int>(task.epilogue))
-    return fmt::format("the kernel implements epilogue id {}, the task needs {} (id {})", c.epilogue,
-                       to_string(task.epilogue), static_cast<int>(task.epilogue));
+  if (auto why = detail::check_contract_for_task(c, task); !why.empty()) return why;
   if (c.dynamic_smem_bytes > smem_limit)
     return fmt::format("the kernel asks for {} bytes of dynamic shared memory; the device allows {}",
                        c.dynamic_smem_bytes, smem_limit);

@@ -62,4 +62,14 @@ std::string check_contract(const LaunchContract& c) {
   return fmt::format("tma_swizzle_bytes={} must be 0, 32, 64 or 128", c.tma_swizzle_bytes);
 }
 
+std::string check_contract_for_task(const LaunchContract& c, const Task& task) {
+  if (c.layout != (task.layout == Layout::TN ? 0 : 1))
+    return fmt::format("the kernel is for layout {}, the task is {}", c.layout == 0 ? "TN" : "NN",
+                       to_string(task.layout));
+  if (c.epilogue != static_cast<int>(task.epilogue))
+    return fmt::format("the kernel implements epilogue id {}, the task needs {} (id {})", c.epilogue,
+                       to_string(task.epilogue), static_cast<int>(task.epilogue));
+  return {};
+}
+
 }  // namespace tessera::detail

@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/core/task.hpp"
+
 namespace tessera::detail {
 
 struct LaunchContract {
@@ -36,5 +38,7 @@ nlohmann::json contract_to_json(const LaunchContract& c);
 LaunchContract contract_from_json(const nlohmann::json& j);
 // Static checks independent of the device: empty = fine, else the reason.
 std::string check_contract(const LaunchContract& c);
+// Does the kernel implement this task's layout and epilogue? Empty = yes.
+std::string check_contract_for_task(const LaunchContract& c, const Task& task);
 
 }  // namespace tessera::detail

@@ -43,12 +43,8 @@ public:
       : module_(read_file(cubin)), c_(detail::contract_from_json(contract)), task_(task) {
     CUresult r = driver().cuModuleGetFunction(&fn_, module_.get(), "tessera_hgemm");
     if (r != CUDA_SUCCESS) throw launch_fault("no tessera_hgemm in the module", r);
-    if (c_.layout != (task.layout == Layout::TN ? 0 : 1))
-      throw CandidateFault{Status::rejected, fmt::format("the kernel is for layout {}, the task is {}",
-                                                         c_.layout == 0 ? "TN" : "NN", to_string(task.layout))};
-    if (c_.epilogue != static_cast<int>(task.epilogue))
-      throw CandidateFault{Status::rejected, fmt::format("the kernel implements epilogue id {}, the task needs {}",
-                                                         c_.epilogue, to_string(task.epilogue))};
+    if (auto why = detail::check_contract_for_task(c_, task); !why.empty())
+      throw CandidateFault{Status::rejected, why};
     r = driver().cuFuncSetAttribute(fn_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, c_.dynamic_smem_bytes);
     if (r != CUDA_SUCCESS)
       throw launch_fault(fmt::format("cannot allow {} bytes of dynamic shared memory", c_.dynamic_smem_bytes), r);
