@@ -23,6 +23,7 @@ struct Args {
   bool json = false;
   bool no_counters = false;
   bool no_baselines = false;
+  bool no_timing = false;
   int trials = 4;
   int device = 0;
   bool remeasure = false;
@@ -40,10 +41,12 @@ void run(const Args& a) {
   so.remeasure_baselines = a.remeasure;
   so.compile_timeout_s = a.compile_timeout;
   so.heartbeat_timeout_s = a.heartbeat_timeout;
+  so.measure_peak = !a.no_timing;
   auto ev = tessera::make_evaluator(so);
   tessera::EvalOptions eo;
   eo.counters = !a.no_counters;
   eo.baselines = !a.no_baselines;
+  eo.timing = !a.no_timing;
   eo.verify_trials = a.trials;
   int code = 0;
   for (std::size_t i = 0; i < cands.size(); ++i) {
@@ -70,6 +73,7 @@ void setup(CLI::App& root) {
   cmd->add_option("--mode", a.mode, "auto, full or compile_only")->capture_default_str();
   cmd->add_flag("--json", a.json, "print the result record(s) as JSON");
   cmd->add_flag("--no-counters", a.no_counters, "skip CUPTI counters");
+  cmd->add_flag("--no-timing", a.no_timing, "verify only: nothing timed (for compute-sanitizer runs)");
   cmd->add_flag("--no-baselines", a.no_baselines, "skip cuBLAS/cuBLASLt (no speedup)");
   cmd->add_option("--trials", a.trials, "random verification trials (plus one integer-exact trial)")->capture_default_str();
   cmd->add_option("--device", a.device, "CUDA device ordinal")->capture_default_str();

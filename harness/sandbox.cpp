@@ -155,7 +155,7 @@ private:
       worker_.reset();
       return why;
     }
-    auto hello = worker_->call({{"op", "hello"}, {"measure_peak", device_.peak_tflops == 0}}, "hello",
+    auto hello = worker_->call({{"op", "hello"}, {"measure_peak", options_.measure_peak && device_.peak_tflops == 0}}, "hello",
                                kWorkerStartTimeoutSeconds);
     if (hello.kind != detail::WorkerReply::Kind::answer) {
       auto why = fmt::format("sandbox worker failed its first request: {}", hello.reason);

@@ -28,6 +28,10 @@ struct SandboxOptions {
   double compile_timeout_s = 120.0;  // per candidate; a compile bomb becomes `timeout`
   bool remeasure_baselines = false;  // ignore the baseline autotune cache
   int autotune_max_algos = 16;
+  // Measure the device's peak (cuBLAS at 4096^3 and 8192^3) when the worker
+  // starts. Off for verify-only runs, e.g. under compute-sanitizer, where those
+  // GEMMs would take minutes; peak_fraction is then 0.
+  bool measure_peak = true;
 };
 
 std::unique_ptr<Evaluator> make_evaluator(const SandboxOptions& options);

@@ -2,12 +2,19 @@
 # On a GPU machine: configure, build, run every test (GPU tests included),
 # evaluate the shipped examples, the fault corpus and the tile compiler's
 # seeds against the baselines, check repeatability, benchmark the harness,
-# and print a short summary table. Logs and JSON records are written under
-# the build folder; $OUT (default runs/gpu_check) gets summary.txt and logs.tgz.
-#   scripts/gpu_check.sh [all|tests|perf]    (default all; each stage fits a 10-minute call)
+# run compute-sanitizer on a sample of tile kernels, and print a short summary
+# table. Logs and JSON records are written under the build folder; $OUT
+# (default runs/gpu_check) gets summary.txt and logs.tgz, plus the tables and
+# run folders of the long stages.
+#   scripts/gpu_check.sh [STAGE[,STAGE...]]     (default all = tests,perf,sanitize)
+# Stages: tests, perf, sanitize (each fits a 10-minute call), and the long ones
+#   small    tile tune over datasets/small_grid.json  (TUNE_BUDGET per shape, default 24)
+#   search   the search acceptance runs in $SEARCH_RUNS (METHOD:SHAPE ...; 200 evaluations each)
+#   replay   a search driven by recorded LLM replies (the replay proposer) on the GPU
 set -uo pipefail
 cd "$(dirname "$0")/.."
-STAGE=${1:-all}
+STAGES=${1:-all}
+has() { [ "$STAGES" = all ] && [[ ",tests,perf,sanitize," == *",$1,"* ]] && return 0; [[ ",$STAGES," == *",$1,"* ]]; }
 OUT=${OUT:-runs/gpu_check}
 BUILD=${BUILD_DIR:-build-gpu}
 LOGS="$BUILD/gpu_check_logs"
@@ -28,7 +35,7 @@ step configure cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release
 step build cmake --build "$BUILD" -j "$(nproc)" -- -k 0
 step nvidia_smi nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv
 
-if [ "$STAGE" = all ] || [ "$STAGE" = tests ]; then
+if has tests; then
   step doctor "$T" doctor
   TESSERA_TILE_GPU_SAMPLES=${TESSERA_TILE_GPU_SAMPLES:-200} step ctest ctest --test-dir "$BUILD" --output-on-failure --timeout 900
   grep -E "tests passed|tests failed" "$LOGS/ctest.log"
@@ -43,7 +50,7 @@ if [ "$STAGE" = all ] || [ "$STAGE" = tests ]; then
     --compile-timeout 20 --run-timeout 5
 fi
 
-if [ "$STAGE" = all ] || [ "$STAGE" = perf ]; then
+if has perf; then
   step baseline_4096 "$T" baseline --shape 4096x4096x4096 --counters
   step eval_examples "$T" eval examples/hgemm_wmma.cu examples/hgemm_tu.cu --shape 4096x4096x4096 --json
   step eval_naive "$T" eval examples/hgemm_naive.cu --shape 2048x2048x2048 --json --no-counters
@@ -62,6 +69,57 @@ if [ "$STAGE" = all ] || [ "$STAGE" = perf ]; then
   step repeat_b "$T" eval "$best" --shape 4096x4096x4096 --json --no-counters
   step bench_harness "$T" bench harness --count 30 --shape 1024x1024x1024
   cat "$LOGS/bench_harness.log" | grep -E "cache|cold|warm" | tail -n 3
+fi
+
+if has sanitize; then
+  # Verify-only evaluations (no timing, no baselines, no peak) of a sample of
+  # tile kernels on an odd shape, under memcheck and racecheck. The sandbox
+  # worker is a child process: --target-processes all follows it.
+  SAN_SHAPE=200x264x320
+  SAN_CONFIGS="w128x128x64_g2x1_s4p4_pa_d1_sw_ed_r8_k1s_t_c1x1_none w128x256x64_g2x1_s3p3_pa_d1_sw_et_r8_k1s_p_c1x1_none
+    w64x64x64_g1x1_s6p6_pa_d1_sw_es_r0_k2a_t_c1x1_none w128x128x64_g2x1_s4p4_pa_d1_sw_ed_r0_k2s_t_c1x1_none
+    w64x64x64_g1x1_s6p6_pa_d1_sw_ed_r0_k1s_t_c2x1_none w64x32x64_g1x1_s8p8_pa_d1_sw_ed_r0_k1s_t_c1x1_none
+    m128x128x32_g2x2_s4p3_pa_d1_sw_ed_r8_k1s_t_c1x1_none m64x128x32_g2x2_s4p3_pa_d1_sw_es_r0_k4s_t_c1x1_none
+    m64x64x64_g2x2_s4p3_st_d0_pd_ed_r0_k2a_t_c1x1_none"
+  SAN_FILES=()
+  for c in $SAN_CONFIGS; do "$T" tile emit "$c" --shape $SAN_SHAPE > "$LOGS/san_$c.cu" && SAN_FILES+=("$LOGS/san_$c.cu"); done
+  for tool in memcheck racecheck; do
+    rm -f "$LOGS"/sanitizer_${tool}_*.txt
+    step "sanitize_$tool" compute-sanitizer --tool $tool --target-processes all --log-file "$LOGS/sanitizer_${tool}_%p.txt" \
+      "$T" eval "${SAN_FILES[@]}" --shape $SAN_SHAPE --json --no-timing --no-baselines --no-counters --trials 1 --run-timeout 300
+    echo "[$tool] $(grep -h "ERROR SUMMARY" "$LOGS"/sanitizer_${tool}_*.txt | sort | uniq -c | tr '\n' ' ')"
+  done
+fi
+
+if has small; then
+  step tune_small "$T" tile tune --tasks datasets/small_grid.json --budget "${TUNE_BUDGET:-24}" --json \
+    --report "$OUT/small_grid.md"
+  cat "$OUT/small_grid.md"
+fi
+
+if has search; then
+  # Each run: 200 search steps on one shape with the tile proposer, seed 1.
+  for spec in ${SEARCH_RUNS:-evolve:4096x4096x4096 bandit:4096x4096x4096}; do
+    method=${spec%%:*} shape=${spec#*:}
+    dir="$BUILD/runs/accept-$method-$shape"
+    rm -rf "$dir"
+    step "search_${method}_$shape" "$T" search --shape "$shape" --method "$method" --budget-evals "${SEARCH_EVALS:-200}" \
+      --seed 1 --quiet --out "$dir"
+    grep -E "^\| hgemm_" "$dir/report.md" | head -n 1
+  done
+  tar czf "$OUT/search_runs.tgz" -C "$BUILD/runs" .
+fi
+
+if has replay; then
+  # Recorded LLM replies (examples, a broken reply, a tile kernel) replayed
+  # through the real harness on the GPU.
+  "$T" tile emit w128x128x64_g2x1_s4p4_pa_d1_sw_ed_r8_k1s_t_c1x1_none --shape 1024x1024x1024 > "$LOGS/replay_tile.cu"
+  python3 scripts/make_replay_demo.py "$LOGS/replay_demo.jsonl" "$LOGS/replay_tile.cu"
+  rm -rf "$BUILD/runs/replay"
+  step replay_search "$T" search --shape 1024x1024x1024 --proposers replay --replay "$LOGS/replay_demo.jsonl" \
+    --budget-evals 4 --seed 1 --quiet --out "$BUILD/runs/replay"
+  step replay_export "$T" export "$BUILD/runs/replay" --format sft
+  grep -E "^\| hgemm_|^\| (ok|compile_error|wrong_answer) " "$BUILD/runs/replay/report.md"
 fi
 
 {

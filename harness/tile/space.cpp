@@ -22,10 +22,10 @@ SubSpace mma_sync_space() {
 
 SubSpace wgmma_space() {
   return {Backend::wgmma_tma,
-          {axis("bm", {64, 128, 256}), axis("bn", {64, 128, 192, 256}), axis("bk", {32, 64}),
-           axis("warps_m", {1, 2}), axis("warps_n", {1, 2}), axis("stages", {2, 3, 4, 5, 6}),
+          {axis("bm", {64, 128, 256}), axis("bn", {32, 64, 128, 192, 256}), axis("bk", {32, 64}),
+           axis("warps_m", {1, 2}), axis("warps_n", {1, 2}), axis("stages", {2, 3, 4, 5, 6, 8}),
            axis("reg_double_buffer", {0, 1}), axis("epilogue_store", {0, 1, 2}), axis("raster", {0, 4, 8, 16}),
-           axis("split_k", {1, 2, 4, 8}), axis("split_k_mode", {0, 1}), axis("persistent", {0, 1}),
+           axis("split_k", {1, 2, 4, 8, 16}), axis("split_k_mode", {0, 1}), axis("persistent", {0, 1}),
            axis("cluster_m", {1, 2}),
            axis("cluster_n", {1, 2})}};
 }
@@ -228,6 +228,17 @@ std::vector<Config> seeds(const Task& task, const Limits& limits) {
   Config split_small = make(W, 64, 128, 64, 1, 1, 6, 6);
   split_small.split_k = 8;
   split_small.split_k_mode = SplitKMode::parallel;  // 8 splits: no serial chain
+  // Skinny, memory-bound shapes (M or N <= 64 with a long other side): narrow
+  // tiles and deep pipelines put more CTAs, and more bytes in flight, on the
+  // operand that has to stream from DRAM.
+  Config narrow = make(W, 64, 32, 64, 1, 1, 8, 8);
+  Config narrow_split = make(W, 64, 64, 64, 1, 1, 8, 8);
+  narrow_split.split_k = 2;
+  narrow_split.split_k_mode = SplitKMode::parallel;
+  // Small M*N, very long K: only split-K gives the SMs work.
+  Config split_deep = make(W, 64, 64, 64, 1, 1, 6, 6);
+  split_deep.split_k = 16;
+  split_deep.split_k_mode = SplitKMode::parallel;
   // Ampere-style mma.sync configs (also the fallback when K or N break TMA alignment).
   Config m_big = make(M, 128, 256, 32, 2, 4, 4, 3);
   Config m_mid = make(M, 128, 128, 32, 2, 2, 4, 3);
@@ -236,9 +247,9 @@ std::vector<Config> seeds(const Task& task, const Limits& limits) {
   Config m_split = make(M, 64, 128, 32, 2, 2, 4, 3);
   m_split.split_k = 4;
 
-  if (small_mn_big_k) all = {split, split_small, m_split};
+  if (small_mn_big_k) all = {split_deep, split, split_small, m_split};
   if (skinny) {
-    for (auto c : {small_m, small_m_wide, split_small, m_skinny, m_split}) all.push_back(c);
+    for (auto c : {narrow, narrow_split, small_m, small_m_wide, split_small, m_skinny, m_split}) all.push_back(c);
   }
   for (auto c : {big, big_persistent, big_tma, big_staged, mid_tma, mid, mid1, wide, small_m, split, m_big, m_mid, m_small, m_split}) all.push_back(c);
 

@@ -1,0 +1,75 @@
+#include "cli/tile_args.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "cli/task_args.hpp"
+#include "harness/core/error.hpp"
+#include "harness/sandbox.hpp"
+#include "harness/tile/emit.hpp"
+
+namespace tessera::cli {
+
+tile::Space space_of(const TileArgs& a, const Task& task, const tile::Limits& limits) {
+  tile::Space s = tile::default_space(task, limits);
+  if (a.backend.empty()) return s;
+  if (a.backend != "mma_sync" && a.backend != "wgmma_tma")
+    fail_bad_input(fmt::format("--backend '{}' (expected mma_sync or wgmma_tma)", a.backend));
+  std::erase_if(s.parts, [&](const tile::SubSpace& p) { return tile::to_string(p.backend) != a.backend; });
+  return s;
+}
+
+bool backend_ok(const TileArgs& a, const tile::Config& c) {
+  return a.backend.empty() || tile::to_string(c.backend) == a.backend;
+}
+
+Task task_of(const TileArgs& a) { return task_from_shape(a.shape, a.layout, a.epilogue); }
+
+tile::Limits limits_of(const TileArgs& a) {
+  tile::Limits l;
+  l.arch = a.arch;
+  l.smem_optin_bytes = a.smem_optin;
+  return l;
+}
+
+tile::Config config_of(const TileArgs& a, const Task& task) {
+  tile::Config c = tile::parse_config(a.config);
+  const bool names_epilogue = a.config.find("epilogue\"") != std::string::npos || a.config.find('{') == std::string::npos;
+  if (!names_epilogue) c.epilogue = task.epilogue;
+  return c;
+}
+
+Candidate candidate_of(const tile::Config& c, const Task& task) {
+  Candidate cand;
+  cand.kind = CandidateKind::device_only;
+  cand.source = tile::emit(c, task);
+  cand.name = tile::name(c);
+  cand.meta["tile_config"] = tile::to_json(c);
+  return cand;
+}
+
+void print_result_line(const std::string& name, const EvalResult& r) {
+  if (r.status == Status::ok) {
+    fmt::print("{:<64} {:>9.2f} µs {:>7.1f} TFLOP/s {:>5.1f}% peak  {:.3f}x vs {}\n", name, r.cold.median_us, r.tflops,
+               100.0 * r.peak_fraction, r.speedup, r.best_baseline);
+  } else {
+    fmt::print("{:<64} {}: {}\n", name, to_string(r.status), r.reason);
+  }
+}
+
+std::unique_ptr<Evaluator> evaluator_of(const TileArgs& a) {
+  SandboxOptions o;
+  if (a.compile_only) o.mode = "compile_only";
+  return make_evaluator(o);
+}
+
+void add_tile_task_options(CLI::App* c, TileArgs& a) {
+  c->add_option("--shape", a.shape, "MxNxK")->capture_default_str();
+  c->add_option("--layout", a.layout, "TN or NN")->capture_default_str();
+  c->add_option("--epilogue", a.epilogue, "none, bias, bias_relu, bias_gelu")->capture_default_str();
+  c->add_option("--arch", a.arch, "target architecture for legality (sm_80, sm_90a ...)")->capture_default_str();
+  c->add_flag("--json", a.json, "machine-readable output");
+}
+
+}  // namespace tessera::cli

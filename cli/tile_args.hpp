@@ -1,0 +1,51 @@
+#pragma once
+// What the `tessera tile` subcommands share: their options and the helpers that
+// turn them into a task, limits, a config and a harness candidate.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "harness/core/result.hpp"
+#include "harness/core/task.hpp"
+#include "harness/evaluator.hpp"
+#include "harness/tile/config.hpp"
+#include "harness/tile/legality.hpp"
+#include "harness/tile/space.hpp"
+
+namespace tessera::cli {
+
+inline constexpr const char* kDefaultTileShape = "4096x4096x4096";
+
+struct TileArgs {
+  std::string config;
+  std::string shape = kDefaultTileShape;
+  std::string layout = "TN";
+  std::string epilogue = "none";
+  std::string arch = "sm_90a";
+  int smem_optin = tile::kH100SmemOptinBytes;
+  std::size_t limit = 50;
+  std::string backend;  // list/tune: only this backend (mma_sync | wgmma_tma); empty = all
+  bool json = false;
+  bool compile_only = false;
+};
+
+// The default space, restricted to one backend when asked (bad_input otherwise).
+tile::Space space_of(const TileArgs& a, const Task& task, const tile::Limits& limits);
+bool backend_ok(const TileArgs& a, const tile::Config& c);
+Task task_of(const TileArgs& a);
+tile::Limits limits_of(const TileArgs& a);
+// A config from the command line takes the task's epilogue unless it names one.
+tile::Config config_of(const TileArgs& a, const Task& task);
+Candidate candidate_of(const tile::Config& c, const Task& task);
+void print_result_line(const std::string& name, const EvalResult& r);
+std::unique_ptr<Evaluator> evaluator_of(const TileArgs& a);
+// --shape/--layout/--epilogue/--arch/--json on a tile subcommand.
+void add_tile_task_options(CLI::App* c, TileArgs& a);
+
+// `tessera tile tune` (cli/tile_tune.cpp).
+void add_tune_command(CLI::App* tile);
+
+}  // namespace tessera::cli
