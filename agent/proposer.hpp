@@ -56,6 +56,10 @@ struct ProposalContext {
   std::string model;                         // model arm (for ensembles); empty = default
   double temperature = -1;                   // <0: endpoint default
   std::uint64_t seed = 0;
+  // The search step this proposal is for; <0 outside a search. Proposers whose
+  // output must not depend on call order (ReplayProposer) key on it, so a
+  // resumed run is served what an uninterrupted one would have been.
+  long long step = -1;
   GpuInfo gpu;
 };
 

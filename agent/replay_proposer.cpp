@@ -1,6 +1,9 @@
-// ReplayProposer: serves the actions recorded in a trajectories.jsonl, in
-// file order, one per propose() call. Fields read from each record (all
-// optional; docs/agent.md):
+// ReplayProposer: serves the actions recorded in a trajectories.jsonl.
+// Inside a search (context.step >= 0) it serves the record of that step, so
+// what a step gets does not depend on the order of calls, on novelty retries
+// or on a resume: a resumed run is served exactly what an uninterrupted one
+// was. Outside a search it serves the records in file order, one per call.
+// Fields read from each record (all optional; docs/agent.md):
 //   candidate.source  the evaluated kernel source (used first when non-empty)
 //   candidate.kind    device_only | translation_unit (else detected)
 //   candidate.name    the candidate name (else replay_<line>)
@@ -9,10 +12,12 @@
 //     kind full_source: content is the source; kind diff: SEARCH/REPLACE
 //     blocks applied to the context's parent
 //   messages          [{role, content}], copied into the proposal
-//   step              copied into proposer_info
+//   step              the step the record serves (else its position among
+//                     the replayable records); copied into proposer_info
 // Records with none of these (run headers, totals, failed proposals) are
 // skipped; a line that is not JSON (a torn last line) is skipped with a warning.
 #include <fstream>
+#include <map>
 #include <mutex>
 
 #include <fmt/format.h>
@@ -93,6 +98,7 @@ public:
     }
     if (items_.empty())
       fail_bad_input(fmt::format("{} has no replayable records (need candidate.source, or action_kind + action)", path.string()));
+    index_by_step();
     spdlog::info("replay: {} records from {} ({} lines skipped)", items_.size(), path.string(), skipped);
   }
 
@@ -101,17 +107,10 @@ public:
   Proposal propose(const ProposalContext& context) override {
     Proposal p;
     p.proposer = "replay";
-    std::size_t index;
-    {
-      std::lock_guard lock(mutex_);
-      index = next_++;
-    }
-    if (index >= items_.size()) {
-      p.error = fmt::format("replay exhausted: all {} records of {} were served", items_.size(), path_.string());
-      return p;
-    }
-    const ReplayItem& it = items_[index];
-    p.proposer_info = {{"file", path_.string()}, {"line", it.line}, {"record", index}, {"original_action_kind", it.original_kind}};
+    const std::optional<std::size_t> index = pick(context, &p.error);
+    if (!index) return p;
+    const ReplayItem& it = items_[*index];
+    p.proposer_info = {{"file", path_.string()}, {"line", it.line}, {"record", *index}, {"original_action_kind", it.original_kind}};
     if (!it.step.is_null()) p.proposer_info["step"] = it.step;
     for (const auto& m : it.messages)
       if (m.is_object() && m.contains("role") && m.contains("content") && m["content"].is_string())
@@ -149,9 +148,43 @@ public:
   }
 
 private:
+  // A record serves the step it was recorded at. Records without an integer
+  // `step` (hand-written files) serve their position among the replayable
+  // records, which is what file order gave a search that asks once per step.
+  // When two records claim a step, the first in the file wins.
+  void index_by_step() {
+    int shadowed = 0, first_line = 0;
+    for (std::size_t i = 0; i < items_.size(); ++i) {
+      const ReplayItem& it = items_[i];
+      const long long step = it.step.is_number_integer() ? it.step.get<long long>() : (long long)i;
+      if (!by_step_.emplace(step, i).second && shadowed++ == 0) first_line = it.line;
+    }
+    if (shadowed > 0)
+      spdlog::warn("{}: {} records repeat the step of an earlier record (first at line {}); the earlier ones are served",
+                   path_.string(), shadowed, first_line);
+  }
+
+  // The record this call gets, or why there is none (a failure the search
+  // records, never an exception).
+  std::optional<std::size_t> pick(const ProposalContext& context, std::string* error) {
+    if (context.step >= 0) {
+      if (auto f = by_step_.find(context.step); f != by_step_.end()) return f->second;
+      *error = fmt::format("replay has no record for step {} in {} (its {} records serve steps {} to {}; a step whose "
+                           "recorded proposal failed has none)",
+                           context.step, path_.string(), by_step_.size(), by_step_.begin()->first,
+                           by_step_.rbegin()->first);
+      return std::nullopt;
+    }
+    std::lock_guard lock(mutex_);
+    if (next_ < items_.size()) return next_++;
+    *error = fmt::format("replay exhausted: all {} records of {} were served", items_.size(), path_.string());
+    return std::nullopt;
+  }
+
   std::filesystem::path path_;
   std::vector<ReplayItem> items_;
-  std::mutex mutex_;
+  std::map<long long, std::size_t> by_step_;  // step -> index into items_
+  std::mutex mutex_;                          // guards next_ (file-order serving)
   std::size_t next_ = 0;
 };
 

@@ -195,6 +195,7 @@ void SearchEngine::plan_more() {
     c.model = p.model;
     c.temperature = p.temperature;
     c.seed = p.seed;
+    c.step = step;
     c.gpu = gpu_;
     slot.timestamps["planned"] = utc_now_iso();
 

@@ -75,6 +75,12 @@ nlohmann::json decision_view(const nlohmann::json& record) {
       j[k].erase("started_at");
       j[k].erase("device");
       j[k].erase("worker_log");
+      // A kernel compiled in one run is a cache hit in the next: how long the
+      // compile took and whether the cache served it are no decision.
+      if (j[k].contains("compile") && j[k]["compile"].is_object()) {
+        j[k]["compile"].erase("ms");
+        j[k]["compile"].erase("cached");
+      }
     }
   }
   if (j.contains("totals")) j["totals"].erase("elapsed_s");

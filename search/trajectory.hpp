@@ -25,8 +25,8 @@ nlohmann::json trajectory_record(const std::string& run_id, const std::string& m
 std::vector<nlohmann::json> read_jsonl(const std::filesystem::path& path, std::size_t* valid_bytes = nullptr);
 
 // The record without fields that differ between two runs making the same
-// decisions (timestamps, wall times, elapsed seconds, which GPU measured the
-// step): for resume checks.
+// decisions (timestamps, wall times, compile times and cache hits, elapsed
+// seconds, which GPU measured the step): for resume checks.
 nlohmann::json decision_view(const nlohmann::json& record);
 
 }  // namespace tessera::search

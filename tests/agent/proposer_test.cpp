@@ -153,6 +153,73 @@ TEST(ReplayProposer, ReplaysRecordsInOrderAcrossTheAcceptedForms) {
   std::filesystem::remove(path);
 }
 
+// A search record for `step` whose candidate is the parent with acc set to `init`.
+nlohmann::json step_record(long long step, const std::string& init) {
+  std::string src = kParentSource;
+  src.replace(src.find("0.f;"), 3, init);
+  return {{"step", step},
+          {"action", {{"kind", "full_source"}, {"content", src}}},
+          {"candidate", {{"kind", "device_only"}, {"name", "step_" + std::to_string(step)}, {"source", src}}}};
+}
+
+ProposalContext at_step(long long step) {
+  ProposalContext c = context_with_parent();
+  c.step = step;
+  return c;
+}
+
+// Inside a search, a step is served the record of that step whatever the order
+// of the calls, however often it is asked (novelty retries, a resumed run), and
+// without moving the file-order cursor used outside a search.
+TEST(ReplayProposer, ServesTheRecordOfTheStepBeingProposed) {
+  const nlohmann::json failed = {{"step", 2}, {"proposal_ok", false}, {"action", {{"kind", ""}, {"content", ""}}}};
+  const auto path = write_jsonl("steps", {R"({"run": "header only"})", step_record(0, "1.f").dump(),
+                                          step_record(1, "2.f").dump(), failed.dump(), step_record(3, "3.f").dump(),
+                                          step_record(1, "9.f").dump()});
+  auto replay = make_replay_proposer(path);
+  Proposal p = replay->propose(at_step(3));
+  ASSERT_TRUE(p.ok) << p.error;
+  EXPECT_EQ(p.candidate.name, "step_3");
+  EXPECT_EQ(p.proposer_info["step"], 3);
+  for (int again = 0; again < 2; ++again) {
+    p = replay->propose(at_step(1));
+    ASSERT_TRUE(p.ok) << p.error;
+    EXPECT_NE(p.candidate.source.find("float acc = 2.f;"), std::string::npos) << "the first record of step 1 wins";
+  }
+  p = replay->propose(at_step(0));
+  ASSERT_TRUE(p.ok) << p.error;
+  EXPECT_NE(p.candidate.source.find("float acc = 1.f;"), std::string::npos);
+  for (long long missing : {2, 4}) {
+    p = replay->propose(at_step(missing));
+    EXPECT_FALSE(p.ok);
+    EXPECT_EQ(p.proposer, "replay");
+    EXPECT_NE(p.error.find("no record for step " + std::to_string(missing)), std::string::npos) << p.error;
+  }
+  // Outside a search (no step) the records come in file order, from the first.
+  p = replay->propose(context_with_parent());
+  ASSERT_TRUE(p.ok) << p.error;
+  EXPECT_EQ(p.candidate.name, "step_0");
+  std::filesystem::remove(path);
+}
+
+TEST(ReplayProposer, RecordsWithoutAStepServeTheirPositionAmongReplayableRecords) {
+  nlohmann::json a = step_record(0, "1.f"), b = step_record(0, "2.f");
+  a.erase("step");
+  b.erase("step");
+  const auto path = write_jsonl("nostep", {R"({"run": "header only"})", a.dump(), R"({"totals": {}})", b.dump()});
+  auto replay = make_replay_proposer(path);
+  Proposal p = replay->propose(at_step(1));
+  ASSERT_TRUE(p.ok) << p.error;
+  EXPECT_NE(p.candidate.source.find("float acc = 2.f;"), std::string::npos);
+  p = replay->propose(at_step(0));
+  ASSERT_TRUE(p.ok) << p.error;
+  EXPECT_NE(p.candidate.source.find("float acc = 1.f;"), std::string::npos);
+  p = replay->propose(at_step(2));
+  EXPECT_FALSE(p.ok);
+  EXPECT_NE(p.error.find("no record for step 2"), std::string::npos) << p.error;
+  std::filesystem::remove(path);
+}
+
 TEST(ReplayProposer, BadFilesAreClearErrors) {
   EXPECT_THROW(make_replay_proposer("/nonexistent/trajectories.jsonl"), Error);
   const auto path = write_jsonl("empty", {R"({"run": "x"})"});
