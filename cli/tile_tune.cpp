@@ -251,8 +251,7 @@ void cmd_tune(const TuneArgs& a) {
     limits.arch = dev.arch;
     if (dev.smem_per_block_optin > 0) limits.smem_optin_bytes = dev.smem_per_block_optin;
   }
-  std::fprintf(stderr, "tune %zu task(s) on %s via %s, budget %d each\n", tasks.size(), limits.arch.c_str(),
-               evaluator->describe().c_str(), a.budget);
+  std::fprintf(stderr, "tune %zu task(s) for %s, budget %d each\n", tasks.size(), limits.arch.c_str(), a.budget);
 
   std::vector<TaskOutcome> outs;
   for (std::size_t i = 0; i < tasks.size(); ++i) {

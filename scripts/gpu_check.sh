@@ -87,8 +87,16 @@ if has sanitize; then
     rm -f "$LOGS"/sanitizer_${tool}_*.txt
     step "sanitize_$tool" compute-sanitizer --tool $tool --target-processes all --log-file "$LOGS/sanitizer_${tool}_%p.txt" \
       "$T" eval "${SAN_FILES[@]}" --shape $SAN_SHAPE --json --no-timing --no-baselines --no-counters --trials 1 --run-timeout 300
-    echo "[$tool] $(grep -h "ERROR SUMMARY" "$LOGS"/sanitizer_${tool}_*.txt | sort | uniq -c | tr '\n' ' ')"
+    echo "[$tool] $(grep -h "SUMMARY" "$LOGS"/sanitizer_${tool}_*.txt | sort | uniq -c | tr '\n' ' ')"
   done
+  # Positive control: memcheck must see the fault corpus's illegal address in
+  # the worker process, or the clean reports above prove nothing.
+  rm -f "$LOGS"/sanitizer_control_*.txt
+  compute-sanitizer --tool memcheck --target-processes all --log-file "$LOGS/sanitizer_control_%p.txt" \
+    "$T" eval tests/faults/corpus/illegal_address.cu --shape 256x256x256 --json --no-timing --no-baselines \
+    --no-counters --trials 1 --run-timeout 300 > "$LOGS/sanitize_control.log" 2>&1
+  if grep -hq "Invalid __global__" "$LOGS"/sanitizer_control_*.txt; then ROWS+=("sanitize_control|PASS|0"); else ROWS+=("sanitize_control|FAIL|0"); fi
+  echo "[control] $(grep -h "ERROR SUMMARY" "$LOGS"/sanitizer_control_*.txt | tr '\n' ' ')"
 fi
 
 if has small; then

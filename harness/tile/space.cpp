@@ -132,6 +132,19 @@ void canonicalize(Config& c, const Task& task) {
     c.prefetch = std::clamp(c.prefetch, 1, std::max(1, c.stages - 1));
     c.cluster_m = c.cluster_n = 1;
   }
+  // A tiled (non-persistent) CTA walks ceil(k_tiles / split_k) k-tiles: stages
+  // past that are shared memory that is never filled (for mma_sync, past one
+  // more than that), so they collapse into one config and leave room for
+  // more CTAs per SM. Persistent CTAs keep them: the producer runs ahead into
+  // the next tile.
+  if (!c.persistent && c.bk > 0 && c.split_k > 0) {
+    const int per_cta = (k_tiles(c, task) + c.split_k - 1) / c.split_k;
+    const int useful = std::max(kMinStages, c.backend == Backend::wgmma_tma ? per_cta : per_cta + 1);
+    if (c.stages > useful) {
+      c.stages = useful;
+      c.prefetch = c.backend == Backend::wgmma_tma ? c.stages : std::clamp(c.prefetch, 1, c.stages - 1);
+    }
+  }
 }
 
 std::vector<Config> enumerate(const Space& space, const Task& task, const Limits& limits, std::size_t max_count) {
@@ -239,6 +252,10 @@ std::vector<Config> seeds(const Task& task, const Limits& limits) {
   Config split_deep = make(W, 64, 64, 64, 1, 1, 6, 6);
   split_deep.split_k = 16;
   split_deep.split_k_mode = SplitKMode::parallel;
+  // One or two k-tiles: nothing to pipeline, so small tiles and many CTAs.
+  const bool few_k = task.k <= 128;
+  Config few_k_square = make(W, 64, 64, 64, 1, 1, 2, 2);
+  Config few_k_narrow = make(W, 64, 32, 64, 1, 1, 2, 2);
   // Ampere-style mma.sync configs (also the fallback when K or N break TMA alignment).
   Config m_big = make(M, 128, 256, 32, 2, 4, 4, 3);
   Config m_mid = make(M, 128, 128, 32, 2, 2, 4, 3);
@@ -248,6 +265,7 @@ std::vector<Config> seeds(const Task& task, const Limits& limits) {
   m_split.split_k = 4;
 
   if (small_mn_big_k) all = {split_deep, split, split_small, m_split};
+  if (few_k) all.insert(all.end(), {few_k_square, few_k_narrow});
   if (skinny) {
     for (auto c : {narrow, narrow_split, small_m, small_m_wide, split_small, m_skinny, m_split}) all.push_back(c);
   }

@@ -80,7 +80,11 @@ TEST(TileSpace, NeighboursChangeExactlyOneAxis) {
     EXPECT_FALSE(ns.empty()) << name(c);
     for (const auto& n : ns) {
       EXPECT_TRUE(legality(n, t, l).ok);
-      EXPECT_EQ(differing_axes(c, n, s), 1) << name(c) << " -> " << name(n);
+      // Stages follow a split_k/bk move that leaves fewer k-tiles per CTA
+      // than stages (canonicalize drops the never-filled ones).
+      const int per_cta = (k_tiles(n, t) + n.split_k - 1) / n.split_k;
+      const bool stages_followed = n.stages < c.stages && n.stages == std::max(kMinStages, per_cta);
+      EXPECT_EQ(differing_axes(c, n, s) - (stages_followed ? 1 : 0), 1) << name(c) << " -> " << name(n);
       EXPECT_EQ(n.backend, c.backend);
     }
   }
@@ -115,6 +119,30 @@ TEST(TileSpace, Sm80SpaceHasNoWgmma) {
   const Task t = task_from_shape("4096x4096x4096");
   const Limits l{"sm_80", 163 * 1024};
   for (const auto& c : enumerate(default_space(t, l), t, l, 2000)) EXPECT_EQ(c.backend, Backend::mma_sync);
+}
+
+TEST(TileSpace, TiledConfigsKeepNoStagesBeyondTheirKTiles) {
+  const Limits l;
+  // K=128 with bk=64: a tiled CTA computes 2 k-tiles, so 6 stages become 2.
+  Config c = parse_config("w64x128x64_g1x1_s6p6_pa_d1_sw_ed_r0_k1s_t_c1x1_none");
+  const Task small_k = task_from_shape("512x512x128");
+  canonicalize(c, small_k);
+  EXPECT_EQ(c.stages, 2);
+  EXPECT_EQ(c.prefetch, 2);
+  // Split-K 4 over 64 k-tiles leaves 16 per CTA: 6 stages stay.
+  Config big = parse_config("w64x128x64_g1x1_s6p6_pa_d1_sw_ed_r0_k4s_t_c1x1_none");
+  canonicalize(big, task_from_shape("512x512x4096"));
+  EXPECT_EQ(big.stages, 6);
+  // A persistent CTA prefetches into its next tile: its stages stay too.
+  Config persistent = parse_config("w64x128x64_g1x1_s6p6_pa_d1_sw_ed_r0_k1s_p_c1x1_none");
+  canonicalize(persistent, small_k);
+  EXPECT_EQ(persistent.stages, 6);
+  // Everything the space yields for a small-K shape respects the rule.
+  for (const auto& e : enumerate(default_space(small_k, l), small_k, l, 400))
+    if (!e.persistent) {
+      const int per_cta = (k_tiles(e, small_k) + e.split_k - 1) / e.split_k;
+      EXPECT_LE(e.stages, std::max(kMinStages, e.backend == Backend::wgmma_tma ? per_cta : per_cta + 1)) << name(e);
+    }
 }
 
 }  // namespace
