@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <random>
 #include <set>
@@ -23,6 +22,7 @@
 #include "cli/command.hpp"
 #include "cli/tile_args.hpp"
 #include "harness/core/error.hpp"
+#include "harness/core/fs.hpp"
 #include "harness/tile/config.hpp"
 #include "search/descriptor.hpp"
 #include "search/tasks_file.hpp"
@@ -217,7 +217,8 @@ std::string markdown_table(const std::vector<TaskOutcome>& outs, const std::stri
   }
   int counted = 0;
   const double g = geomean(outs, counted);
-  md += fmt::format("\nGeometric-mean speedup over {} of {} tasks: **{:.3f}x**.\n", counted, outs.size(), g);
+  if (counted == 0) md += "\nNo task was timed: no geometric mean.\n";
+  else md += fmt::format("\nGeometric-mean speedup over {} of {} tasks: **{:.3f}x**.\n", counted, outs.size(), g);
   return md;
 }
 
@@ -251,19 +252,24 @@ void cmd_tune(const TuneArgs& a) {
     limits.arch = dev.arch;
     if (dev.smem_per_block_optin > 0) limits.smem_optin_bytes = dev.smem_per_block_optin;
   }
-  std::fprintf(stderr, "tune %zu task(s) for %s, budget %d each\n", tasks.size(), limits.arch.c_str(), a.budget);
 
+  const std::string device = evaluator->device().name.empty() ? "none (compile-only)" : evaluator->device().name;
+  // The report is rewritten after every task, so an interrupted tune keeps
+  // the table of the tasks it finished.
+  auto write_report = [&](const std::vector<TaskOutcome>& done) {
+    if (!a.report.empty()) atomic_write_file(a.report, markdown_table(done, device));
+  };
   std::vector<TaskOutcome> outs;
+  try {
+    write_report(outs);  // an unwritable path fails now, not after the tuning
+  } catch (const std::exception& e) {  // tessera::Error or std::filesystem::filesystem_error
+    fail_bad_input(fmt::format("cannot write the report {}: {}", a.report, e.what()));
+  }
+  std::fprintf(stderr, "tune %zu task(s) for %s, budget %d each\n", tasks.size(), limits.arch.c_str(), a.budget);
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     const std::string label = fmt::format("[{}/{}] {}", i + 1, tasks.size(), shape_of(tasks[i]));
     outs.push_back(TaskTuner(a, *evaluator, tasks[i], limits, label).run());
-  }
-
-  const std::string device = evaluator->device().name.empty() ? "none (compile-only)" : evaluator->device().name;
-  if (!a.report.empty()) {
-    std::ofstream f(a.report);
-    f << markdown_table(outs, device);
-    if (!f) fail_bad_input(fmt::format("cannot write the report {}", a.report));
+    write_report(outs);
   }
   if (a.tile.json) {
     fmt::print("{}\n", outcomes_json(outs, a.top).dump(2));

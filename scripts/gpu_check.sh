@@ -9,7 +9,8 @@
 #   scripts/gpu_check.sh [STAGE[,STAGE...]]     (default all = tests,perf,sanitize)
 # Stages: tests, perf, sanitize (each fits a 10-minute call), and the long ones
 #   small    tile tune over datasets/small_grid.json  (TUNE_BUDGET per shape, default 24)
-#   search   the search acceptance runs in $SEARCH_RUNS (METHOD:SHAPE ...; 200 evaluations each)
+#   search   the search acceptance runs in $SEARCH_RUNS (METHOD:SHAPE ...; $SEARCH_EVALS evaluations
+#            each, default 200; $SEARCH_SECONDS caps each run's wall time)
 #   replay   a search driven by recorded LLM replies (the replay proposer) on the GPU
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -24,11 +25,18 @@ export PATH="/usr/local/cuda/bin:$PATH"
 T="$BUILD/bin/tessera"
 declare -a ROWS=()
 
+table() {
+  printf '%-28s %-5s %6s\n' step result secs
+  for r in "${ROWS[@]}"; do IFS='|' read -r n s t <<<"$r"; printf '%-28s %-5s %6s\n' "$n" "$s" "$t"; done
+}
 step() {  # step NAME COMMAND...: runs it, logs to $LOGS/NAME.log, records PASS/FAIL and seconds
   local name=$1; shift
   local t0=$SECONDS
   if "$@" >"$LOGS/$name.log" 2>&1; then ROWS+=("$name|PASS|$((SECONDS - t0))"); else ROWS+=("$name|FAIL|$((SECONDS - t0))"); fi
   echo "[$name] $(tail -n 1 "$LOGS/$name.log")"
+  # Kept current after every step: a call cut off by its time limit still
+  # returns how far it got.
+  table > "$OUT/summary.txt"
 }
 
 step configure cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release
@@ -112,10 +120,10 @@ if has search; then
     dir="$BUILD/runs/accept-$method-$shape"
     rm -rf "$dir"
     step "search_${method}_$shape" "$T" search --shape "$shape" --method "$method" --budget-evals "${SEARCH_EVALS:-200}" \
-      --seed 1 --quiet --out "$dir"
+      --seed 1 --quiet --out "$dir" ${SEARCH_SECONDS:+--budget-seconds "$SEARCH_SECONDS"}
     grep -E "^\| hgemm_" "$dir/report.md" | head -n 1
+    tar czf "$OUT/search_runs.tgz" -C "$BUILD/runs" .
   done
-  tar czf "$OUT/search_runs.tgz" -C "$BUILD/runs" .
 fi
 
 if has replay; then
@@ -133,8 +141,7 @@ fi
 {
   echo
   echo "== summary =="
-  printf '%-28s %-5s %6s\n' step result secs
-  for r in "${ROWS[@]}"; do IFS='|' read -r n s t <<<"$r"; printf '%-28s %-5s %6s\n' "$n" "$s" "$t"; done
+  table
   python3 scripts/summarize_results.py "$LOGS" || true
 } | tee "$OUT/summary.txt"
 tar czf "$OUT/logs.tgz" -C "$LOGS" .

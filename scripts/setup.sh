@@ -18,17 +18,18 @@ have_header spdlog/spdlog.h || need+=(libspdlog-dev)
 have_header fmt/format.h || need+=(libfmt-dev)
 have_header boost/process.hpp || need+=(libboost-dev)
 have_cmake_pkg GTest || need+=(libgtest-dev)
-# Boost < 1.77 needs the compiled Boost.Filesystem for Boost.Process v1.
-if have_header boost/version.hpp; then
-  bv=$(sed -n 's/^#define BOOST_VERSION \([0-9]*\).*/\1/p' /usr/include/boost/version.hpp 2>/dev/null || echo 0)
-  if [ "${bv:-0}" -lt 107700 ] && ! have_cmake_pkg boost_filesystem; then need+=(libboost-filesystem-dev); fi
-fi
-if [ ${#need[@]} -gt 0 ]; then
-  echo "setup: installing ${need[*]}"
-  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
-fi
+install() {
+  [ $# -gt 0 ] || return 0
+  echo "setup: installing $*"
+  local sudo=""; [ "$(id -u)" -ne 0 ] && sudo=sudo
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$@" >/dev/null
+}
+install "${need[@]}"
+# Boost < 1.77 needs the compiled Boost.Filesystem for Boost.Process v1. Checked
+# after the headers are installed: a fresh machine learns the version only then.
+bv=$(sed -n 's/^#define BOOST_VERSION \([0-9]*\).*/\1/p' /usr/include/boost/version.hpp 2>/dev/null || echo 0)
+if [ "${bv:-0}" -lt 107700 ] && ! have_cmake_pkg boost_filesystem; then install libboost-filesystem-dev; fi
 if ! command -v nvcc >/dev/null && [ ! -x /usr/local/cuda/bin/nvcc ]; then
   echo "setup: the CUDA toolkit (nvcc, NVRTC, cuBLAS, CUPTI) is required; install CUDA 12.4+ into /usr/local/cuda" >&2
   exit 1

@@ -27,6 +27,7 @@ namespace {
 
 constexpr const char* kRangeName = "tessera_call";
 constexpr const char* kMethodPerKernel = "cupti_range_profiler:auto_range+kernel_replay";
+constexpr const char* kMethodPerKernelCallReplay = "cupti_range_profiler:auto_range+user_replay";
 constexpr const char* kMethodWholeCall = "cupti_range_profiler:user_range+user_replay";
 constexpr const char* kDurationMetric = "gpu__time_duration.sum";  // ns; weights the per-kernel ranges
 constexpr std::size_t kMaxKernelsPerCall = 64;  // ranges kept in per-kernel mode; more are dropped and counted
@@ -323,7 +324,11 @@ nlohmann::json collect_or_throw(const LaunchFn& launch, cudaStream_t stream, con
   if (std::string why = support_problem(device); !why.empty()) throw Error(Error::Kind::unavailable, why);
   const std::string chip = chip_name(device);
   std::vector<std::string> metrics = opt.metrics;
-  if (opt.mode == CounterMode::per_kernel && std::find(metrics.begin(), metrics.end(), kDurationMetric) == metrics.end())
+  // Auto ranges (one per kernel): CUPTI replays each kernel (kernel replay) or
+  // tessera re-runs the whole call once per pass (call replay).
+  const bool auto_range = opt.mode != CounterMode::whole_call;
+  const bool kernel_replay = opt.mode == CounterMode::per_kernel;
+  if (auto_range && std::find(metrics.begin(), metrics.end(), kDurationMetric) == metrics.end())
     metrics.emplace_back(kDurationMetric);
   const auto cfg = config_for(chip, counter_availability(ctx), metrics);
   const std::vector<const char*> names = cfg->names();
@@ -335,8 +340,7 @@ nlohmann::json collect_or_throw(const LaunchFn& launch, cudaStream_t stream, con
     flush = DeviceBuffer(std::size_t(l2) * kL2FlushMultiple);
   }
 
-  const bool per_kernel = opt.mode == CounterMode::per_kernel;
-  const std::size_t max_ranges = per_kernel ? kMaxKernelsPerCall : 1;
+  const std::size_t max_ranges = auto_range ? kMaxKernelsPerCall : 1;
   RangeProfiler rp(ctx);
   auto ds = params<CUpti_RangeProfiler_GetCounterDataSize_Params>(
       CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
@@ -360,8 +364,8 @@ nlohmann::json collect_or_throw(const LaunchFn& launch, cudaStream_t stream, con
   sc.pConfig = cfg->image.data();
   sc.counterDataImageSize = data.size();
   sc.pCounterDataImage = data.data();
-  sc.range = per_kernel ? CUPTI_AutoRange : CUPTI_UserRange;
-  sc.replayMode = per_kernel ? CUPTI_KernelReplay : CUPTI_UserReplay;
+  sc.range = auto_range ? CUPTI_AutoRange : CUPTI_UserRange;
+  sc.replayMode = kernel_replay ? CUPTI_KernelReplay : CUPTI_UserReplay;
   sc.maxRangesPerPass = max_ranges;
   sc.numNestingLevels = 1;
   sc.minNestingLevel = 1;
@@ -369,20 +373,21 @@ nlohmann::json collect_or_throw(const LaunchFn& launch, cudaStream_t stream, con
   sc.targetNestingLevel = 1;
   cupti_ok(cuptiRangeProfilerSetConfig(&sc), "cuptiRangeProfilerSetConfig");
 
-  // Per kernel: one call, CUPTI replays each kernel (saving and restoring
-  // memory) for every pass. Whole call: tessera replays the call per pass.
+  // Kernel replay: one call, CUPTI replays each kernel (saving and restoring
+  // every device allocation) for every pass. Call replay and whole call:
+  // tessera re-runs the call once per pass, nothing is saved or restored.
   int calls = 0;
   bool all_submitted = false;
   while (!all_submitted) {
-    if (calls >= (per_kernel ? 1 : kMaxReplayPasses)) {
-      if (per_kernel) break;  // kernel replay submits its passes inside the call
+    if (calls >= (kernel_replay ? 1 : kMaxReplayPasses)) {
+      if (kernel_replay) break;  // kernel replay submits its passes inside the call
       throw Error(Error::Kind::unavailable, fmt::format("metric set needs more than {} passes", kMaxReplayPasses));
     }
     if (flush.get()) {
       TESSERA_CUDA_CHECK(cudaMemsetAsync(flush.get(), calls & 0xff, flush.bytes(), stream));
       TESSERA_CUDA_CHECK(cudaStreamSynchronize(stream));
     }
-    Pass pass(rp.get(), !per_kernel);
+    Pass pass(rp.get(), !auto_range);
     try {
       launch(stream);
       // Ranges cover the whole context: wait for all of it, not just `stream`.
@@ -436,11 +441,11 @@ nlohmann::json collect_or_throw(const LaunchFn& launch, cudaStream_t stream, con
   nlohmann::json out = summarize_counters(raw);
   out["raw"] = raw;
   out["raw_errors"] = cfg->rejected;
-  out["passes"] = per_kernel ? int(cfg->passes) : calls;
+  out["passes"] = kernel_replay ? int(cfg->passes) : calls;
   out["ranges"] = info.numTotalRanges;
   out["ranges_dropped"] = dd.numOfRangeDropped;
   out["chip"] = chip;
-  out["method"] = per_kernel ? kMethodPerKernel : kMethodWholeCall;
+  out["method"] = kernel_replay ? kMethodPerKernel : auto_range ? kMethodPerKernelCallReplay : kMethodWholeCall;
   out["l2_flushed"] = opt.flush_l2;
   return out;
 }
@@ -453,13 +458,14 @@ nlohmann::json collect_counters(const LaunchFn& launch, cudaStream_t stream, con
   } catch (const LaunchFailed& e) {
     return {{"error", e.what()}};
   } catch (const std::exception& e) {
-    if (options.mode != CounterMode::per_kernel) return {{"error", e.what()}};
-    // Kernel replay refused (some drivers or call patterns): one range
-    // around the whole call still gives counters, with diluted elapsed rates.
-    CounterOptions whole = options;
-    whole.mode = CounterMode::whole_call;
-    nlohmann::json r = collect_counters(launch, stream, whole);
-    if (!r.contains("error")) r["fallback_reason"] = e.what();
+    if (options.mode == CounterMode::whole_call) return {{"error", e.what()}};
+    // Call replay refused: let CUPTI replay each kernel. Kernel replay refused
+    // (some drivers or call patterns): one range around the whole call still
+    // gives counters, with diluted elapsed rates.
+    CounterOptions next = options;
+    next.mode = options.mode == CounterMode::per_kernel_call_replay ? CounterMode::per_kernel : CounterMode::whole_call;
+    nlohmann::json r = collect_counters(launch, stream, next);
+    if (!r.contains("error") && !r.contains("fallback_reason")) r["fallback_reason"] = e.what();
     return r;
   } catch (...) {
     return {{"error", "unknown failure while reading counters"}};

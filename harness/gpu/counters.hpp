@@ -18,6 +18,12 @@ namespace tessera::gpu {
 std::vector<std::string> default_metrics();
 
 enum class CounterMode {
+  // Auto range + user replay: one range per kernel, as per_kernel, but the
+  // passes re-run the whole call (which must be idempotent: a GEMM call is)
+  // instead of CUPTI saving and restoring every device allocation around
+  // each kernel replay, which costs the most when the worker holds large
+  // buffers. Falls back to per_kernel when CUPTI refuses it.
+  per_kernel_call_replay,
   // Auto range + kernel replay: one range per kernel, aggregated over the
   // call (counts summed, rates weighted by kernel duration). "Elapsed"
   // percentages then cover kernel time only.
@@ -30,8 +36,8 @@ enum class CounterMode {
 
 struct CounterOptions {
   std::vector<std::string> metrics = default_metrics();
-  CounterMode mode = CounterMode::per_kernel;
-  // Flush L2 before the call (before each call in whole_call mode), so the
+  CounterMode mode = CounterMode::per_kernel_call_replay;
+  // Flush L2 before the call (before each pass when tessera replays it), so the
   // profiled call starts from the cold-L2 state the ranking time is measured in.
   bool flush_l2 = true;
 };

@@ -139,8 +139,9 @@ TEST(Counters, UnknownMetricIsReportedNotFatal) {
 }
 
 // Several kernels in one call (a translation-unit candidate) are all profiled
-// and aggregated: per kernel (default) and as one user range.
-TEST(Counters, MultiKernelCallIsAggregatedInBothModes) {
+// and aggregated: per kernel with the call replayed (default), per kernel with
+// CUPTI's kernel replay, and as one user range.
+TEST(Counters, MultiKernelCallIsAggregatedInEveryMode) {
   TESSERA_REQUIRE_GPU();
   if (const std::string why = probe_counters(); !why.empty()) GTEST_SKIP() << "counters unavailable here: " << why;
   constexpr std::size_t n = std::size_t{1} << 26;  // 128 MiB: larger than L2, so the writes reach DRAM
@@ -149,16 +150,29 @@ TEST(Counters, MultiKernelCallIsAggregatedInBothModes) {
   auto three_kernels = [&](cudaStream_t st) {
     for (int i = 0; i < 3; ++i) baselines::fill_random_half(buf.as<__half>(), n, std::uint64_t(i), -1, 1, st);
   };
-  const auto per_kernel = collect_counters(three_kernels, s.get());
-  ASSERT_FALSE(per_kernel.contains("error")) << per_kernel.dump();
-  EXPECT_FALSE(per_kernel.contains("fallback_reason")) << per_kernel.dump();
-  EXPECT_EQ(per_kernel.at("ranges").get<int>(), 3) << per_kernel.dump();
-  EXPECT_EQ(per_kernel.at("method").get<std::string>(), "cupti_range_profiler:auto_range+kernel_replay");
-  ASSERT_TRUE(per_kernel.at("raw").at("gpu__time_duration.sum").is_number());
-  EXPECT_GT(per_kernel.at("raw").at("gpu__time_duration.sum").get<double>(), 0.0);
-  ASSERT_TRUE(per_kernel.at("dram_throughput_pct").is_number());
-  // A fill streams memory: DRAM must be visibly busy while the kernels run.
-  EXPECT_GT(per_kernel.at("dram_throughput_pct").get<double>(), 10.0) << per_kernel.dump();
+  auto check_per_kernel = [](const nlohmann::json& r, const char* method) {
+    ASSERT_FALSE(r.contains("error")) << r.dump();
+    EXPECT_FALSE(r.contains("fallback_reason")) << r.dump();
+    EXPECT_EQ(r.at("ranges").get<int>(), 3) << r.dump();
+    EXPECT_EQ(r.at("method").get<std::string>(), method);
+    ASSERT_TRUE(r.at("raw").at("gpu__time_duration.sum").is_number());
+    EXPECT_GT(r.at("raw").at("gpu__time_duration.sum").get<double>(), 0.0);
+    ASSERT_TRUE(r.at("dram_throughput_pct").is_number());
+    // A fill streams memory: DRAM must be visibly busy while the kernels run.
+    EXPECT_GT(r.at("dram_throughput_pct").get<double>(), 10.0) << r.dump();
+  };
+  const auto call_replay = collect_counters(three_kernels, s.get());
+  check_per_kernel(call_replay, "cupti_range_profiler:auto_range+user_replay");
+
+  CounterOptions kernel;
+  kernel.mode = CounterMode::per_kernel;
+  const auto kernel_replay = collect_counters(three_kernels, s.get(), kernel);
+  check_per_kernel(kernel_replay, "cupti_range_profiler:auto_range+kernel_replay");
+  // The two replays see the same kernels: their DRAM rates agree roughly.
+  if (call_replay.at("dram_throughput_pct").is_number() && kernel_replay.at("dram_throughput_pct").is_number()) {
+    EXPECT_NEAR(call_replay.at("dram_throughput_pct").get<double>(),
+                kernel_replay.at("dram_throughput_pct").get<double>(), 25.0);
+  }
 
   CounterOptions whole;
   whole.mode = CounterMode::whole_call;

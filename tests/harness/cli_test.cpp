@@ -3,10 +3,14 @@
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 namespace {
@@ -62,6 +66,29 @@ TEST(Cli, CompileOnlyEvalSaysItDidNotVerify) {
   CliRun r = run("eval " + kExample + " --shape 64x64x64 --mode compile_only");
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("not verified"), std::string::npos) << r.out;
+}
+
+// tile tune over a task file writes its Markdown table, one row per task,
+// and says the configs were compiled but not timed.
+TEST(Cli, TileTuneOverATaskFileWritesTheReport) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("tessera_tune_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  const auto tasks = dir / "tasks.json";
+  const auto report = dir / "report.md";
+  std::ofstream(tasks) << R"({"tasks": [{"m": 128, "n": 64, "k": 128}, {"m": 64, "n": 256, "k": 512}]})";
+  CliRun r = run("tile tune --tasks " + tasks.string() + " --budget 2 --compile-only --report " + report.string());
+  EXPECT_EQ(r.code, 0) << r.out;
+  std::ifstream in(report);
+  const std::string md((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(md.find("| 128x64x128 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 64x256x512 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("compile-only: not timed"), std::string::npos) << md;
+  EXPECT_NE(md.find("No task was timed"), std::string::npos) << md;
+  // An unwritable report path (its parent is a file) fails before any tuning,
+  // with one clear line.
+  const std::string bad = (tasks / "r.md").string();
+  expect_clear_error("tile tune --tasks " + tasks.string() + " --budget 2 --compile-only --report " + bad, bad);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
