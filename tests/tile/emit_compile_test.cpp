@@ -232,6 +232,24 @@ TEST(TileEmit, ContractMatchesTheConfig) {
   EXPECT_EQ(workspace_bytes(c, t), 8ull * 4 * 128 * 256 * 4 + 8 * 4 * 2 * 4);  // 8x4 tiles, 2 consumers
 }
 
+// Parallel split-K: every participant's atomics are fenced and then joined by
+// a barrier before thread 0 reports the arrival; otherwise the last split can
+// read a partial sum (a race racecheck's scheduling exposed on the H100).
+TEST(TileEmit, ParallelSplitKJoinsBeforeReportingArrival) {
+  for (const char* name : {"w64x64x64_g1x1_s6p6_pa_d1_sw_es_r0_k2a_t_c1x1_none",
+                           "m64x128x32_g2x2_s4p3_pa_d1_sw_es_r0_k4a_t_c1x1_none"}) {
+    const std::string src = emit(parse_name(name), task_from_shape("200x264x320"));
+    const auto adds = src.find("atomicAdd(&slot[");
+    const auto arrive = src.find("atomicAdd(sem, 1)");
+    ASSERT_NE(adds, std::string::npos) << name;
+    ASSERT_NE(arrive, std::string::npos) << name;
+    const std::string between = src.substr(adds, arrive - adds);
+    const auto fence = between.find("__threadfence();");
+    ASSERT_NE(fence, std::string::npos) << name;
+    EXPECT_NE(between.find("bar();", fence), std::string::npos) << name << ": no barrier between the fence and the arrival";
+  }
+}
+
 TEST(TileEmit, WgmmaSassHasHgmma) {
   const std::string cuobjdump = find_cuobjdump();
   if (cuobjdump.empty()) GTEST_SKIP() << "cuobjdump not found (set TESSERA_CUOBJDUMP)";

@@ -155,7 +155,13 @@ __device__ __forceinline__ bool splitk_reduce(float (&acc)[kRegs], float* slot, 
     // slot and resets the counter. Summation order varies from run to run.
 #pragma unroll
     for (int i = 0; i < kRegs; ++i) atomicAdd(&slot[i * kParticipants + t], acc[i]);
+    // Every participant's adds must be visible before thread 0 reports the
+    // split's arrival: fence, then barrier. Without the barrier, thread 0 can
+    // bump the counter while other threads' adds are still in flight, and the
+    // last split reads a partial sum (seen under racecheck's scheduling on
+    // the H100: 1023 wrong elements with split-K 2).
     __threadfence();
+    bar();
     int last = 0;
     if (t == 0) last = atomicAdd(sem, 1) == kSplitK - 1;
     if (!bar_or(last)) return false;
