@@ -33,6 +33,11 @@ public:
   // compile cache; later evaluate() calls find them there. Failures are left
   // for evaluate() to report. Default: nothing (compiles happen on demand).
   virtual void precompile(const std::vector<Candidate>& candidates) { (void)candidates; }
+  // Compiles one candidate into the compile cache while another thread may be
+  // inside evaluate(): it touches the compile cache only, never the GPU or the
+  // worker, so a search can compile step n+1 while step n is measured.
+  // Failures are left for evaluate() to report. Default: nothing.
+  virtual void compile_ahead(const Candidate& candidate) { (void)candidate; }
   // Human-readable description of where evaluations run ("H100 via worker pid 123", "compile-only").
   virtual std::string describe() const = 0;
   // The GPU evaluations run on (name empty in compile-only mode without a GPU).

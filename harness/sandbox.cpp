@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <mutex>
+#include <string>
 #include <thread>
 #include <array>
 #include <chrono>
@@ -58,6 +60,7 @@ public:
     full_ = options_.mode == "full" || (options_.mode == "auto" && gpu);
     if (options_.log_dir.empty()) options_.log_dir = cache_dir() / "logs";
     if (!full_) device_.arch = options_.arch.empty() ? kDefaultArch : options_.arch;
+    set_compile_arch(options_.arch.empty() ? device_.arch : options_.arch);
   }
 
   std::string describe() const override {
@@ -141,7 +144,28 @@ public:
     for (auto& th : pool) th.join();
   }
 
+  void compile_ahead(const Candidate& cand) override {
+    std::string arch;
+    {
+      std::lock_guard g(arch_mu_);
+      arch = compile_arch_;
+    }
+    if (arch.empty()) return;  // no worker has reported its GPU yet: evaluate() compiles
+    try {
+      (void)compiler_.compile({cand.kind, cand.source, arch, {}});
+    } catch (const std::exception&) {
+      // evaluate() compiles again and reports it
+    }
+  }
+
 private:
+  // The arch evaluate() compiles for, readable from compile_ahead()'s thread
+  // (device_ itself is written by the evaluating thread).
+  void set_compile_arch(std::string arch) {
+    std::lock_guard g(arch_mu_);
+    compile_arch_ = std::move(arch);
+  }
+
   // Starts a worker when there is none (first use, or the last one faulted).
   std::string ensure_worker() {
     if (worker_ && worker_->running()) return {};
@@ -168,6 +192,7 @@ private:
       d.peak_source = device_.peak_source;
     }
     device_ = d;
+    set_compile_arch(options_.arch.empty() ? device_.arch : options_.arch);
     spdlog::debug("worker pid {} on {}", worker_->pid(), device_.name);
     return {};
   }
@@ -264,6 +289,8 @@ private:
   Compiler compiler_;
   std::unique_ptr<detail::WorkerClient> worker_;
   DeviceSummary device_;
+  std::mutex arch_mu_;
+  std::string compile_arch_;  // guarded by arch_mu_
   bool full_ = false;
   int spawned_ = 0;
   std::mt19937_64 rng_;

@@ -235,6 +235,11 @@ void SearchEngine::submit_proposal(long long step) {
       p.ok = false;
       p.error = std::string("proposer failed: ") + e.what();
     }
+    // Compile now, on this thread, while the evaluator may be measuring the
+    // step before: evaluate() then finds the kernel in the compile cache.
+    // Only the compile time and the cache flag of the result change, and
+    // neither enters a decision (decision_view).
+    if (p.ok) evaluators_.front()->compile_ahead(p.candidate);
     {
       std::lock_guard lk(mu_);
       auto it = slots_.find(step);

@@ -39,6 +39,17 @@ TEST(Engine, EvolveRunRecordsEveryStepAndImproves) {
   EXPECT_TRUE(std::filesystem::exists(dir / "config.json"));
 }
 
+// Every proposed kernel is compiled on the proposal thread before its
+// evaluation, so the compile overlaps the measurement of the step before.
+TEST(Engine, CandidatesAreCompiledAheadOfTheirEvaluation) {
+  const auto dir = fresh_dir("ahead");
+  FakeRun run;
+  run_fake(small_config("evolve", 20), dir, run);
+  const auto& st = *run.evals[0];
+  EXPECT_GE(st.compiled_ahead.load(), 20);
+  EXPECT_EQ(st.evaluated_after_ahead.load(), st.calls.load());
+}
+
 TEST(Engine, NoCandidateIsEvaluatedTwice) {
   const auto dir = fresh_dir("novelty");
   FakeRun run;

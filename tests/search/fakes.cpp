@@ -42,7 +42,17 @@ DeviceSummary FakeEvaluator::device() const {
   return d;
 }
 
+void FakeEvaluator::compile_ahead(const Candidate& candidate) {
+  ++stats->compiled_ahead;
+  std::lock_guard g(mu_);
+  ++ahead_[content_hash(candidate.source)];
+}
+
 EvalResult FakeEvaluator::evaluate(const Candidate& candidate, const Task& task, const EvalOptions& options) {
+  {
+    std::lock_guard g(mu_);
+    if (ahead_.count(content_hash(candidate.source))) ++stats->evaluated_after_ahead;
+  }
   const int now = ++inside_;
   int prev = stats->max_concurrent.load();
   while (now > prev && !stats->max_concurrent.compare_exchange_weak(prev, now)) {

@@ -34,6 +34,8 @@ std::string fake_source(const FakeConfig& c);
 struct FakeStats {
   std::atomic<int> calls{0};
   std::atomic<int> max_concurrent{0};
+  std::atomic<int> compiled_ahead{0};        // compile_ahead() calls
+  std::atomic<int> evaluated_after_ahead{0};  // evaluate() calls whose source was compiled ahead
 };
 
 class FakeEvaluator final : public Evaluator {
@@ -43,6 +45,7 @@ public:
   EvalResult evaluate(const Candidate& candidate, const Task& task, const EvalOptions& options) override;
   std::string describe() const override { return "fake evaluator " + name_; }
   DeviceSummary device() const override;
+  void compile_ahead(const Candidate& candidate) override;
 
   std::shared_ptr<FakeStats> stats = std::make_shared<FakeStats>();
   std::atomic<int> delay_ms{0};
@@ -55,6 +58,7 @@ private:
   std::atomic<int> inside_{0};
   std::mutex mu_;
   std::map<std::string, int> seen_;  // per candidate: how often measured
+  std::map<std::string, int> ahead_;  // per source hash: compile_ahead() calls
 };
 
 class FakeProposer final : public agent::Proposer {
