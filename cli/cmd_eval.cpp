@@ -21,6 +21,7 @@ struct Args {
   std::string kind = "auto";
   std::string mode = "auto";
   bool json = false;
+  bool compile_only = false;
   bool no_counters = false;
   bool no_baselines = false;
   bool no_timing = false;
@@ -36,7 +37,7 @@ void run(const Args& a) {
   std::vector<tessera::Candidate> cands;
   for (const auto& f : a.files) cands.push_back(tessera::load_candidate(f, a.kind));  // bad files fail before any work
   tessera::SandboxOptions so;
-  so.mode = a.mode;
+  so.mode = a.compile_only ? "compile_only" : a.mode;
   so.device = a.device;
   so.remeasure_baselines = a.remeasure;
   so.compile_timeout_s = a.compile_timeout;
@@ -71,6 +72,7 @@ void setup(CLI::App& root) {
   tessera::cli::add_task_options(cmd, a.task);
   cmd->add_option("--kind", a.kind, "auto, device or tu")->capture_default_str();
   cmd->add_option("--mode", a.mode, "auto, full or compile_only")->capture_default_str();
+  cmd->add_flag("--compile-only", a.compile_only, "same as --mode compile_only (as in tile eval and search)");
   cmd->add_flag("--json", a.json, "print the result record(s) as JSON");
   cmd->add_flag("--no-counters", a.no_counters, "skip CUPTI counters");
   cmd->add_flag("--no-timing", a.no_timing, "verify only: nothing timed (for compute-sanitizer runs)");

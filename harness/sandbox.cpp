@@ -95,6 +95,7 @@ public:
       CompileRequest req{cand.kind, cand.source, options_.arch.empty() ? device_.arch : options_.arch, {}};
       CompileOutput out = compiler_.compile(req);
       r.compile = out.info;
+      r.phase_ms["compile"] = out.info.ms;
       r.resources = out.resources;
       if (out.status != Status::ok) {
         r.status = out.status;
@@ -277,6 +278,7 @@ private:
     r.peak_fraction = w.peak_fraction;
     r.counters = w.counters;
     r.device = w.device;
+    for (const auto& [phase, ms] : w.phase_ms) r.phase_ms[phase] += ms;
     // The loaded function knows registers and shared memory exactly; ptxas
     // alone knows spills.
     if (w.resources.registers >= 0) r.resources.registers = w.resources.registers;

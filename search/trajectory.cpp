@@ -72,6 +72,7 @@ nlohmann::json decision_view(const nlohmann::json& record) {
   for (const char* k : {"eval", "first_eval"}) {
     if (j.contains(k) && j[k].is_object()) {
       j[k].erase("wall_ms");
+      j[k].erase("phase_ms");
       j[k].erase("started_at");
       j[k].erase("device");
       j[k].erase("worker_log");

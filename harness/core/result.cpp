@@ -53,6 +53,7 @@ void to_json(nlohmann::json& j, const EvalResult& v) {
                      {"device", v.device},
                      {"worker_log", v.worker_log},
                      {"wall_ms", v.wall_ms},
+                     {"phase_ms", v.phase_ms},
                      {"started_at", v.started_at},
                      {"schema", "tessera.eval_result/1"}};
 }
@@ -82,6 +83,7 @@ void from_json(const nlohmann::json& j, EvalResult& v) {
   v.device = j.value("device", d.device);
   v.worker_log = j.value("worker_log", d.worker_log);
   v.wall_ms = j.value("wall_ms", d.wall_ms);
+  v.phase_ms = j.value("phase_ms", d.phase_ms);
   v.started_at = j.value("started_at", d.started_at);
 }
 

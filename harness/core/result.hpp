@@ -2,6 +2,7 @@
 // The evaluation result record (docs/result-schema.md). It crosses the process
 // boundary between the sandbox worker and the harness as JSON, so every field
 // has a JSON form and a default.
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -134,6 +135,9 @@ struct EvalResult {
   DeviceSummary device;
   std::string worker_log;  // tail of the worker's stderr when something went wrong
   double wall_ms = 0;
+  // Where wall_ms went: compile, and the worker's phases (setup, load, verify,
+  // baselines, timing, counters, ...); wall time, not kernel time.
+  std::map<std::string, double> phase_ms;
   std::string started_at;  // ISO-8601 UTC
 };
 

@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/core/result.hpp"
+
 namespace tessera::gpu {
 
 struct WorkerConfig {
@@ -32,6 +34,7 @@ public:
   bool healthy() const { return healthy_; }
 
 private:
+  EvalResult run_eval(const nlohmann::json& request, const std::function<void(const std::string&)>& heartbeat);
   struct State;
   std::unique_ptr<State> state_;
   WorkerConfig config_;

@@ -66,6 +66,9 @@ TEST(Cli, CompileOnlyEvalSaysItDidNotVerify) {
   CliRun r = run("eval " + kExample + " --shape 64x64x64 --mode compile_only");
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("not verified"), std::string::npos) << r.out;
+  CliRun flag = run("eval " + kExample + " --shape 64x64x64 --compile-only");  // the flag tile eval and search take
+  EXPECT_EQ(flag.code, 0) << flag.out;
+  EXPECT_NE(flag.out.find("not verified"), std::string::npos) << flag.out;
 }
 
 // tile tune over a task file writes its Markdown table, one row per task,

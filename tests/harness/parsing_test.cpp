@@ -80,9 +80,11 @@ TEST(Result, RoundTripsThroughJson) {
   r.cold.median_us = 12.5;
   r.baselines.push_back({"cublas_tn", "default", {}, ""});
   r.counters = {{"sm_throughput_pct", 50.0}};
+  r.phase_ms = {{"compile", 210.5}, {"verify", 31.25}};
   nlohmann::json j = r;
   EvalResult back = j.get<EvalResult>();
   EXPECT_EQ(nlohmann::json(back), j);
+  EXPECT_EQ(back.phase_ms, r.phase_ms);
   EXPECT_EQ(j.at("status"), "wrong_answer");
   EXPECT_EQ(j.at("schema"), "tessera.eval_result/1");
 }

@@ -83,6 +83,16 @@ TEST(Sandbox, CountersAreReportedOrExplained) {
   auto r = ev->evaluate(example("hgemm_wmma.cu"), task_from_shape("1024x1024x1024"), {});
   ASSERT_EQ(r.status, Status::ok) << r.reason;
   EXPECT_TRUE(r.counters.contains("sm_throughput_pct") || r.counters.contains("error")) << r.counters.dump();
+  // Where the evaluation's time went: every phase ran, and the phases fit in
+  // the whole.
+  double sum = 0;
+  for (const char* phase : {"compile", "load", "verify", "timing", "counters"}) {
+    ASSERT_TRUE(r.phase_ms.count(phase)) << phase << " missing: " << nlohmann::json(r.phase_ms).dump();
+    EXPECT_GE(r.phase_ms.at(phase), 0.0) << phase;
+  }
+  for (const auto& [phase, ms] : r.phase_ms) sum += ms;
+  EXPECT_LE(sum, r.wall_ms * 1.001) << nlohmann::json(r.phase_ms).dump();
+  EXPECT_GT(r.phase_ms.at("verify"), 0.0);
 }
 
 }  // namespace
