@@ -65,12 +65,14 @@ void run(Args a) {
              "median eval", "statuses");
   for (const char* phase : {"cold", "warm"}) {
     std::vector<double> compile_ms, eval_ms;
+    std::map<std::string, std::vector<double>> phase_ms;
     std::map<std::string, int> statuses;
     const auto t0 = std::chrono::steady_clock::now();
     for (std::size_t i = 0; i < cands.size(); ++i) {
       auto r = ev->evaluate(cands[i], task, eo);
       compile_ms.push_back(r.compile.ms);
       eval_ms.push_back(r.wall_ms);
+      for (const auto& [k, v] : r.phase_ms) phase_ms[k].push_back(v);
       ++statuses[tessera::to_string(r.status)];
       std::fprintf(stderr, "\r%s %zu/%zu", phase, i + 1, cands.size());
     }
@@ -80,6 +82,10 @@ void run(Args a) {
     for (auto& [k, v] : statuses) st += fmt::format("{}{}={}", st.empty() ? "" : ",", k, v);
     fmt::print("{:<12}{:>7}{:>10.1f}{:>12.1f}{:>13.1f} ms{:>13.1f} ms  {}\n", phase, cands.size(), wall,
                60.0 * double(cands.size()) / wall, median(compile_ms), median(eval_ms), st);
+    // Where an evaluation's time goes (EvalResult.phase_ms), median per phase.
+    std::string phases;
+    for (const auto& [k, v] : phase_ms) phases += fmt::format("  {} {:.1f}", k, median(v));
+    fmt::print("{:<12}median ms per phase:{}\n", "", phases);
   }
   std::filesystem::remove_all(cache);
 }

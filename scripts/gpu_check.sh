@@ -76,7 +76,10 @@ if has perf; then
   step repeat_a "$T" eval "$best" --shape 4096x4096x4096 --json --no-counters
   step repeat_b "$T" eval "$best" --shape 4096x4096x4096 --json --no-counters
   step bench_harness "$T" bench harness --count 30 --shape 1024x1024x1024
-  cat "$LOGS/bench_harness.log" | grep -E "cache|cold|warm" | tail -n 3
+  grep -E "cache|cold|warm|per phase" "$LOGS/bench_harness.log" | tail -n 5
+  # As a search evaluates: counters on, a small shape (where the fixed costs show).
+  step bench_harness_counters "$T" bench harness --count 20 --shape 512x512x512 --counters
+  grep -E "cache|cold|warm|per phase" "$LOGS/bench_harness_counters.log" | tail -n 5
 fi
 
 if has sanitize; then
