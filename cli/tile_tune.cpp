@@ -253,11 +253,15 @@ void cmd_tune(const TuneArgs& a) {
     if (dev.smem_per_block_optin > 0) limits.smem_optin_bytes = dev.smem_per_block_optin;
   }
 
-  const std::string device = evaluator->device().name.empty() ? "none (compile-only)" : evaluator->device().name;
+  // The device is known once the sandbox worker has started (first evaluation).
+  auto device = [&] {
+    const std::string name = evaluator->device().name;
+    return name.empty() ? std::string("none (compile-only)") : name;
+  };
   // The report is rewritten after every task, so an interrupted tune keeps
   // the table of the tasks it finished.
   auto write_report = [&](const std::vector<TaskOutcome>& done) {
-    if (!a.report.empty()) atomic_write_file(a.report, markdown_table(done, device));
+    if (!a.report.empty()) atomic_write_file(a.report, markdown_table(done, device()));
   };
   std::vector<TaskOutcome> outs;
   try {
@@ -286,7 +290,7 @@ void cmd_tune(const TuneArgs& a) {
     }
     fmt::print("\n");
   }
-  if (outs.size() > 1 || !a.report.empty()) fmt::print("{}", markdown_table(outs, device));
+  if (outs.size() > 1 || !a.report.empty()) fmt::print("{}", markdown_table(outs, device()));
 }
 
 }  // namespace
