@@ -60,7 +60,7 @@ public:
     full_ = options_.mode == "full" || (options_.mode == "auto" && gpu);
     if (options_.log_dir.empty()) options_.log_dir = cache_dir() / "logs";
     if (!full_) device_.arch = options_.arch.empty() ? kDefaultArch : options_.arch;
-    set_compile_arch(options_.arch.empty() ? device_.arch : options_.arch);
+    update_compile_arch();
   }
 
   std::string describe() const override {
@@ -92,7 +92,7 @@ public:
         }
       }
       r.device = device_;
-      CompileRequest req{cand.kind, cand.source, options_.arch.empty() ? device_.arch : options_.arch, {}};
+      CompileRequest req{cand.kind, cand.source, compile_arch(), {}};
       CompileOutput out = compiler_.compile(req);
       r.compile = out.info;
       r.phase_ms["compile"] = out.info.ms;
@@ -127,30 +127,19 @@ public:
 
   void precompile(const std::vector<Candidate>& cands) override {
     if (full_ && !ensure_worker().empty()) return;  // evaluate() will report the worker problem
-    const std::string arch = options_.arch.empty() ? device_.arch : options_.arch;
     const unsigned threads = std::max(1u, std::min(kMaxParallelCompiles, std::thread::hardware_concurrency()));
     std::atomic<std::size_t> next{0};
     std::vector<std::thread> pool;
     for (unsigned t = 0; t < threads; ++t) {
       pool.emplace_back([&] {
-        for (std::size_t i = next++; i < cands.size(); i = next++) {
-          try {
-            (void)compiler_.compile({cands[i].kind, cands[i].source, arch, {}});
-          } catch (const std::exception&) {
-            // evaluate() compiles again and reports it
-          }
-        }
+        for (std::size_t i = next++; i < cands.size(); i = next++) compile_ahead(cands[i]);
       });
     }
     for (auto& th : pool) th.join();
   }
 
   void compile_ahead(const Candidate& cand) override {
-    std::string arch;
-    {
-      std::lock_guard g(arch_mu_);
-      arch = compile_arch_;
-    }
+    const std::string arch = compile_arch();
     if (arch.empty()) return;  // no worker has reported its GPU yet: evaluate() compiles
     try {
       (void)compiler_.compile({cand.kind, cand.source, arch, {}});
@@ -160,11 +149,16 @@ public:
   }
 
 private:
-  // The arch evaluate() compiles for, readable from compile_ahead()'s thread
-  // (device_ itself is written by the evaluating thread).
-  void set_compile_arch(std::string arch) {
+  // The arch every compile is for: --arch, else the device's. Kept in its own
+  // guarded copy, readable from compile_ahead()'s thread (device_ itself is
+  // written by the evaluating thread); updated whenever device_ changes.
+  void update_compile_arch() {
     std::lock_guard g(arch_mu_);
-    compile_arch_ = std::move(arch);
+    compile_arch_ = options_.arch.empty() ? device_.arch : options_.arch;
+  }
+  std::string compile_arch() const {
+    std::lock_guard g(arch_mu_);
+    return compile_arch_;
   }
 
   // Starts a worker when there is none (first use, or the last one faulted).
@@ -193,7 +187,7 @@ private:
       d.peak_source = device_.peak_source;
     }
     device_ = d;
-    set_compile_arch(options_.arch.empty() ? device_.arch : options_.arch);
+    update_compile_arch();
     spdlog::debug("worker pid {} on {}", worker_->pid(), device_.name);
     return {};
   }
@@ -291,7 +285,7 @@ private:
   Compiler compiler_;
   std::unique_ptr<detail::WorkerClient> worker_;
   DeviceSummary device_;
-  std::mutex arch_mu_;
+  mutable std::mutex arch_mu_;
   std::string compile_arch_;  // guarded by arch_mu_
   bool full_ = false;
   int spawned_ = 0;
