@@ -7,6 +7,8 @@
 #include <cupti_target.h>
 
 #include <algorithm>
+#include <chrono>
+#include <optional>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -114,7 +116,7 @@ std::string chip_name(int device) {
   return p.pChipName ? p.pChipName : "";
 }
 
-std::vector<std::uint8_t> counter_availability(CUcontext ctx) {
+std::vector<std::uint8_t> read_counter_availability(CUcontext ctx) {
   auto p = params<CUpti_Profiler_GetCounterAvailability_Params>(
       CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
   p.ctx = ctx;
@@ -124,6 +126,33 @@ std::vector<std::uint8_t> counter_availability(CUcontext ctx) {
   cupti_ok(cuptiProfilerGetCounterAvailability(&p), "cuptiProfilerGetCounterAvailability");
   return image;
 }
+
+// Read once per context: the image describes the device's counters, which
+// do not change while the worker runs.
+const std::vector<std::uint8_t>& counter_availability(CUcontext ctx) {
+  static std::mutex mu;
+  static std::map<CUcontext, std::vector<std::uint8_t>> cache;
+  std::lock_guard lock(mu);
+  auto it = cache.find(ctx);
+  if (it == cache.end()) it = cache.emplace(ctx, read_counter_availability(ctx)).first;
+  return it->second;
+}
+
+// Wall time of the profiler's own steps, reported as "profile_ms" so the
+// cost of reading counters can be seen per step (docs/counters.md).
+class StepClock {
+public:
+  void mark(const char* step) {
+    const auto now = std::chrono::steady_clock::now();
+    ms_[step] = std::chrono::duration<double, std::milli>(now - last_).count();
+    last_ = now;
+  }
+  const nlohmann::json& ms() const { return ms_; }
+
+private:
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+  nlohmann::json ms_ = nlohmann::json::object();
+};
 
 class HostObject {
 public:
@@ -316,6 +345,7 @@ struct LaunchFailed : std::runtime_error {
 
 nlohmann::json collect_or_throw(const LaunchFn& launch, cudaStream_t stream, const CounterOptions& opt) {
   if (opt.metrics.empty()) throw Error(Error::Kind::bad_input, "no metrics requested");
+  StepClock clock;
   if (std::string why = no_gpu_reason(); !why.empty()) throw Error(Error::Kind::unavailable, why);
   ensure_profiler_initialized();
   int device = 0;
@@ -340,8 +370,11 @@ nlohmann::json collect_or_throw(const LaunchFn& launch, cudaStream_t stream, con
     flush = DeviceBuffer(std::size_t(l2) * kL2FlushMultiple);
   }
 
+  clock.mark("setup");
+
   const std::size_t max_ranges = auto_range ? kMaxKernelsPerCall : 1;
-  RangeProfiler rp(ctx);
+  std::optional<RangeProfiler> rp_holder(std::in_place, ctx);
+  const RangeProfiler& rp = *rp_holder;
   auto ds = params<CUpti_RangeProfiler_GetCounterDataSize_Params>(
       CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
   ds.pRangeProfilerObject = rp.get();
@@ -372,6 +405,7 @@ nlohmann::json collect_or_throw(const LaunchFn& launch, cudaStream_t stream, con
   sc.passIndex = 0;
   sc.targetNestingLevel = 1;
   cupti_ok(cuptiRangeProfilerSetConfig(&sc), "cuptiRangeProfilerSetConfig");
+  clock.mark("enable");
 
   // Kernel replay: one call, CUPTI replays each kernel (saving and restoring
   // every device allocation) for every pass. Call replay and whole call:
@@ -398,6 +432,7 @@ nlohmann::json collect_or_throw(const LaunchFn& launch, cudaStream_t stream, con
     all_submitted = pass.finish();
     ++calls;
   }
+  clock.mark("passes");
 
   auto dd = params<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
   dd.pRangeProfilerObject = rp.get();
@@ -437,6 +472,9 @@ nlohmann::json collect_or_throw(const LaunchFn& launch, cudaStream_t stream, con
     if (ok)
       for (std::size_t r = 0; r < rows.size(); ++r) weights[r] = rows[r][d];
   }
+  clock.mark("decode");
+  rp_holder.reset();
+  clock.mark("disable");
   const nlohmann::json raw = aggregate_ranges(cfg->accepted, rows, weights);
   nlohmann::json out = summarize_counters(raw);
   out["raw"] = raw;
@@ -447,6 +485,7 @@ nlohmann::json collect_or_throw(const LaunchFn& launch, cudaStream_t stream, con
   out["chip"] = chip;
   out["method"] = kernel_replay ? kMethodPerKernel : auto_range ? kMethodPerKernelCallReplay : kMethodWholeCall;
   out["l2_flushed"] = opt.flush_l2;
+  out["profile_ms"] = clock.ms();
   return out;
 }
 
