@@ -16,6 +16,7 @@
 #include "cli/task_args.hpp"
 #include "harness/candidate.hpp"
 #include "harness/core/fs.hpp"
+#include "harness/gpu/counters.hpp"
 #include "harness/sandbox.hpp"
 
 namespace {
@@ -25,6 +26,7 @@ struct Args {
   tessera::cli::TaskArgs task;
   std::string mode = "auto";
   bool counters = false;
+  std::string counter_set = "full";
   std::string source = TESSERA_SOURCE_DIR "/examples/hgemm_wmma.cu";
 };
 
@@ -55,12 +57,13 @@ void run(Args a) {
   auto ev = tessera::make_evaluator(so);
   tessera::EvalOptions eo;
   eo.counters = a.counters;
+  eo.counter_set = tessera::gpu::to_string(tessera::gpu::parse_counter_set(a.counter_set));
   // Start the worker (context, baselines autotune, peak) outside the figures.
   (void)ev->evaluate(cands.front(), task, eo);
   std::filesystem::remove_all(cache / "kernels");
 
   fmt::print("bench harness: {} candidates, task {} {}, counters {}, on {}\n", a.count, task.shape(),
-             tessera::to_string(task.layout), a.counters ? "on" : "off", ev->describe());
+             tessera::to_string(task.layout), a.counters ? "on (" + eo.counter_set + " set)" : std::string("off"), ev->describe());
   fmt::print("{:<12}{:>7}{:>10}{:>12}{:>16}{:>16}{:>10}\n", "cache", "evals", "wall s", "evals/min", "median compile",
              "median eval", "statuses");
   for (const char* phase : {"cold", "warm"}) {
@@ -99,6 +102,7 @@ void setup(CLI::App& root) {
   tessera::cli::add_task_options(h, a.task);
   h->add_option("--mode", a.mode, "auto, full or compile_only")->capture_default_str();
   h->add_flag("--counters", a.counters, "collect CUPTI counters in every evaluation");
+  h->add_option("--counter-set", a.counter_set, "full or fast (what search reads)")->capture_default_str();
   h->add_option("--source", a.source, "device-only candidate to vary")->capture_default_str();
   h->callback([] { run(a); });
 }

@@ -11,6 +11,7 @@
 #include "cli/result_print.hpp"
 #include "cli/task_args.hpp"
 #include "harness/candidate.hpp"
+#include "harness/gpu/counters.hpp"
 #include "harness/sandbox.hpp"
 
 namespace {
@@ -23,6 +24,7 @@ struct Args {
   bool json = false;
   bool compile_only = false;
   bool no_counters = false;
+  std::string counter_set = "full";
   bool no_baselines = false;
   bool no_timing = false;
   int trials = 4;
@@ -46,6 +48,7 @@ void run(const Args& a) {
   auto ev = tessera::make_evaluator(so);
   tessera::EvalOptions eo;
   eo.counters = !a.no_counters;
+  eo.counter_set = tessera::gpu::to_string(tessera::gpu::parse_counter_set(a.counter_set));  // bad name: exit 2
   eo.baselines = !a.no_baselines;
   eo.timing = !a.no_timing;
   eo.verify_trials = a.trials;
@@ -75,6 +78,8 @@ void setup(CLI::App& root) {
   cmd->add_flag("--compile-only", a.compile_only, "same as --mode compile_only (as in tile eval and search)");
   cmd->add_flag("--json", a.json, "print the result record(s) as JSON");
   cmd->add_flag("--no-counters", a.no_counters, "skip CUPTI counters");
+  cmd->add_option("--counter-set", a.counter_set, "full (9 profiler passes on H100) or fast (2; what search reads)")
+      ->capture_default_str();
   cmd->add_flag("--no-timing", a.no_timing, "verify only: nothing timed (for compute-sanitizer runs)");
   cmd->add_flag("--no-baselines", a.no_baselines, "skip cuBLAS/cuBLASLt (no speedup)");
   cmd->add_option("--trials", a.trials, "random verification trials (plus one integer-exact trial)")->capture_default_str();

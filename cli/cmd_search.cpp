@@ -230,6 +230,10 @@ void setup(CLI::App& root) {
   cmd->add_option("--replay", a.replay, "replay the actions of this trajectories.jsonl (adds the replay proposer)");
   cmd->add_option("--mode", a.mode, "auto, full or compile_only")->capture_default_str();
   cmd->add_flag("--compile-only", a.compile_only, "compile and check candidates only (no GPU needed, nothing timed)");
+  a.config.counter_set = "fast";  // read for every candidate: the cheap set (docs/counters.md)
+  cmd->add_option("--counter-set", a.config.counter_set,
+                  "CUPTI counters read per candidate: fast (2 profiler passes on H100) or full (9)")
+      ->capture_default_str();
   cmd->add_option("--bandit-rule", a.config.bandit_rule, "ucb1 or thompson")->capture_default_str();
   cmd->add_option("--bandit-cost", a.config.bandit_cost, "none, tokens or seconds (cost-aware bandit)")
       ->capture_default_str();

@@ -15,6 +15,9 @@ namespace tessera {
 struct EvalOptions {
   bool compile_only = false;   // no GPU: compile + static checks, verify/timing reported as skipped
   bool counters = true;        // collect CUPTI counters (never fatal if unavailable)
+  // "full" or "fast" (gpu::CounterSet): fast leaves out the two breakdown
+  // metrics that need most of the profiler's passes.
+  std::string counter_set = "full";
   bool baselines = true;       // measure cuBLAS/cuBLASLt in the same run
   bool timing = true;          // false: verify only (status ok, timing reported as skipped)
   int verify_trials = 4;       // random trials, plus one integer-exact trial

@@ -203,6 +203,7 @@ private:
                           {"options",
                            {{"verify_trials", eo.verify_trials},
                             {"counters", eo.counters},
+                            {"counter_set", eo.counter_set},
                             {"baselines", eo.baselines},
                             {"timing", eo.timing},
                             {"seed", rng_()}}}};

@@ -105,6 +105,8 @@ std::vector<bool> mask_saturated(const std::vector<std::string>& targets, const 
     const std::string key = counter_for_resource(targets[i]);
     if (key.empty()) continue;
     auto it = counters.find(key);
+    // The fast counter set has no sm_throughput_pct: issue-slot use stands in.
+    if ((it == counters.end() || !it->is_number()) && key == "sm_throughput_pct") it = counters.find("issue_active_pct");
     if (it != counters.end() && it->is_number() && it->get<double>() >= saturated_pct) open[i] = false;
   }
   if (std::find(open.begin(), open.end(), true) == open.end()) open.assign(targets.size(), true);

@@ -10,7 +10,7 @@ TESSERA_JSON_STRUCT(Budget, evals, seconds, tokens, usd, stop_at_peak_fraction)
 TESSERA_JSON_STRUCT(SearchConfig, run_id, method, seed, budget, islands, island_capacity, migration_interval,
                     selection, tournament_size, exploration_ratio, elite_ratio, inspirations, history, noise_aware,
                     min_noise_margin, bandit_rule, ucb_c, bandit_cost, kernel_arms, saturated_pct, pipeline_depth,
-                    compile_only, temperature, proposers)
+                    compile_only, counter_set, temperature, proposers)
 
 void SearchConfig::validate() const {
   if (method != "evolve" && method != "bandit") fail_bad_input("unknown --method '" + method + "' (evolve | bandit)");
@@ -28,6 +28,8 @@ void SearchConfig::validate() const {
     fail_bad_input("unknown bandit cost '" + bandit_cost + "' (none | tokens | seconds)");
   if (kernel_arms < 1) fail_bad_input("kernel_arms must be at least 1");
   if (pipeline_depth < 0) fail_bad_input("pipeline depth cannot be negative");
+  if (counter_set != "full" && counter_set != "fast")
+    fail_bad_input("unknown counter set '" + counter_set + "' (full | fast)");
 }
 
 }  // namespace tessera::search

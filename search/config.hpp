@@ -66,6 +66,10 @@ struct SearchConfig {
   // evaluating); step s is planned from the state after step s - depth.
   int pipeline_depth = 0;  // 0: resolved to 2 x evaluators when the run starts
   bool compile_only = false;
+  // CUPTI counter set read for every candidate (gpu::CounterSet). The CLI
+  // asks for "fast"; "full" here keeps configs written before the key
+  // existed (their runs read the full set) resuming as they ran.
+  std::string counter_set = "full";
   double temperature = -1;  // <0: endpoint default
   std::vector<std::string> proposers;  // names, for the record
 

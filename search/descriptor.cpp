@@ -90,7 +90,7 @@ std::string occupancy_bucket(const nlohmann::json& counters) {
 std::string bottleneck(const nlohmann::json& counters) {
   auto dram = number_at(counters, {"dram_throughput_pct"});
   auto tensor = number_at(counters, {"tensor_pipe_pct"});
-  auto sm = number_at(counters, {"sm_throughput_pct"});
+  auto sm = number_at(counters, {"sm_throughput_pct", "issue_active_pct"});
   if (!dram && !tensor && !sm) return "unknown";
   const double d = dram.value_or(0), t = tensor.value_or(0);
   if (std::max(d, t) >= kBoundThroughputPct) return t >= d ? "tensor" : "memory";

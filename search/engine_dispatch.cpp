@@ -116,6 +116,7 @@ bool SearchEngine::dispatch_ready() {
 void SearchEngine::run_evaluation(int e, StepOutcome o, Task task, Plan plan) {
   EvalOptions opts = options_.eval;
   opts.compile_only = opts.compile_only || config_.compile_only;
+  opts.counter_set = config_.counter_set;
   auto evaluate = [&]() -> EvalResult {
     try {
       return evaluators_[e]->evaluate(o.candidate, task, opts);

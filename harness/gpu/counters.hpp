@@ -17,6 +17,15 @@ namespace tessera::gpu {
 // on this GPU is reported in "raw_errors"; the others are still collected.
 std::vector<std::string> default_metrics();
 
+// Which metrics to read. full: every summary key (9 range-profiler passes on
+// GH100). fast: all but sm_throughput_pct and memory_throughput_pct, whose
+// breakdown metrics need 7 of those passes (2 passes on GH100); the search
+// reads this set for every candidate.
+enum class CounterSet { full, fast };
+std::vector<std::string> metrics_for(CounterSet set);
+CounterSet parse_counter_set(const std::string& name);  // "full" | "fast"; bad_input otherwise
+std::string to_string(CounterSet set);
+
 enum class CounterMode {
   // Auto range + user replay: one range per kernel, as per_kernel, but the
   // passes re-run the whole call (which must be idempotent: a GEMM call is)
@@ -46,11 +55,15 @@ struct CounterOptions {
 // aggregated over all its kernels (see CounterMode).
 // Returns {"sm_throughput_pct", "dram_throughput_pct", "memory_throughput_pct",
 // "tensor_pipe_pct", "l2_hit_rate_pct", "achieved_occupancy_pct",
-// "smem_bank_conflicts" (null where unavailable), "raw": {metric: value},
+// "smem_bank_conflicts", "issue_active_pct" (null where unavailable or not in the set), "raw": {metric: value},
 // "raw_errors": {metric: reason}, "passes", "ranges", "ranges_dropped",
 // "chip", "method", "l2_flushed"} or {"error": "..."}. Never throws: a
 // profiler failure is data.
 nlohmann::json collect_counters(const LaunchFn& launch, cudaStream_t stream, const CounterOptions& options = {});
+
+// Range-profiler passes that `metrics` need on `chip` (e.g. "GH100"). Host
+// API only: needs no GPU. Throws Error (unavailable) if CUPTI refuses.
+std::size_t profiler_passes(const std::string& chip, const std::vector<std::string>& metrics);
 
 // For `tessera doctor`: empty when counters can be read here, else why not
 // (no GPU, unsupported device, insufficient privileges, ...). Runs one tiny

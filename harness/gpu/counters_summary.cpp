@@ -29,8 +29,16 @@ const std::vector<SummaryKey>& summary_keys() {
       {"l2_hit_rate_pct", {"lts__t_sector_hit_rate.pct"}},
       {"achieved_occupancy_pct", {"sm__warps_active.avg.pct_of_peak_sustained_active"}},
       {"smem_bank_conflicts", {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum"}},
+      {"issue_active_pct", {"sm__issue_active.avg.pct_of_peak_sustained_active"}},
   };
   return keys;
+}
+
+// sm__throughput and gpu__compute_memory_throughput are breakdowns over many
+// units: on GH100 they alone take the range profiler from 2 passes to 9.
+bool needs_many_passes(const std::string& metric) {
+  return metric == "sm__throughput.avg.pct_of_peak_sustained_elapsed" ||
+         metric == "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed";
 }
 
 bool ends_with(const std::string& s, const std::string& suffix) {
@@ -41,12 +49,23 @@ nlohmann::json number_or_null(double v) { return std::isfinite(v) ? nlohmann::js
 
 }  // namespace
 
-std::vector<std::string> default_metrics() {
+std::vector<std::string> default_metrics() { return metrics_for(CounterSet::full); }
+
+std::vector<std::string> metrics_for(CounterSet set) {
   std::vector<std::string> v;
   for (const auto& k : summary_keys())
-    for (const char* m : k.metrics) v.emplace_back(m);
+    for (const char* m : k.metrics)
+      if (set == CounterSet::full || !needs_many_passes(m)) v.emplace_back(m);
   return v;
 }
+
+CounterSet parse_counter_set(const std::string& name) {
+  if (name == "full") return CounterSet::full;
+  if (name == "fast") return CounterSet::fast;
+  throw Error(Error::Kind::bad_input, "unknown counter set '" + name + "' (full | fast)");
+}
+
+std::string to_string(CounterSet set) { return set == CounterSet::full ? "full" : "fast"; }
 
 nlohmann::json aggregate_ranges(const std::vector<std::string>& metrics, const std::vector<std::vector<double>>& rows,
                                 const std::vector<double>& weights) {
@@ -89,7 +108,11 @@ std::string bottleneck_hint(const nlohmann::json& c) {
   const double tensor = get("tensor_pipe_pct");
   double memory = get("dram_throughput_pct");
   if (std::isnan(memory)) memory = get("memory_throughput_pct");
-  const double sm = get("sm_throughput_pct");
+  // The fast set has no sm__throughput; issue-slot use is one of its parts,
+  // so it can only be lower: a kernel it calls latency-bound may still have
+  // one busy unit (docs/counters.md).
+  double sm = get("sm_throughput_pct");
+  if (std::isnan(sm)) sm = get("issue_active_pct");
   const bool tensor_bound = tensor >= kTensorBoundPct;  // false for NaN
   const bool memory_bound = memory >= kMemoryBoundPct;
   if (tensor_bound && memory_bound) return tensor >= memory ? "tensor-pipe-bound" : "memory-bound";

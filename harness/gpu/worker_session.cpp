@@ -246,7 +246,10 @@ EvalResult WorkerSession::run_eval(const nlohmann::json& req,
     r.host_latency_us = st.timer->host_latency_us(launch);
     if (opt.value("counters", true)) {
       heartbeat("counters");
-      r.counters = collect_counters(launch, s);
+      CounterOptions co;
+      co.metrics = metrics_for(parse_counter_set(opt.value("counter_set", std::string("full"))));
+      r.counters = collect_counters(launch, s, co);
+      if (!r.counters.contains("error")) r.counters["counter_set"] = opt.value("counter_set", std::string("full"));
     }
     if (st.suite) st.suite->record_times(r.baselines);
   } catch (const CandidateFault& f) {

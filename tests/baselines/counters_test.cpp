@@ -86,6 +86,47 @@ TEST(SummarizeCounters, TensorPipeIsTheBusierOfHmmaAndGmma) {
     EXPECT_TRUE(s.contains(k)) << k;
 }
 
+TEST(BottleneckHint, IssueSlotsStandInForSmThroughputInTheFastSet) {
+  const nlohmann::json fast = {{"dram_throughput_pct", 10.0}, {"tensor_pipe_pct", 20.0}, {"issue_active_pct", 30.0}};
+  EXPECT_EQ(bottleneck_hint(fast), "latency-bound");
+  nlohmann::json busy = fast;
+  busy["issue_active_pct"] = kLatencyBoundPct + 5;
+  EXPECT_EQ(bottleneck_hint(busy), "unknown");
+  // sm_throughput_pct, when read, decides.
+  busy["sm_throughput_pct"] = kLatencyBoundPct - 5;
+  EXPECT_EQ(bottleneck_hint(busy), "latency-bound");
+}
+
+TEST(Counters, CounterSetsParseAndTheFastSetDropsOnlyTheBreakdowns) {
+  EXPECT_EQ(parse_counter_set("fast"), CounterSet::fast);
+  EXPECT_EQ(parse_counter_set("full"), CounterSet::full);
+  EXPECT_THROW(parse_counter_set("fastest"), Error);
+  const auto full = metrics_for(CounterSet::full), fast = metrics_for(CounterSet::fast);
+  EXPECT_EQ(full, default_metrics());
+  EXPECT_EQ(fast.size() + 2, full.size());
+  for (const auto& m : fast) EXPECT_NE(std::find(full.begin(), full.end(), m), full.end()) << m;
+  for (const char* gone : {"sm__throughput.avg.pct_of_peak_sustained_elapsed",
+                           "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"})
+    EXPECT_EQ(std::find(fast.begin(), fast.end(), gone), fast.end()) << gone;
+}
+
+// The reason the fast set exists, checked with CUPTI's host API (no GPU
+// needed): each pass re-runs the call and costs ~45 ms of profiler overhead
+// on the H100 (docs/counters.md).
+TEST(Counters, FastSetNeedsFarFewerProfilerPassesOnGH100) {
+  std::size_t full = 0, fast = 0;
+  try {
+    // Names GH100 lacks (the GMMA pipe metric) are rejected and not counted.
+    full = profiler_passes("GH100", metrics_for(CounterSet::full));
+    fast = profiler_passes("GH100", metrics_for(CounterSet::fast));
+  } catch (const Error& e) {
+    GTEST_SKIP() << "CUPTI host API unavailable here: " << e.what();
+  }
+  std::printf("GH100 profiler passes: full set %zu, fast set %zu\n", full, fast);
+  EXPECT_LE(fast, 2u);
+  EXPECT_GE(full, 3 * fast);
+}
+
 TEST(Counters, DefaultMetricsCoverTheSummary) {
   const auto m = default_metrics();
   for (const char* want : {"sm__throughput.avg.pct_of_peak_sustained_elapsed",

@@ -88,6 +88,11 @@ TEST(Masking, ClosesSaturatedResourcesButNeverEveryArm) {
   // The agent's vocabulary: the LLM arms mask too.
   open = mask_saturated({"tensor_pipe", "l2_locality"}, {{"tensor_pipe_pct", 95.0}}, 85);
   EXPECT_EQ(open, (std::vector<bool>{false, true}));
+  // The fast counter set has no sm_throughput_pct: issue-slot use masks the latency arms.
+  open = mask_saturated({"latency", "memory"}, {{"issue_active_pct", 90.0}, {"dram_throughput_pct", 10.0}}, 85);
+  EXPECT_EQ(open, (std::vector<bool>{false, true}));
+  open = mask_saturated({"latency", "memory"}, {{"issue_active_pct", 50.0}}, 85);
+  EXPECT_EQ(open, (std::vector<bool>{true, true}));
 }
 
 TEST(Bandit, FactoryRejectsUnknownRules) {
