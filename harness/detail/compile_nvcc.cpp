@@ -127,6 +127,11 @@ CompileOutput compile_nvcc(const CompileRequest& request, const std::filesystem:
     return out;
   }
   const std::string image = read_file(dir / "candidate.so");
+  if (auto why = reserved_name_policy(request.source, out.info.log, image); !why.empty()) {
+    out.status = Status::rejected;
+    out.reason = why;
+    return out;
+  }
   if (auto why = tu_binary_policy(image); !why.empty()) {
     out.status = why.rfind("bad kernel ABI", 0) == 0 ? Status::compile_error : Status::rejected;
     out.reason = why;

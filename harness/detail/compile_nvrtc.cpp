@@ -108,6 +108,11 @@ CompileOutput compile_nvrtc(const CompileRequest& request, const std::filesystem
   std::string cubin(size, '\0');
   TESSERA_NVRTC_CHECK(nvrtcGetCUBIN(prog.get(), cubin.data()));
   out.resources = parse_ptxas_resources(out.info.log, "tessera_hgemm");
+  if (auto why = reserved_name_policy(request.source, out.info.log, cubin); !why.empty()) {
+    out.status = Status::rejected;
+    out.reason = why;
+    return out;
+  }
   if (auto why = check_device_module(cubin, out); !why.empty()) {
     out.status = Status::compile_error;
     out.reason = why;

@@ -25,4 +25,15 @@ bool process_failed(const ProcessResult& pr, const std::string& what, double tim
 std::string tu_source_policy(const std::string& source);
 std::string tu_binary_policy(const std::string& so_image);
 
+// The timer's own kernels (gpu::kFlushKernelName, gpu::kProbeKernelName; a
+// test keeps the two lists equal). Samples leave out the time of kernels with
+// these names.
+inline constexpr const char* kHarnessKernelNames[] = {"tessera_l2_flush", "tessera_clock_probe"};
+
+// Empty, or why the candidate is rejected: its source, its compiler's entry
+// functions (ptxas log) or its built module (cubin or shared object; may be
+// empty) use a name of kHarnessKernelNames (reserved_names.cpp).
+std::string reserved_name_policy(const std::string& source, const std::string& ptxas_log,
+                                 const std::string& binary_image);
+
 }  // namespace tessera::detail

@@ -27,6 +27,7 @@ const Expectation kCorpus[] = {
     {"unlinkable_tu.cu", Status::compile_error, false, "nvcc failed"},
     {"calls_cublas_tu.cu", Status::rejected, false, "cublas"},
     {"dlopen_cublas_tu.cu", Status::rejected, false, "dlopen"},
+    {"timer_name_tu.cu", Status::rejected, false, "reserved for the harness's timer"},
     {"too_much_smem.cu", Status::launch_error, false, "shared memory"},
     {"oob_write.cu", Status::wrong_answer, true, "canary"},
     {"illegal_address.cu", Status::runtime_fault, true, "Illegal"},

@@ -8,6 +8,7 @@
 #include "harness/core/fs.hpp"
 #include "harness/detail/compile_steps.hpp"
 #include "harness/detail/contract.hpp"
+#include "harness/gpu/probes.hpp"
 
 namespace tessera {
 namespace {
@@ -105,6 +106,28 @@ TEST(Compiler, SourcePolicyNamesTheViolation) {
   EXPECT_NE(detail::tu_source_policy("#include \"cudnn.h\"\n").find("cudnn"), std::string::npos);
   EXPECT_NE(detail::tu_source_policy("void* h = dlopen(\"x\", 0);").find("dlopen"), std::string::npos);
   EXPECT_TRUE(detail::tu_source_policy("// a comment about cuBLAS is fine\nint x;").empty());
+}
+
+TEST(Compiler, ReservedTimerKernelNamesAreRejectedWhereverTheyShow) {
+  using detail::reserved_name_policy;
+  // The list the compiler checks is the timer's.
+  EXPECT_STREQ(detail::kHarnessKernelNames[0], gpu::kFlushKernelName);
+  EXPECT_STREQ(detail::kHarnessKernelNames[1], gpu::kProbeKernelName);
+  EXPECT_NE(reserved_name_policy("__global__ void tessera_clock_probe() {}", "", "").find("tessera_clock_probe"),
+            std::string::npos);
+  EXPECT_NE(reserved_name_policy("", "ptxas info    : Compiling entry function 'tessera_l2_flush' for 'sm_90a'", "")
+                .find("tessera_l2_flush"),
+            std::string::npos);
+  EXPECT_TRUE(reserved_name_policy("tessera_l2_flushed_rows = 0; // tessera_hgemm", "", "").empty());
+  EXPECT_TRUE(reserved_name_policy("", "", "not an ELF image").empty());
+  // A device-only kernel with the name, pasted by the preprocessor: the
+  // cubin's symbol table (and the ptxas log) still show it.
+  auto comp = in_process("reserved");
+  auto req = example("hgemm_wmma.cu");
+  req.source += "\n#define TESSERA_PASTE(a, b) a##b\nextern \"C\" __global__ void TESSERA_PASTE(tessera_clock, _probe)() {}\n";
+  const auto out = comp.compile(req);
+  EXPECT_EQ(out.status, Status::rejected) << out.reason;
+  EXPECT_NE(out.reason.find("reserved for the harness's timer kernels"), std::string::npos) << out.reason;
 }
 
 TEST(Contract, RejectsImpossibleContracts) {
