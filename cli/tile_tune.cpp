@@ -68,8 +68,10 @@ bool faster(const Evaluated& x, const Evaluated& y) {
 
 void progress(const std::string& label, int done, int total, double best_speedup) {
   const int filled = total > 0 ? std::min(kProgressBarWidth, done * kProgressBarWidth / total) : kProgressBarWidth;
-  std::fprintf(stderr, "\r%s [%s%s] %d/%d  best %.3fx", label.c_str(), std::string(filled, '#').c_str(),
-               std::string(kProgressBarWidth - filled, '.').c_str(), done, total, best_speedup);
+  // Nothing timed yet (or compile-only mode): no speedup to show, rather than "0.000x".
+  const std::string best = best_speedup > 0 ? fmt::format("best {:.3f}x", best_speedup) : "best n/a (nothing timed)";
+  std::fprintf(stderr, "\r%s [%s%s] %d/%d  %s", label.c_str(), std::string(filled, '#').c_str(),
+               std::string(kProgressBarWidth - filled, '.').c_str(), done, total, best.c_str());
   if (done >= total) std::fprintf(stderr, "\n");
 }
 
