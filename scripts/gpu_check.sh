@@ -80,6 +80,9 @@ if has perf; then
   # As a search evaluates: counters on, a small shape (where the fixed costs show).
   step bench_harness_counters "$T" bench harness --count 20 --shape 512x512x512 --counters
   grep -E "cache|cold|warm|per phase" "$LOGS/bench_harness_counters.log" | tail -n 5
+  # The counter set search reads for every candidate (2 profiler passes instead of 9).
+  step bench_harness_counters_fast "$T" bench harness --count 20 --shape 512x512x512 --counters --counter-set fast
+  grep -E "cache|cold|warm|per phase" "$LOGS/bench_harness_counters_fast.log" | tail -n 5
 fi
 
 if has sanitize; then
@@ -125,7 +128,10 @@ if has search; then
     step "search_${method}_$shape" "$T" search --shape "$shape" --method "$method" --budget-evals "${SEARCH_EVALS:-200}" \
       --seed 1 --quiet --out "$dir" ${SEARCH_SECONDS:+--budget-seconds "$SEARCH_SECONDS"}
     grep -E "^\| hgemm_" "$dir/report.md" | head -n 1
-    tar czf "$OUT/search_runs.tgz" -C "$BUILD/runs" .
+    # One archive per run, without outcomes.jsonl (raw worker results, also
+    # in trajectories.jsonl; only a resume needs it): one archive of all runs
+    # grew past what a device call brings back.
+    tar czf "$OUT/search_${method}_$shape.tgz" --exclude outcomes.jsonl -C "$BUILD/runs" "accept-$method-$shape"
   done
 fi
 
