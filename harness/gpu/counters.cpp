@@ -7,7 +7,6 @@
 #include <cupti_target.h>
 
 #include <algorithm>
-#include <chrono>
 #include <optional>
 #include <cmath>
 #include <map>
@@ -22,6 +21,7 @@
 #include "baselines/kernels.hpp"
 #include "harness/gpu/check.hpp"
 #include "harness/gpu/handles.hpp"
+#include "harness/gpu/lap_clock.hpp"
 
 namespace tessera::gpu {
 
@@ -137,22 +137,6 @@ const std::vector<std::uint8_t>& counter_availability(CUcontext ctx) {
   if (it == cache.end()) it = cache.emplace(ctx, read_counter_availability(ctx)).first;
   return it->second;
 }
-
-// Wall time of the profiler's own steps, reported as "profile_ms" so the
-// cost of reading counters can be seen per step (docs/counters.md).
-class StepClock {
-public:
-  void mark(const char* step) {
-    const auto now = std::chrono::steady_clock::now();
-    ms_[step] = std::chrono::duration<double, std::milli>(now - last_).count();
-    last_ = now;
-  }
-  const nlohmann::json& ms() const { return ms_; }
-
-private:
-  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
-  nlohmann::json ms_ = nlohmann::json::object();
-};
 
 class HostObject {
 public:
@@ -345,7 +329,9 @@ struct LaunchFailed : std::runtime_error {
 
 nlohmann::json collect_or_throw(const LaunchFn& launch, cudaStream_t stream, const CounterOptions& opt) {
   if (opt.metrics.empty()) throw Error(Error::Kind::bad_input, "no metrics requested");
-  StepClock clock;
+  // Wall time of the profiler's own steps ("profile_ms", docs/counters.md).
+  LapClock clock;
+  nlohmann::json profile_ms = nlohmann::json::object();
   if (std::string why = no_gpu_reason(); !why.empty()) throw Error(Error::Kind::unavailable, why);
   ensure_profiler_initialized();
   int device = 0;
@@ -370,7 +356,7 @@ nlohmann::json collect_or_throw(const LaunchFn& launch, cudaStream_t stream, con
     flush = DeviceBuffer(std::size_t(l2) * kL2FlushMultiple);
   }
 
-  clock.mark("setup");
+  profile_ms["setup"] = clock.lap();
 
   const std::size_t max_ranges = auto_range ? kMaxKernelsPerCall : 1;
   std::optional<RangeProfiler> rp_holder(std::in_place, ctx);
@@ -405,7 +391,7 @@ nlohmann::json collect_or_throw(const LaunchFn& launch, cudaStream_t stream, con
   sc.passIndex = 0;
   sc.targetNestingLevel = 1;
   cupti_ok(cuptiRangeProfilerSetConfig(&sc), "cuptiRangeProfilerSetConfig");
-  clock.mark("enable");
+  profile_ms["enable"] = clock.lap();
 
   // Kernel replay: one call, CUPTI replays each kernel (saving and restoring
   // every device allocation) for every pass. Call replay and whole call:
@@ -432,7 +418,7 @@ nlohmann::json collect_or_throw(const LaunchFn& launch, cudaStream_t stream, con
     all_submitted = pass.finish();
     ++calls;
   }
-  clock.mark("passes");
+  profile_ms["passes"] = clock.lap();
 
   auto dd = params<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
   dd.pRangeProfilerObject = rp.get();
@@ -472,9 +458,9 @@ nlohmann::json collect_or_throw(const LaunchFn& launch, cudaStream_t stream, con
     if (ok)
       for (std::size_t r = 0; r < rows.size(); ++r) weights[r] = rows[r][d];
   }
-  clock.mark("decode");
+  profile_ms["decode"] = clock.lap();
   rp_holder.reset();
-  clock.mark("disable");
+  profile_ms["disable"] = clock.lap();
   const nlohmann::json raw = aggregate_ranges(cfg->accepted, rows, weights);
   nlohmann::json out = summarize_counters(raw);
   out["raw"] = raw;
@@ -485,7 +471,7 @@ nlohmann::json collect_or_throw(const LaunchFn& launch, cudaStream_t stream, con
   out["chip"] = chip;
   out["method"] = kernel_replay ? kMethodPerKernel : auto_range ? kMethodPerKernelCallReplay : kMethodWholeCall;
   out["l2_flushed"] = opt.flush_l2;
-  out["profile_ms"] = clock.ms();
+  out["profile_ms"] = profile_ms;
   return out;
 }
 

@@ -3,7 +3,6 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
-#include <chrono>
 #include <map>
 #include <optional>
 
@@ -14,6 +13,7 @@
 #include "harness/gpu/candidate_runtime.hpp"
 #include "harness/gpu/check.hpp"
 #include "harness/gpu/counters.hpp"
+#include "harness/gpu/lap_clock.hpp"
 #include "harness/gpu/handles.hpp"
 #include "harness/gpu/task_buffers.hpp"
 #include "harness/gpu/timing.hpp"
@@ -99,17 +99,15 @@ public:
   // "" keeps the current phase (a keep-alive from inside a phase).
   const std::string& enter(const std::string& what) {
     if (what.empty()) return current_;
-    const auto now = std::chrono::steady_clock::now();
-    ms_[current_] += std::chrono::duration<double, std::milli>(now - last_).count();
+    ms_[current_] += lap_.lap();
     current_ = what.substr(0, what.find(' '));
-    last_ = now;
     return current_;
   }
   const std::map<std::string, double>& ms() const { return ms_; }
 
 private:
   std::string current_ = "setup";
-  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+  LapClock lap_;
   std::map<std::string, double> ms_;
 };
 
@@ -246,10 +244,11 @@ EvalResult WorkerSession::run_eval(const nlohmann::json& req,
     r.host_latency_us = st.timer->host_latency_us(launch);
     if (opt.value("counters", true)) {
       heartbeat("counters");
+      const CounterSet set = parse_counter_set(opt.value("counter_set", std::string("full")));
       CounterOptions co;
-      co.metrics = metrics_for(parse_counter_set(opt.value("counter_set", std::string("full"))));
+      co.metrics = metrics_for(set);
       r.counters = collect_counters(launch, s, co);
-      if (!r.counters.contains("error")) r.counters["counter_set"] = opt.value("counter_set", std::string("full"));
+      if (!r.counters.contains("error")) r.counters["counter_set"] = to_string(set);
     }
     if (st.suite) st.suite->record_times(r.baselines);
   } catch (const CandidateFault& f) {
