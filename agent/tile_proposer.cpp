@@ -42,6 +42,7 @@ tile::Limits TileProposer::limits_for(const ProposalContext& ctx) const {
   tile::Limits l;
   l.arch = !ctx.gpu.arch.empty() ? ctx.gpu.arch : options_.arch;
   if (ctx.gpu.smem_per_block_optin > 0) l.smem_optin_bytes = ctx.gpu.smem_per_block_optin;
+  if (ctx.gpu.sm_count > 0) l.sm_count = ctx.gpu.sm_count;
   return l;
 }
 

@@ -253,6 +253,7 @@ void cmd_tune(const TuneArgs& a) {
   if (const auto dev = evaluator->device(); !dev.arch.empty()) {
     limits.arch = dev.arch;
     if (dev.smem_per_block_optin > 0) limits.smem_optin_bytes = dev.smem_per_block_optin;
+    if (dev.sm_count > 0) limits.sm_count = dev.sm_count;
   }
 
   // The device is known once the sandbox worker has started (first evaluation).

@@ -11,9 +11,11 @@ namespace tessera::tile {
 
 inline constexpr int kH100SmemOptinBytes = 227 * 1024;  // opt-in dynamic smem per block on H100
 inline constexpr int kMaxThreadsPerBlock = 1024;
+inline constexpr int kH100SmCount = 132;
+inline constexpr int kH100SmemPerSmBytes = 228 * 1024;  // shared memory per SM (all resident CTAs together)
 inline constexpr int kMaxAccumulatorFloats = 128;  // fp32 accumulators per thread (beyond: spills)
 inline constexpr int kMaxMmaSyncRegisters = 192;   // accumulators + fragments per thread (mma_sync)
-inline constexpr int kMaxSplitK = 16;
+inline constexpr int kMaxSplitK = 64;             // enough to spread a 64x64 output over every SM when K is long
 inline constexpr int kMaxRaster = 64;              // tile rows per rasterisation group
 inline constexpr int kMinStages = 2;
 inline constexpr int kMaxStages = 8;
@@ -22,6 +24,7 @@ struct Limits {
   std::string arch = "sm_90a";  // sm_80, sm_86, sm_89, sm_90, sm_90a ...
   int smem_optin_bytes = kH100SmemOptinBytes;
   int max_threads_per_block = kMaxThreadsPerBlock;
+  int sm_count = kH100SmCount;  // only sizes the wave-filling seeds; never a legality rule
 };
 
 struct Legality {

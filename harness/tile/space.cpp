@@ -17,7 +17,7 @@ SubSpace mma_sync_space() {
            axis("warps_m", {1, 2, 4}), axis("warps_n", {1, 2, 4}), axis("stages", {2, 3, 4, 5}),
            axis("prefetch", {1, 2, 3, 4}), axis("load_order", {0, 1}), axis("reg_double_buffer", {0, 1}),
            axis("smem_layout", {0, 1}), axis("epilogue_store", {0, 1}), axis("raster", {0, 4, 8, 16}),
-           axis("split_k", {1, 2, 4, 8}), axis("split_k_mode", {0, 1}), axis("persistent", {0, 1})}};
+           axis("split_k", {1, 2, 4, 8, 16}), axis("split_k_mode", {0, 1}), axis("persistent", {0, 1})}};
 }
 
 SubSpace wgmma_space() {
@@ -25,7 +25,7 @@ SubSpace wgmma_space() {
           {axis("bm", {64, 128, 256}), axis("bn", {32, 64, 128, 192, 256}), axis("bk", {32, 64}),
            axis("warps_m", {1, 2}), axis("warps_n", {1, 2}), axis("stages", {2, 3, 4, 5, 6, 8}),
            axis("reg_double_buffer", {0, 1}), axis("epilogue_store", {0, 1, 2}), axis("raster", {0, 4, 8, 16}),
-           axis("split_k", {1, 2, 4, 8, 16}), axis("split_k_mode", {0, 1}), axis("persistent", {0, 1}),
+           axis("split_k", {1, 2, 4, 8, 16, 32, 64}), axis("split_k_mode", {0, 1}), axis("persistent", {0, 1}),
            axis("cluster_m", {1, 2}),
            axis("cluster_n", {1, 2})}};
 }
@@ -54,6 +54,8 @@ const SubSpace* part_for(const Space& space, Backend b) {
 }
 
 bool legal(const Config& c, const Task& t, const Limits& l) { return legality(c, t, l).ok; }
+
+constexpr std::size_t kSmallWaveSeeds = 4;
 
 Config make(Backend b, int bm, int bn, int bk, int wm, int wn, int stages, int prefetch) {
   Config c;
@@ -264,7 +266,10 @@ std::vector<Config> seeds(const Task& task, const Limits& limits) {
   Config m_split = make(M, 64, 128, 32, 2, 2, 4, 3);
   m_split.split_k = 4;
 
-  if (small_mn_big_k) all = {split_deep, split, split_small, m_split};
+  // Small problems: the machine-filling (tile, split) pairs first (wave_seeds.cpp).
+  constexpr long long kSmallMacs = 1LL << 29;  // 2*M*N*K <= 2^30: the CUDA-L2 grid's small bucket
+  if (static_cast<long long>(task.m) * task.n * task.k <= kSmallMacs) all = wave_seeds(task, limits, kSmallWaveSeeds);
+  if (small_mn_big_k) all.insert(all.end(), {split_deep, split, split_small, m_split});
   if (few_k) all.insert(all.end(), {few_k_square, few_k_narrow});
   if (skinny) {
     for (auto c : {narrow, narrow_split, small_m, small_m_wide, split_small, m_skinny, m_split}) all.push_back(c);

@@ -58,6 +58,11 @@ std::vector<Config> neighbours(const Config& c, const Space& space, const Task& 
 std::optional<Config> crossover(const Config& a, const Config& b, const Space& space, const Task& task,
                                 const Limits& limits, std::mt19937_64& rng, int max_tries = 64);
 // Known-good starting points for the task's shape class, filtered by legality.
+// For small problems the wave-filling seeds come first.
 std::vector<Config> seeds(const Task& task, const Limits& limits);
+// Seeds sized to the machine (wave_seeds.cpp): for each small wgmma tile, the
+// split-K that spreads the work over every SM while leaving each CTA at least
+// two k-tiles, ranked by a rough per-SM cost; at most max_count, legal, sm_90a only.
+std::vector<Config> wave_seeds(const Task& task, const Limits& limits, std::size_t max_count);
 
 }  // namespace tessera::tile

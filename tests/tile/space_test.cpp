@@ -145,5 +145,33 @@ TEST(TileSpace, TiledConfigsKeepNoStagesBeyondTheirKTiles) {
     }
 }
 
+
+// CTAs a config launches on a task (tiles x splits).
+int ctas(const Config& c, const Task& t) { return ((t.m + c.bm - 1) / c.bm) * ((t.n + c.bn - 1) / c.bn) * c.split_k; }
+
+TEST(TileSpace, WaveSeedsSpreadSmallProblemsOverEverySm) {
+  const Limits l;  // sm_90a, 132 SMs
+  // 64x128 output, K = 16384: without split-K a 64x64 tile gives 2 CTAs.
+  const Task long_k = task_from_shape("64x128x16384");
+  const auto deep = wave_seeds(long_k, l, 4);
+  ASSERT_FALSE(deep.empty());
+  for (const auto& c : deep) {
+    EXPECT_TRUE(legality(c, long_k, l).ok) << name(c);
+    EXPECT_EQ(c.backend, Backend::wgmma_tma);
+    EXPECT_GE(ctas(c, long_k), 64) << name(c) << ": leaves most SMs idle";
+    EXPECT_GE(k_tiles(c, long_k) / c.split_k, 2) << name(c) << ": fewer than two k-tiles per split";
+  }
+  // 8192x128x512: a 128x128 tile alone gives 64 CTAs; every seed uses at least 100.
+  const Task tall = task_from_shape("8192x128x512");
+  for (const auto& c : wave_seeds(tall, l, 4)) EXPECT_GE(ctas(c, tall), 100) << name(c);
+  // With fewer SMs, the splits shrink with the machine.
+  Limits small_gpu = l;
+  small_gpu.sm_count = 16;
+  for (const auto& c : wave_seeds(long_k, small_gpu, 4)) EXPECT_LT(c.split_k, deep.front().split_k) << name(c);
+  // The small problems list them first among their seeds; sm_80 has no wgmma.
+  EXPECT_EQ(name(seeds(long_k, l).front()), name(deep.front()));
+  EXPECT_TRUE(wave_seeds(long_k, Limits{"sm_80", kH100SmemOptinBytes}, 4).empty());
+}
+
 }  // namespace
 }  // namespace tessera::tile
