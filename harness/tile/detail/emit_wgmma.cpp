@@ -274,53 +274,77 @@ __device__ __forceinline__ void k_range(int k_tiles, int split, int& begin, int&
   end = min(k_tiles, begin + per_split);
 }
 
-__device__ __forceinline__ void producer(const TesseraGemmParams& p, unsigned char* smem, unsigned long long* full,
-                                         unsigned long long* empty) {
-  asm volatile("prefetch.tensormap [%0];\n" ::"l"(&p.tma_a) : "memory");
-  asm volatile("prefetch.tensormap [%0];\n" ::"l"(&p.tma_b) : "memory");
-  const int tiles_m = (p.M + kBM - 1) / kBM, tiles_n = (p.N + kBN - 1) / kBN;
-  const int k_tiles = (p.K + kBK - 1) / kBK;
-  const unsigned rank = kClusterSize > 1 ? cluster_rank() : 0u;
-  int stage = 0, phase = 0;
-  for (int w = first_work(); more_work(w, tiles_m * tiles_n); w = next_work(w)) {
-    const Work u = work_unit(w, tiles_m, tiles_n);
-    int kb_begin, kb_end;
-    k_range(k_tiles, u.split, kb_begin, kb_end);
-    for (int kb = kb_begin; kb < kb_end; ++kb) {
-      // Wait until the consumers released this stage (passes at once on the first lap).
-      mbar_wait(&empty[stage], phase ^ 1);
-      mbar_expect_tx(&full[stage], kStageBytes);
-      unsigned char* sA = smem + stage * kATileBytes;
-      unsigned char* sB = smem + kStages * kATileBytes + stage * kBTileBytes;
-      if constexpr (kClusterN > 1) {  // A shared along the cluster row: load my slice for everyone
-        const int r0 = static_cast<int>(rank) * kASliceRows;
-        tma_load_2d_multicast(sA + r0 * kSwizzleBytes, &p.tma_a, kb * kBK, u.tm * kBM + r0, &full[stage], kClusterMask);
-      } else {
-        tma_load_2d(sA, &p.tma_a, kb * kBK, u.tm * kBM, &full[stage]);
-      }
-      if constexpr (kLayoutNN) {
-        const int c0 = kClusterM > 1 ? static_cast<int>(rank) * kBSliceBoxes : 0;
+// The producer's walk over (work unit, k-tile) loads, resumable: thread 0
+// issues the first kStages loads right after initialising the barriers, before
+// the block-wide barrier (a small GEMM is a few DRAM round trips long, so the
+// first one should not wait for every warp to arrive), then goes on from there.
+struct Producer {
+  int tiles_m, tiles_n, k_tiles;
+  unsigned rank;
+  int w, kb, kb_end, stage, phase;
+  Work u;
+};
+
+__device__ __forceinline__ void producer_start_unit(Producer& s) {
+  s.u = work_unit(s.w, s.tiles_m, s.tiles_n);
+  k_range(s.k_tiles, s.u.split, s.kb, s.kb_end);
+}
+
+__device__ __forceinline__ Producer producer_begin(const TesseraGemmParams& p) {
+  Producer s;
+  s.tiles_m = (p.M + kBM - 1) / kBM, s.tiles_n = (p.N + kBN - 1) / kBN;
+  s.k_tiles = (p.K + kBK - 1) / kBK;
+  s.rank = kClusterSize > 1 ? cluster_rank() : 0u;
+  s.w = first_work(), s.stage = 0, s.phase = 0;
+  s.kb = s.kb_end = 0;
+  if (more_work(s.w, s.tiles_m * s.tiles_n)) producer_start_unit(s);
+  return s;
+}
+
+// Issues the next k-tile load; false once every unit of this CTA is loaded.
+__device__ __forceinline__ bool producer_step(const TesseraGemmParams& p, Producer& s, unsigned char* smem,
+                                              unsigned long long* full, unsigned long long* empty) {
+  while (s.kb >= s.kb_end) {  // this unit is done (or has no k-tiles): the next one
+    s.w = next_work(s.w);
+    if (!more_work(s.w, s.tiles_m * s.tiles_n)) return false;
+    producer_start_unit(s);
+  }
+  const Work& u = s.u;
+  const int kb = s.kb, stage = s.stage;
+  // Wait until the consumers released this stage (passes at once on the first lap).
+  mbar_wait(&empty[stage], s.phase ^ 1);
+  mbar_expect_tx(&full[stage], kStageBytes);
+  unsigned char* sA = smem + stage * kATileBytes;
+  unsigned char* sB = smem + kStages * kATileBytes + stage * kBTileBytes;
+  if constexpr (kClusterN > 1) {  // A shared along the cluster row: load my slice for everyone
+    const int r0 = static_cast<int>(s.rank) * kASliceRows;
+    tma_load_2d_multicast(sA + r0 * kSwizzleBytes, &p.tma_a, kb * kBK, u.tm * kBM + r0, &full[stage], kClusterMask);
+  } else {
+    tma_load_2d(sA, &p.tma_a, kb * kBK, u.tm * kBM, &full[stage]);
+  }
+  if constexpr (kLayoutNN) {
+    const int c0 = kClusterM > 1 ? static_cast<int>(s.rank) * kBSliceBoxes : 0;
 #pragma unroll
-        for (int c = c0; c < c0 + kBSliceBoxes; ++c) {
-          void* dst = sB + c * kBK * kSwizzleBytes;
-          if constexpr (kClusterM > 1) {
-            tma_load_2d_multicast(dst, &p.tma_b, u.tn * kBN + c * kBChunkCols, kb * kBK, &full[stage], kClusterMask);
-          } else {
-            tma_load_2d(dst, &p.tma_b, u.tn * kBN + c * kBChunkCols, kb * kBK, &full[stage]);
-          }
-        }
-      } else if constexpr (kClusterM > 1) {  // B shared along the cluster column
-        const int r0 = static_cast<int>(rank) * kBSliceRows;
-        tma_load_2d_multicast(sB + r0 * kSwizzleBytes, &p.tma_b, kb * kBK, u.tn * kBN + r0, &full[stage], kClusterMask);
+    for (int c = c0; c < c0 + kBSliceBoxes; ++c) {
+      void* dst = sB + c * kBK * kSwizzleBytes;
+      if constexpr (kClusterM > 1) {
+        tma_load_2d_multicast(dst, &p.tma_b, u.tn * kBN + c * kBChunkCols, kb * kBK, &full[stage], kClusterMask);
       } else {
-        tma_load_2d(sB, &p.tma_b, kb * kBK, u.tn * kBN, &full[stage]);
-      }
-      if (++stage == kStages) {
-        stage = 0;
-        phase ^= 1;
+        tma_load_2d(dst, &p.tma_b, u.tn * kBN + c * kBChunkCols, kb * kBK, &full[stage]);
       }
     }
+  } else if constexpr (kClusterM > 1) {  // B shared along the cluster column
+    const int r0 = static_cast<int>(s.rank) * kBSliceRows;
+    tma_load_2d_multicast(sB + r0 * kSwizzleBytes, &p.tma_b, kb * kBK, u.tn * kBN + r0, &full[stage], kClusterMask);
+  } else {
+    tma_load_2d(sB, &p.tma_b, kb * kBK, u.tn * kBN, &full[stage]);
   }
+  ++s.kb;
+  if (++s.stage == kStages) {
+    s.stage = 0;
+    s.phase ^= 1;
+  }
+  return true;
 }
 
 __device__ __forceinline__ void consumer(const TesseraGemmParams& p, unsigned char* smem, unsigned long long* full,
@@ -459,12 +483,23 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) tessera_hgemm(const __
   unsigned long long* full = reinterpret_cast<unsigned long long*>(smem + kStages * kStageBytes + kConsumers * kStagingBytes);
   unsigned long long* empty = full + kStages;
 
+  Producer prod;
   if (threadIdx.x == 0) {
+    // The descriptors' first fetch overlaps the barrier set-up.
+    asm volatile("prefetch.tensormap [%0];\n" ::"l"(&p.tma_a) : "memory");
+    asm volatile("prefetch.tensormap [%0];\n" ::"l"(&p.tma_b) : "memory");
     for (int s = 0; s < kStages; ++s) {
       mbar_init(&full[s], 1);                 // the producer's arrive.expect_tx
       mbar_init(&empty[s], kConsumers * 4 * kClusterSize);  // every consumer warp of the cluster arrives
     }
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    prod = producer_begin(p);
+    // Without a cluster nothing but this CTA's own barriers is involved: fill
+    // the pipeline now (every stage is free on the first lap).
+    if constexpr (kClusterSize == 1) {
+      for (int s = 0; s < kStages && producer_step(p, prod, smem, full, empty); ++s) {
+      }
+    }
   }
   // Peers multicast into our stages and arrive on our barriers: all of them
   // must be initialised first.
@@ -477,7 +512,10 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) tessera_hgemm(const __
   const int warpgroup = threadIdx.x / 128;
   if (warpgroup == 0) {
     if constexpr (kSetMaxNReg) asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kProducerRegs));
-    if (threadIdx.x == 0) producer(p, smem, full, empty);
+    if (threadIdx.x == 0) {
+      while (producer_step(p, prod, smem, full, empty)) {
+      }
+    }
   } else {
     if constexpr (kSetMaxNReg) asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kConsumerRegs));
     consumer(p, smem, full, empty, staging, warpgroup - 1, threadIdx.x % 128);
