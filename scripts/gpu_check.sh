@@ -7,7 +7,8 @@
 # (default runs/gpu_check) gets summary.txt and logs.tgz, plus the tables and
 # run folders of the long stages.
 #   scripts/gpu_check.sh [STAGE[,STAGE...]]     (default all = tests,perf,sanitize)
-# Stages: tests, perf, sanitize (each fits a 10-minute call), and the long ones
+# Stages: tests, perf, sanitize (each fits a 10-minute call), tile (only the tile
+#   compiler's tests, GPU ones included: a quick check after a change to the emitters), and the long ones
 #   small    tile tune over datasets/small_grid.json  (TUNE_BUDGET per shape, default 24)
 #   search   the search acceptance runs in $SEARCH_RUNS (METHOD:SHAPE ...; $SEARCH_EVALS evaluations
 #            each, default 200; $SEARCH_SECONDS caps each run's wall time)
@@ -58,6 +59,12 @@ if has tests; then
     --compile-timeout 20 --run-timeout 5
 fi
 
+if has tile; then
+  TESSERA_TILE_GPU_SAMPLES=${TESSERA_TILE_GPU_SAMPLES:-200} step ctest_tile ctest --test-dir "$BUILD" -R "^Tile" \
+    --output-on-failure --timeout 900
+  grep -E "tests passed|tests failed|evaluated [0-9]+ configs" "$LOGS/ctest_tile.log"
+fi
+
 if has perf; then
   step baseline_4096 "$T" baseline --shape 4096x4096x4096 --counters
   step eval_examples "$T" eval examples/hgemm_wmma.cu examples/hgemm_tu.cu --shape 4096x4096x4096 --json
@@ -89,12 +96,13 @@ if has sanitize; then
   # Verify-only evaluations (no timing, no baselines, no peak) of a sample of
   # tile kernels on an odd shape, under memcheck and racecheck. The sandbox
   # worker is a child process: --target-processes all follows it.
+  # K = 320 is 5 k-tiles: the split-K 4 config (k4a) has an empty last split.
   SAN_SHAPE=200x264x320
   SAN_CONFIGS="w128x128x64_g2x1_s4p4_pa_d1_sw_ed_r8_k1s_t_c1x1_none w128x256x64_g2x1_s3p3_pa_d1_sw_et_r8_k1s_p_c1x1_none
     w64x64x64_g1x1_s6p6_pa_d1_sw_es_r0_k2a_t_c1x1_none w128x128x64_g2x1_s4p4_pa_d1_sw_ed_r0_k2s_t_c1x1_none
     w64x64x64_g1x1_s6p6_pa_d1_sw_ed_r0_k1s_t_c2x1_none w64x32x64_g1x1_s8p8_pa_d1_sw_ed_r0_k1s_t_c1x1_none
     m128x128x32_g2x2_s4p3_pa_d1_sw_ed_r8_k1s_t_c1x1_none m64x128x32_g2x2_s4p3_pa_d1_sw_es_r0_k4s_t_c1x1_none
-    m64x64x64_g2x2_s4p3_st_d0_pd_ed_r0_k2a_t_c1x1_none"
+    m64x64x64_g2x2_s4p3_st_d0_pd_ed_r0_k2a_t_c1x1_none w64x32x64_g1x1_s2p2_pa_d1_sw_ed_r0_k4a_t_c1x1_none"
   SAN_FILES=()
   for c in $SAN_CONFIGS; do "$T" tile emit "$c" --shape $SAN_SHAPE > "$LOGS/san_$c.cu" && SAN_FILES+=("$LOGS/san_$c.cu"); done
   for tool in memcheck racecheck; do
