@@ -258,6 +258,10 @@ std::vector<Config> seeds(const Task& task, const Limits& limits) {
   const bool few_k = task.k <= 128;
   Config few_k_square = make(W, 64, 64, 64, 1, 1, 2, 2);
   Config few_k_narrow = make(W, 64, 32, 64, 1, 1, 2, 2);
+  // ... and C is most of their traffic: the staged epilogue's coalesced 16-byte
+  // stores won most of these shapes on the H100 (docs/tile.md).
+  Config few_k_square_staged = few_k_square, few_k_narrow_staged = few_k_narrow;
+  few_k_square_staged.epilogue_store = few_k_narrow_staged.epilogue_store = EpilogueStore::staged;
   // Ampere-style mma.sync configs (also the fallback when K or N break TMA alignment).
   Config m_big = make(M, 128, 256, 32, 2, 4, 4, 3);
   Config m_mid = make(M, 128, 128, 32, 2, 2, 4, 3);
@@ -270,7 +274,7 @@ std::vector<Config> seeds(const Task& task, const Limits& limits) {
   constexpr long long kSmallMacs = 1LL << 29;  // 2*M*N*K <= 2^30: the CUDA-L2 grid's small bucket
   if (static_cast<long long>(task.m) * task.n * task.k <= kSmallMacs) all = wave_seeds(task, limits, kSmallWaveSeeds);
   if (small_mn_big_k) all.insert(all.end(), {split_deep, split, split_small, m_split});
-  if (few_k) all.insert(all.end(), {few_k_square, few_k_narrow});
+  if (few_k) all.insert(all.end(), {few_k_square_staged, few_k_narrow_staged, few_k_square, few_k_narrow});
   if (skinny) {
     for (auto c : {narrow, narrow_split, small_m, small_m_wide, split_small, m_skinny, m_split}) all.push_back(c);
   }
