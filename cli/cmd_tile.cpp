@@ -21,6 +21,7 @@
 #include "harness/tile/emit.hpp"
 #include "harness/tile/legality.hpp"
 #include "harness/tile/space.hpp"
+#include "search/tile_tuner.hpp"
 
 namespace tessera::cli {
 
@@ -80,7 +81,7 @@ void cmd_eval(const TileArgs& a) {
   const auto evaluator = evaluator_of(a);
   EvalOptions opt;
   opt.compile_only = a.compile_only;
-  const EvalResult r = evaluator->evaluate(candidate_of(c, task), task, opt);
+  const EvalResult r = evaluator->evaluate(search::tile_candidate(c, task), task, opt);
   if (a.json) {
     nlohmann::json j = r;
     fmt::print("{}\n", j.dump(2));

@@ -8,16 +8,12 @@
 #include "harness/core/error.hpp"
 #include "harness/sandbox.hpp"
 #include "harness/tile/emit.hpp"
+#include "search/tile_tuner.hpp"
 
 namespace tessera::cli {
 
 tile::Space space_of(const TileArgs& a, const Task& task, const tile::Limits& limits) {
-  tile::Space s = tile::default_space(task, limits);
-  if (a.backend.empty()) return s;
-  if (a.backend != "mma_sync" && a.backend != "wgmma_tma")
-    fail_bad_input(fmt::format("--backend '{}' (expected mma_sync or wgmma_tma)", a.backend));
-  std::erase_if(s.parts, [&](const tile::SubSpace& p) { return tile::to_string(p.backend) != a.backend; });
-  return s;
+  return search::tune_space(task, limits, a.backend);
 }
 
 bool backend_ok(const TileArgs& a, const tile::Config& c) {
@@ -40,19 +36,13 @@ tile::Config config_of(const TileArgs& a, const Task& task) {
   return c;
 }
 
-Candidate candidate_of(const tile::Config& c, const Task& task) {
-  Candidate cand;
-  cand.kind = CandidateKind::device_only;
-  cand.source = tile::emit(c, task);
-  cand.name = tile::name(c);
-  cand.meta["tile_config"] = tile::to_json(c);
-  return cand;
-}
-
 void print_result_line(const std::string& name, const EvalResult& r) {
   if (r.status == Status::ok) {
-    fmt::print("{:<64} {:>9.2f} µs {:>7.1f} TFLOP/s {:>5.1f}% peak  {:.3f}x vs {}\n", name, r.cold.median_us, r.tflops,
-               100.0 * r.peak_fraction, r.speedup, r.best_baseline);
+    // A tune's sweep times no baselines (only the winner's confirmation does).
+    const std::string vs = r.best_baseline.empty() ? std::string("(baselines not timed)")
+                                                   : fmt::format("{:.3f}x vs {}", r.speedup, r.best_baseline);
+    fmt::print("{:<64} {:>9.2f} µs {:>7.1f} TFLOP/s {:>5.1f}% peak  {}\n", name, r.cold.median_us, r.tflops,
+               100.0 * r.peak_fraction, vs);
   } else {
     fmt::print("{:<64} {}: {}\n", name, to_string(r.status), r.reason);
   }

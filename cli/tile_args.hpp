@@ -39,7 +39,6 @@ Task task_of(const TileArgs& a);
 tile::Limits limits_of(const TileArgs& a);
 // A config from the command line takes the task's epilogue unless it names one.
 tile::Config config_of(const TileArgs& a, const Task& task);
-Candidate candidate_of(const tile::Config& c, const Task& task);
 void print_result_line(const std::string& name, const EvalResult& r);
 std::unique_ptr<Evaluator> evaluator_of(const TileArgs& a);
 // --shape/--layout/--epilogue/--arch/--json on a tile subcommand.

@@ -1,18 +1,10 @@
-// `tessera tile tune`: a plain search over the tile space through the harness,
-// for one shape (--shape) or a task file (--tasks), with a summary table.
-//
-// Per task: every legal config when the space fits the budget; otherwise the
-// seeds plus seeded-random samples (explore), then one-knob neighbours of the
-// fastest configs so far (refine). Each batch is compiled in parallel before it
-// is measured one at a time. The winner is measured once more, with CUPTI
-// counters: picking the fastest of N noisy medians favours a lucky draw, so the
-// table reports the confirming measurement, not the sweep's.
+// `tessera tile tune`: the tile tuner (search/tile_tuner.hpp) for one shape
+// (--shape) or a task file (--tasks), with a progress bar per task, a summary
+// table (Markdown, rewritten after every task) and the geometric mean.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <memory>
-#include <random>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -26,155 +18,39 @@
 #include "harness/tile/config.hpp"
 #include "search/descriptor.hpp"
 #include "search/tasks_file.hpp"
+#include "search/tile_tuner.hpp"
 
 namespace tessera::cli {
 
 namespace {
 
 constexpr int kProgressBarWidth = 30;
-constexpr int kRefineParents = 3;  // neighbours of this many of the fastest configs per refine round
+
+using search::TileTuneOutcome;
+using TaskOutcome = TileTuneOutcome;
 
 struct TuneArgs {
   TileArgs tile;
   std::string tasks_file;
-  int budget = 50;
+  search::TileTuneOptions tune;
   int top = 10;
-  std::uint64_t seed = 1;
-  double refine = 0.5;  // share of the budget spent on neighbours of the best (when not exhaustive)
-  bool counters = false;
   std::string report;
 };
 
-struct Evaluated {
-  std::string name;
-  tile::Config config;
-  EvalResult result;
-};
-
-struct TaskOutcome {
-  Task task;
-  std::string plan;  // "exhaustive" or "explore + refine"
-  std::vector<Evaluated> evaluated;
-  int failures = 0;
-  bool confirmed = false;
-  Evaluated best;  // the confirming measurement of the sweep's winner
-};
-
-bool faster(const Evaluated& x, const Evaluated& y) {
-  const bool ox = x.result.status == Status::ok, oy = y.result.status == Status::ok;
-  if (ox != oy) return ox;
-  return ox && x.result.cold.median_us < y.result.cold.median_us;
+// The best so far: a speedup when the sweep times the baselines, else the
+// fastest kernel time.
+std::string best_label(double best_speedup, double best_us) {
+  if (best_speedup > 0) return fmt::format("best {:.3f}x", best_speedup);
+  if (best_us > 0) return fmt::format("best {:.2f} us", best_us);
+  return "best n/a (nothing timed)";  // compile-only, or nothing ran yet: rather than "0.000x"
 }
 
-void progress(const std::string& label, int done, int total, double best_speedup) {
+void progress(const std::string& label, int done, int total, const std::string& best) {
   const int filled = total > 0 ? std::min(kProgressBarWidth, done * kProgressBarWidth / total) : kProgressBarWidth;
-  // Nothing timed yet (or compile-only mode): no speedup to show, rather than "0.000x".
-  const std::string best = best_speedup > 0 ? fmt::format("best {:.3f}x", best_speedup) : "best n/a (nothing timed)";
   std::fprintf(stderr, "\r%s [%s%s] %d/%d  %s", label.c_str(), std::string(filled, '#').c_str(),
                std::string(kProgressBarWidth - filled, '.').c_str(), done, total, best.c_str());
   if (done >= total) std::fprintf(stderr, "\n");
 }
-
-class TaskTuner {
-public:
-  TaskTuner(const TuneArgs& a, Evaluator& ev, const Task& task, tile::Limits limits, std::string label)
-      : a_(a), ev_(ev), task_(task), limits_(std::move(limits)), label_(std::move(label)), rng_(a.seed) {
-    opt_.compile_only = a.tile.compile_only;
-    opt_.counters = a.counters;
-  }
-
-  TaskOutcome run() {
-    TaskOutcome out;
-    out.task = task_;
-    const auto space = space_of(a_.tile, task_, limits_);
-    auto all = tile::enumerate(space, task_, limits_, std::size_t(a_.budget) + 1);
-    std::erase_if(all, [&](const tile::Config& c) { return !backend_ok(a_.tile, c); });
-    if (all.empty()) fail_bad_input(fmt::format("no legal tile config for {} on {}", task_.id(), limits_.arch));
-    if (all.size() <= std::size_t(a_.budget)) {
-      out.plan = "exhaustive";
-      measure(all);
-    } else {
-      out.plan = "explore + refine";
-      const int refine = std::clamp(int(std::lround(a_.budget * a_.refine)), 0, a_.budget - 1);
-      measure(explore_plan(space, a_.budget - refine));
-      while (int(done_.size()) < a_.budget) {
-        auto next = refine_plan(space, a_.budget - int(done_.size()));
-        if (next.empty()) break;
-        measure(next);
-      }
-    }
-    std::stable_sort(done_.begin(), done_.end(), faster);
-    out.failures = int(std::count_if(done_.begin(), done_.end(), [](const Evaluated& e) {
-      return e.result.status != Status::ok && e.result.status != Status::compiled;
-    }));
-    if (!done_.empty() && done_.front().result.status == Status::ok) {
-      EvalOptions confirm = opt_;
-      confirm.counters = true;
-      out.best = done_.front();
-      out.best.result = ev_.evaluate(candidate_of(out.best.config, task_), task_, confirm);
-      out.confirmed = true;
-    }
-    out.evaluated = std::move(done_);
-    return out;
-  }
-
-private:
-  std::vector<tile::Config> explore_plan(const tile::Space& space, int n) {
-    std::vector<tile::Config> out;
-    for (const auto& c : tile::seeds(task_, limits_))
-      if (int(out.size()) < n && backend_ok(a_.tile, c) && seen_.insert(tile::name(c)).second) out.push_back(c);
-    for (int misses = 0; int(out.size()) < n && misses < 50 * n;) {
-      const auto c = tile::sample(space, task_, limits_, rng_);
-      if (c && backend_ok(a_.tile, *c) && seen_.insert(tile::name(*c)).second) out.push_back(*c);
-      else ++misses;
-    }
-    return out;
-  }
-
-  // Unseen one-knob neighbours of the fastest configs so far, shuffled; at
-  // most half the remaining budget per round, so later rounds start from
-  // better parents.
-  std::vector<tile::Config> refine_plan(const tile::Space& space, int remaining) {
-    std::vector<const Evaluated*> ranked;
-    for (const auto& e : done_)
-      if (e.result.status == Status::ok) ranked.push_back(&e);
-    std::stable_sort(ranked.begin(), ranked.end(), [](auto* x, auto* y) { return faster(*x, *y); });
-    std::vector<tile::Config> pool;
-    for (int i = 0; i < int(ranked.size()) && i < kRefineParents; ++i)
-      for (const auto& c : tile::neighbours(ranked[i]->config, space, task_, limits_))
-        if (backend_ok(a_.tile, c) && !seen_.count(tile::name(c))) pool.push_back(c);
-    if (ranked.empty()) return explore_plan(space, remaining);  // nothing ran (or compile-only): keep sampling
-    std::shuffle(pool.begin(), pool.end(), rng_);
-    const int take = std::max(1, std::min(remaining, std::max(4, remaining / 2)));
-    std::vector<tile::Config> out;
-    for (const auto& c : pool)
-      if (int(out.size()) < take && seen_.insert(tile::name(c)).second) out.push_back(c);
-    return out;
-  }
-
-  void measure(const std::vector<tile::Config>& batch) {
-    std::vector<Candidate> cands;
-    for (const auto& c : batch) cands.push_back(candidate_of(c, task_));
-    ev_.precompile(cands);
-    for (std::size_t i = 0; i < batch.size(); ++i) {
-      Evaluated e{tile::name(batch[i]), batch[i], ev_.evaluate(cands[i], task_, opt_)};
-      if (e.result.status == Status::ok) best_speedup_ = std::max(best_speedup_, e.result.speedup);
-      done_.push_back(std::move(e));
-      progress(label_, int(done_.size()), std::max<int>(a_.budget, int(done_.size())), best_speedup_);
-    }
-  }
-
-  const TuneArgs& a_;
-  Evaluator& ev_;
-  Task task_;
-  tile::Limits limits_;
-  std::string label_;
-  std::mt19937_64 rng_;
-  EvalOptions opt_;
-  std::set<std::string> seen_;
-  std::vector<Evaluated> done_;
-  double best_speedup_ = 0;
-};
 
 std::string shape_of(const Task& t) { return fmt::format("{}x{}x{}", t.m, t.n, t.k); }
 
@@ -241,8 +117,12 @@ nlohmann::json outcomes_json(const std::vector<TaskOutcome>& outs, int top) {
 }
 
 void cmd_tune(const TuneArgs& a) {
-  if (a.budget < 1) fail_bad_input("--budget must be >= 1");
-  if (a.refine < 0 || a.refine >= 1) fail_bad_input("--refine must be in [0, 1)");
+  if (a.tune.budget < 1) fail_bad_input("--budget must be >= 1");
+  if (a.tune.refine < 0 || a.tune.refine >= 1) fail_bad_input("--refine must be in [0, 1)");
+  search::TileTuneOptions options = a.tune;
+  options.backend = a.tile.backend;
+  options.compile_only = a.tile.compile_only;
+  search::tune_space(task_of(a.tile), limits_of(a.tile), options.backend);  // a bad --backend fails before any work
   std::vector<Task> tasks;
   if (!a.tasks_file.empty()) tasks = search::load_tasks_file(a.tasks_file);
   else tasks.push_back(task_of(a.tile));
@@ -272,10 +152,13 @@ void cmd_tune(const TuneArgs& a) {
   } catch (const std::exception& e) {  // tessera::Error or std::filesystem::filesystem_error
     fail_bad_input(fmt::format("cannot write the report {}: {}", a.report, e.what()));
   }
-  std::fprintf(stderr, "tune %zu task(s) for %s, budget %d each\n", tasks.size(), limits.arch.c_str(), a.budget);
+  std::fprintf(stderr, "tune %zu task(s) for %s, budget %d each\n", tasks.size(), limits.arch.c_str(), a.tune.budget);
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     const std::string label = fmt::format("[{}/{}] {}", i + 1, tasks.size(), shape_of(tasks[i]));
-    outs.push_back(TaskTuner(a, *evaluator, tasks[i], limits, label).run());
+    outs.push_back(search::tune_tile(*evaluator, tasks[i], limits, options,
+                                     [&](int done, int total, double best_speedup, double best_us) {
+                                       progress(label, done, total, best_label(best_speedup, best_us));
+                                     }));
     write_report(outs);
   }
   if (a.tile.json) {
@@ -303,14 +186,16 @@ void add_tune_command(CLI::App* tile) {
   auto* tune = tile->add_subcommand("tune", "search the space through the harness (one shape or a task file)");
   add_tile_task_options(tune, args->tile);
   tune->add_option("--tasks", args->tasks_file, "task file (datasets/*.json): tune every task, then print a table");
-  tune->add_option("--budget", args->budget, "configs to evaluate per task")->capture_default_str();
-  tune->add_option("--seed", args->seed, "random seed (sampling when the space exceeds the budget)")->capture_default_str();
-  tune->add_option("--refine", args->refine, "share of the budget for neighbours of the fastest configs")
+  tune->add_option("--budget", args->tune.budget, "configs to evaluate per task")->capture_default_str();
+  tune->add_option("--seed", args->tune.seed, "random seed (sampling when the space exceeds the budget)")->capture_default_str();
+  tune->add_option("--refine", args->tune.refine, "share of the budget for neighbours of the fastest configs")
       ->capture_default_str();
   tune->add_option("--top", args->top, "rows per task in the final listing")->capture_default_str();
   tune->add_option("--backend", args->tile.backend, "only mma_sync or wgmma_tma");
   tune->add_option("--report", args->report, "also write the summary table (Markdown) to this file");
-  tune->add_flag("--counters", args->counters, "collect CUPTI counters for every config (the winner always gets them)");
+  tune->add_flag("--counters", args->tune.counters, "collect CUPTI counters for every config (the winner always gets them)");
+  tune->add_flag("--sweep-baselines", args->tune.sweep_baselines,
+                 "time the cuBLAS/cuBLASLt baselines with every config, not only with the winner's confirmation");
   tune->add_flag("--compile-only", args->tile.compile_only, "compile and check only (no GPU needed)");
   tune->callback([args] { cmd_tune(*args); });
 }

@@ -1,0 +1,162 @@
+#include "search/tile_tuner.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <set>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "harness/core/error.hpp"
+#include "harness/tile/emit.hpp"
+
+namespace tessera::search {
+
+namespace {
+
+constexpr int kRefineParents = 3;  // neighbours of this many of the fastest configs per refine round
+
+bool faster(const TunedConfig& x, const TunedConfig& y) {
+  const bool ox = x.result.status == Status::ok, oy = y.result.status == Status::ok;
+  if (ox != oy) return ox;
+  return ox && x.result.cold.median_us < y.result.cold.median_us;
+}
+
+class Tuner {
+public:
+  Tuner(Evaluator& ev, const Task& task, tile::Limits limits, const TileTuneOptions& o, const TuneProgress& progress)
+      : ev_(ev), task_(task), limits_(std::move(limits)), o_(o), progress_(progress), rng_(o.seed) {
+    opt_.compile_only = o.compile_only;
+    opt_.counters = o.counters;
+    opt_.baselines = o.sweep_baselines;
+  }
+
+  TileTuneOutcome run() {
+    TileTuneOutcome out;
+    out.task = task_;
+    const auto space = tune_space(task_, limits_, o_.backend);
+    auto all = tile::enumerate(space, task_, limits_, std::size_t(o_.budget) + 1);
+    std::erase_if(all, [&](const tile::Config& c) { return !backend_ok(c); });
+    if (all.empty()) fail_bad_input(fmt::format("no legal tile config for {} on {}", task_.id(), limits_.arch));
+    if (all.size() <= std::size_t(o_.budget)) {
+      out.plan = "exhaustive";
+      measure(all);
+    } else {
+      out.plan = "explore + refine";
+      const int refine = std::clamp(int(std::lround(o_.budget * o_.refine)), 0, o_.budget - 1);
+      measure(explore_plan(space, o_.budget - refine));
+      while (int(done_.size()) < o_.budget) {
+        auto next = refine_plan(space, o_.budget - int(done_.size()));
+        if (next.empty()) break;
+        measure(next);
+      }
+    }
+    std::stable_sort(done_.begin(), done_.end(), faster);
+    out.failures = int(std::count_if(done_.begin(), done_.end(), [](const TunedConfig& e) {
+      return e.result.status != Status::ok && e.result.status != Status::compiled;
+    }));
+    if (!done_.empty() && done_.front().result.status == Status::ok) {
+      EvalOptions confirm = opt_;
+      confirm.counters = true;
+      confirm.baselines = true;
+      out.best = done_.front();
+      out.best.result = ev_.evaluate(tile_candidate(out.best.config, task_), task_, confirm);
+      out.confirmed = true;
+    }
+    out.evaluated = std::move(done_);
+    return out;
+  }
+
+private:
+  bool backend_ok(const tile::Config& c) const { return o_.backend.empty() || tile::to_string(c.backend) == o_.backend; }
+
+  std::vector<tile::Config> explore_plan(const tile::Space& space, int n) {
+    std::vector<tile::Config> out;
+    for (const auto& c : tile::seeds(task_, limits_))
+      if (int(out.size()) < n && backend_ok(c) && seen_.insert(tile::name(c)).second) out.push_back(c);
+    for (int misses = 0; int(out.size()) < n && misses < 50 * n;) {
+      const auto c = tile::sample(space, task_, limits_, rng_);
+      if (c && backend_ok(*c) && seen_.insert(tile::name(*c)).second) out.push_back(*c);
+      else ++misses;
+    }
+    return out;
+  }
+
+  // Unseen one-knob neighbours of the fastest configs so far, shuffled; at
+  // most half the remaining budget per round, so later rounds start from
+  // better parents.
+  std::vector<tile::Config> refine_plan(const tile::Space& space, int remaining) {
+    std::vector<const TunedConfig*> ranked;
+    for (const auto& e : done_)
+      if (e.result.status == Status::ok) ranked.push_back(&e);
+    if (ranked.empty()) return explore_plan(space, remaining);  // nothing ran (or compile-only): keep sampling
+    std::stable_sort(ranked.begin(), ranked.end(), [](auto* x, auto* y) { return faster(*x, *y); });
+    std::vector<tile::Config> pool;
+    for (int i = 0; i < int(ranked.size()) && i < kRefineParents; ++i)
+      for (const auto& c : tile::neighbours(ranked[i]->config, space, task_, limits_))
+        if (backend_ok(c) && !seen_.count(tile::name(c))) pool.push_back(c);
+    std::shuffle(pool.begin(), pool.end(), rng_);
+    const int take = std::max(1, std::min(remaining, std::max(4, remaining / 2)));
+    std::vector<tile::Config> out;
+    for (const auto& c : pool)
+      if (int(out.size()) < take && seen_.insert(tile::name(c)).second) out.push_back(c);
+    return out;
+  }
+
+  void measure(const std::vector<tile::Config>& batch) {
+    std::vector<Candidate> cands;
+    for (const auto& c : batch) cands.push_back(tile_candidate(c, task_));
+    ev_.precompile(cands);
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      TunedConfig e{tile::name(batch[i]), batch[i], ev_.evaluate(cands[i], task_, opt_)};
+      if (e.result.status == Status::ok) {
+        best_speedup_ = std::max(best_speedup_, e.result.speedup);
+        const double us = e.result.cold.median_us;
+        if (us > 0 && (best_us_ == 0 || us < best_us_)) best_us_ = us;
+      }
+      done_.push_back(std::move(e));
+      if (progress_)
+        progress_(int(done_.size()), std::max<int>(o_.budget, int(done_.size())), best_speedup_, best_us_);
+    }
+  }
+
+  Evaluator& ev_;
+  Task task_;
+  tile::Limits limits_;
+  const TileTuneOptions& o_;
+  const TuneProgress& progress_;
+  std::mt19937_64 rng_;
+  EvalOptions opt_;
+  std::set<std::string> seen_;
+  std::vector<TunedConfig> done_;
+  double best_speedup_ = 0;
+  double best_us_ = 0;
+};
+
+}  // namespace
+
+tile::Space tune_space(const Task& task, const tile::Limits& limits, const std::string& backend) {
+  tile::Space s = tile::default_space(task, limits);
+  if (backend.empty()) return s;
+  if (backend != "mma_sync" && backend != "wgmma_tma")
+    fail_bad_input(fmt::format("--backend '{}' (expected mma_sync or wgmma_tma)", backend));
+  std::erase_if(s.parts, [&](const tile::SubSpace& p) { return tile::to_string(p.backend) != backend; });
+  return s;
+}
+
+Candidate tile_candidate(const tile::Config& config, const Task& task) {
+  Candidate cand;
+  cand.kind = CandidateKind::device_only;
+  cand.source = tile::emit(config, task);
+  cand.name = tile::name(config);
+  cand.meta["tile_config"] = tile::to_json(config);
+  return cand;
+}
+
+TileTuneOutcome tune_tile(Evaluator& evaluator, const Task& task, const tile::Limits& limits,
+                          const TileTuneOptions& options, const TuneProgress& progress) {
+  return Tuner(evaluator, task, limits, options, progress).run();
+}
+
+}  // namespace tessera::search

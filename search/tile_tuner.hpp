@@ -1,0 +1,66 @@
+#pragma once
+// A plain search over the tile space through the harness (`tessera tile tune`):
+// per task, every legal config when the space fits the budget; otherwise the
+// seeds plus seeded-random samples (explore), then rounds of untried one-knob
+// neighbours of the fastest configs so far (refine). Each batch is compiled in
+// parallel before it is measured one config at a time.
+//
+// The sweep ranks configs by their own cold kernel time, so by default it does
+// not time the cuBLAS/cuBLASLt baselines (in a 512^3 evaluation they took 119 ms
+// against the candidate's 66 ms of timing). The winner is then measured once
+// more, with the baselines interleaved and CUPTI counters: the fastest of N
+// noisy medians is biased towards a lucky draw, so the reported speedup is the
+// confirming measurement's, from one run with its baselines.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "harness/core/result.hpp"
+#include "harness/core/task.hpp"
+#include "harness/evaluator.hpp"
+#include "harness/tile/config.hpp"
+#include "harness/tile/legality.hpp"
+#include "harness/tile/space.hpp"
+
+namespace tessera::search {
+
+struct TileTuneOptions {
+  int budget = 50;             // configs measured per task (the confirmation not counted)
+  std::uint64_t seed = 1;      // sampling and neighbour order
+  double refine = 0.5;         // share of the budget for neighbours of the fastest (when not exhaustive)
+  bool counters = false;       // CUPTI counters for every config (the confirmation always has them)
+  bool sweep_baselines = false;  // time the baselines with every config, not only with the confirmation
+  bool compile_only = false;   // no GPU: compile and check only; nothing is confirmed
+  std::string backend;         // "" = every backend of the space, else mma_sync | wgmma_tma
+};
+
+struct TunedConfig {
+  std::string name;
+  tile::Config config;
+  EvalResult result;
+};
+
+struct TileTuneOutcome {
+  Task task;
+  std::string plan;                  // "exhaustive" or "explore + refine"
+  std::vector<TunedConfig> evaluated;  // fastest first (ok before the rest)
+  int failures = 0;                  // evaluated configs neither ok nor compiled
+  bool confirmed = false;
+  TunedConfig best;                  // the confirming measurement of the sweep's winner
+};
+
+// Called after every measured config: done, total, best speedup so far (0 when
+// the sweep times no baselines), best cold kernel time so far in µs (0: none).
+using TuneProgress = std::function<void(int done, int total, double best_speedup, double best_us)>;
+
+// The default space, restricted to one backend when asked (bad_input for an unknown one).
+tile::Space tune_space(const Task& task, const tile::Limits& limits, const std::string& backend);
+// A tile config as a harness candidate (device-only source, tile_config in meta).
+Candidate tile_candidate(const tile::Config& config, const Task& task);
+
+// Throws bad_input when the task has no legal config on this target.
+TileTuneOutcome tune_tile(Evaluator& evaluator, const Task& task, const tile::Limits& limits,
+                          const TileTuneOptions& options, const TuneProgress& progress = {});
+
+}  // namespace tessera::search

@@ -1,0 +1,191 @@
+// The tile tuner against an evaluator double whose kernel time is a known
+// function of the config: what it measures, with which options, and what it
+// reports.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "harness/core/error.hpp"
+#include "search/tile_tuner.hpp"
+
+namespace tessera::search {
+namespace {
+
+struct Call {
+  std::string name;
+  EvalOptions options;
+};
+
+// Kernel time: smaller tiles are faster on the test shape, split-K is slower;
+// configs with 3 stages fail verification.
+class TimedByConfig final : public Evaluator {
+public:
+  EvalResult evaluate(const Candidate& c, const Task& task, const EvalOptions& o) override {
+    calls.push_back({c.name, o});
+    const tile::Config cfg = tile::from_json(c.meta.at("tile_config"));
+    EvalResult r;
+    r.task = task;
+    r.candidate_name = c.name;
+    if (o.compile_only) {
+      r.status = Status::compiled;
+      return r;
+    }
+    if (cfg.stages == 3) {
+      r.status = Status::wrong_answer;
+      r.reason = "fake mismatch";
+      return r;
+    }
+    r.status = Status::ok;
+    r.cold.status = "measured";
+    r.cold.median_us = time_us(cfg);
+    if (o.baselines) {
+      r.best_baseline = "fake_cublas";
+      r.best_baseline_us = 10.0;
+      r.speedup = r.best_baseline_us / r.cold.median_us;
+    }
+    return r;
+  }
+  std::string describe() const override { return "timed-by-config double"; }
+  DeviceSummary device() const override { return {}; }
+
+  static double time_us(const tile::Config& c) {
+    return 1.0 + (c.bm * c.bn) / 4096.0 + 0.5 * c.split_k + (c.backend == tile::Backend::mma_sync ? 3.0 : 0.0) +
+           0.01 * c.stages;
+  }
+  std::vector<Call> calls;
+};
+
+const Task kTask = task_from_shape("512x512x512");
+
+TEST(TileTuner, SweepSkipsBaselinesAndTheConfirmationTimesThemWithCounters) {
+  TimedByConfig ev;
+  TileTuneOptions o;
+  o.budget = 12;
+  const auto out = tune_tile(ev, kTask, tile::Limits{}, o);
+  ASSERT_EQ(ev.calls.size(), 13u) << "12 sweep evaluations and one confirmation";
+  for (std::size_t i = 0; i + 1 < ev.calls.size(); ++i) {
+    EXPECT_FALSE(ev.calls[i].options.baselines) << ev.calls[i].name;
+    EXPECT_FALSE(ev.calls[i].options.counters) << ev.calls[i].name;
+  }
+  const Call& confirm = ev.calls.back();
+  EXPECT_TRUE(confirm.options.baselines);
+  EXPECT_TRUE(confirm.options.counters);
+  ASSERT_TRUE(out.confirmed);
+  EXPECT_EQ(confirm.name, out.best.name);
+  EXPECT_EQ(out.best.result.best_baseline, "fake_cublas");
+  EXPECT_GT(out.best.result.speedup, 0);
+  EXPECT_EQ(out.plan, "explore + refine");
+}
+
+TEST(TileTuner, SweepBaselinesOptionTimesThemWithEveryConfig) {
+  TimedByConfig ev;
+  TileTuneOptions o;
+  o.budget = 6;
+  o.sweep_baselines = true;
+  tune_tile(ev, kTask, tile::Limits{}, o);
+  for (const auto& c : ev.calls) EXPECT_TRUE(c.options.baselines) << c.name;
+}
+
+TEST(TileTuner, WinnerIsTheFastestOkConfigAndFailuresAreCounted) {
+  TimedByConfig ev;
+  TileTuneOptions o;
+  o.budget = 24;
+  const auto out = tune_tile(ev, kTask, tile::Limits{}, o);
+  ASSERT_EQ(out.evaluated.size(), 24u);
+  double fastest = 1e9;
+  int failed = 0;
+  for (const auto& e : out.evaluated) {
+    if (e.result.status == Status::ok) fastest = std::min(fastest, e.result.cold.median_us);
+    else ++failed;
+  }
+  EXPECT_GT(failed, 0) << "the double fails every 3-stage config; the sample should hold one";
+  EXPECT_EQ(out.failures, failed);
+  EXPECT_EQ(out.evaluated.front().result.cold.median_us, fastest) << "fastest first";
+  EXPECT_EQ(out.best.name, out.evaluated.front().name);
+  EXPECT_NE(out.best.config.stages, 3) << "a config that failed verification was picked";
+  // Ok results come before failures in the listing.
+  bool seen_failure = false;
+  for (const auto& e : out.evaluated) {
+    if (e.result.status != Status::ok) seen_failure = true;
+    else EXPECT_FALSE(seen_failure) << e.name << " listed after a failure";
+  }
+}
+
+TEST(TileTuner, RefineMeasuresNeighboursOfTheFastest) {
+  TimedByConfig ev;
+  TileTuneOptions o;
+  o.budget = 30;
+  o.refine = 0.5;
+  const auto out = tune_tile(ev, kTask, tile::Limits{}, o);
+  // The explore half is the first 15 calls; every later config differs from
+  // some earlier one in exactly one knob (dependent knobs aside).
+  const auto space = tune_space(kTask, tile::Limits{}, "");
+  std::vector<tile::Config> earlier;
+  for (std::size_t i = 0; i < 15; ++i) earlier.push_back(tile::parse_config(ev.calls[i].name));
+  int refined = 0;
+  for (std::size_t i = 15; i + 1 < ev.calls.size(); ++i) {
+    const tile::Config c = tile::parse_config(ev.calls[i].name);
+    bool neighbour = false;
+    for (const auto& e : earlier)
+      for (const auto& n : tile::neighbours(e, space, kTask, tile::Limits{})) neighbour |= tile::name(n) == tile::name(c);
+    refined += neighbour;
+    earlier.push_back(c);
+  }
+  EXPECT_EQ(refined, int(ev.calls.size()) - 16) << "every refine config is a one-knob neighbour of a measured one";
+  EXPECT_EQ(out.evaluated.size(), 30u);
+}
+
+TEST(TileTuner, SameSeedSameSequence) {
+  TimedByConfig a, b, c;
+  TileTuneOptions o;
+  o.budget = 16;
+  tune_tile(a, kTask, tile::Limits{}, o);
+  tune_tile(b, kTask, tile::Limits{}, o);
+  o.seed = 2;
+  tune_tile(c, kTask, tile::Limits{}, o);
+  auto names = [](const TimedByConfig& e) {
+    std::vector<std::string> n;
+    for (const auto& call : e.calls) n.push_back(call.name);
+    return n;
+  };
+  EXPECT_EQ(names(a), names(b));
+  EXPECT_NE(names(a), names(c));
+}
+
+TEST(TileTuner, CompileOnlyConfirmsNothingAndBackendFilters) {
+  TimedByConfig ev;
+  TileTuneOptions o;
+  o.budget = 5;
+  o.compile_only = true;
+  o.backend = "mma_sync";
+  const auto out = tune_tile(ev, kTask, tile::Limits{}, o);
+  EXPECT_FALSE(out.confirmed);
+  EXPECT_EQ(ev.calls.size(), 5u);
+  for (const auto& c : ev.calls) {
+    EXPECT_TRUE(c.options.compile_only);
+    EXPECT_EQ(tile::parse_config(c.name).backend, tile::Backend::mma_sync) << c.name;
+  }
+  o.backend = "tensor_cores";
+  EXPECT_THROW(tune_tile(ev, kTask, tile::Limits{}, o), Error);
+}
+
+TEST(TileTuner, ProgressReportsEveryMeasurementAndTheBestTime) {
+  TimedByConfig ev;
+  TileTuneOptions o;
+  o.budget = 8;
+  std::vector<int> done;
+  double last_best_us = 0, last_speedup = -1;
+  const auto out = tune_tile(ev, kTask, tile::Limits{}, o, [&](int d, int total, double speedup, double us) {
+    done.push_back(d);
+    EXPECT_EQ(total, 8);
+    last_best_us = us;
+    last_speedup = speedup;
+  });
+  EXPECT_EQ(done, (std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8}));
+  EXPECT_EQ(last_speedup, 0) << "the sweep timed no baselines";
+  EXPECT_DOUBLE_EQ(last_best_us, out.evaluated.front().result.cold.median_us);
+}
+
+}  // namespace
+}  // namespace tessera::search
