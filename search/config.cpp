@@ -1,5 +1,6 @@
 #include "search/config.hpp"
 
+#include "harness/core/counter_set.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/json_struct.hpp"
 
@@ -28,8 +29,7 @@ void SearchConfig::validate() const {
     fail_bad_input("unknown bandit cost '" + bandit_cost + "' (none | tokens | seconds)");
   if (kernel_arms < 1) fail_bad_input("kernel_arms must be at least 1");
   if (pipeline_depth < 0) fail_bad_input("pipeline depth cannot be negative");
-  if (counter_set != "full" && counter_set != "fast")
-    fail_bad_input("unknown counter set '" + counter_set + "' (full | fast)");
+  (void)parse_counter_set(counter_set);
 }
 
 }  // namespace tessera::search

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/core/counter_set.hpp"
 #include "harness/gpu/timing.hpp"
 
 namespace tessera::gpu {
@@ -17,14 +18,11 @@ namespace tessera::gpu {
 // on this GPU is reported in "raw_errors"; the others are still collected.
 std::vector<std::string> default_metrics();
 
-// Which metrics to read. full: every summary key (9 range-profiler passes on
-// GH100). fast: all but sm_throughput_pct and memory_throughput_pct, whose
-// breakdown metrics need 7 of those passes (2 passes on GH100); the search
-// reads this set for every candidate.
-enum class CounterSet { full, fast };
+// Which metrics to read (CounterSet: harness/core/counter_set.hpp).
+using tessera::CounterSet;
+using tessera::parse_counter_set;
+using tessera::to_string;
 std::vector<std::string> metrics_for(CounterSet set);
-CounterSet parse_counter_set(const std::string& name);  // "full" | "fast"; bad_input otherwise
-std::string to_string(CounterSet set);
 
 enum class CounterMode {
   // Auto range + user replay: one range per kernel, as per_kernel, but the

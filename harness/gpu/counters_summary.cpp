@@ -59,14 +59,6 @@ std::vector<std::string> metrics_for(CounterSet set) {
   return v;
 }
 
-CounterSet parse_counter_set(const std::string& name) {
-  if (name == "full") return CounterSet::full;
-  if (name == "fast") return CounterSet::fast;
-  throw Error(Error::Kind::bad_input, "unknown counter set '" + name + "' (full | fast)");
-}
-
-std::string to_string(CounterSet set) { return set == CounterSet::full ? "full" : "fast"; }
-
 nlohmann::json aggregate_ranges(const std::vector<std::string>& metrics, const std::vector<std::vector<double>>& rows,
                                 const std::vector<double>& weights) {
   TESSERA_REQUIRE(weights.size() == rows.size(), "one weight per range");
