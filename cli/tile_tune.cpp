@@ -109,6 +109,9 @@ nlohmann::json outcomes_json(const std::vector<TaskOutcome>& outs, int top) {
       best.push_back({{"name", o.evaluated[i].name}, {"result", o.evaluated[i].result}});
     t["top"] = best;
     if (o.confirmed) t["confirmed"] = {{"name", o.best.name}, {"config", tile::to_json(o.best.config)}, {"result", o.best.result}};
+    nlohmann::json again = nlohmann::json::array();
+    for (const auto& c : o.confirmations) again.push_back({{"name", c.name}, {"result", c.result}});
+    t["confirmations"] = again;
     tasks.push_back(std::move(t));
   }
   int counted = 0;
@@ -119,6 +122,7 @@ nlohmann::json outcomes_json(const std::vector<TaskOutcome>& outs, int top) {
 void cmd_tune(const TuneArgs& a) {
   if (a.tune.budget < 1) fail_bad_input("--budget must be >= 1");
   if (a.tune.refine < 0 || a.tune.refine >= 1) fail_bad_input("--refine must be in [0, 1)");
+  if (a.tune.confirm_top < 1) fail_bad_input("--confirm must be >= 1 (the winner is always re-measured)");
   search::TileTuneOptions options = a.tune;
   options.backend = a.tile.backend;
   options.compile_only = a.tile.compile_only;
@@ -171,8 +175,9 @@ void cmd_tune(const TuneArgs& a) {
     for (int i = 0; i < int(o.evaluated.size()) && i < a.top; ++i)
       print_result_line(o.evaluated[i].name, o.evaluated[i].result);
     if (o.confirmed) {
-      fmt::print("re-measured with counters (bottleneck: {}):\n", search::bottleneck(o.best.result.counters));
-      print_result_line(o.best.name, o.best.result);
+      fmt::print("the fastest {} re-measured with the baselines interleaved and counters (winner's bottleneck: {}):\n",
+                 o.confirmations.size(), search::bottleneck(o.best.result.counters));
+      for (const auto& c : o.confirmations) print_result_line(c.name, c.result);
     }
     fmt::print("\n");
   }
@@ -194,6 +199,10 @@ void add_tune_command(CLI::App* tile) {
   tune->add_option("--backend", args->tile.backend, "only mma_sync or wgmma_tma");
   tune->add_option("--report", args->report, "also write the summary table (Markdown) to this file");
   tune->add_flag("--counters", args->tune.counters, "collect CUPTI counters for every config (the winner always gets them)");
+  tune->add_option("--confirm", args->tune.confirm_top,
+                   "re-measure this many of the fastest configs with the baselines and counters (the winner is the "
+                   "sweep's fastest)")
+      ->capture_default_str();
   tune->add_flag("--sweep-baselines", args->tune.sweep_baselines,
                  "time the cuBLAS/cuBLASLt baselines with every config, not only with the winner's confirmation");
   tune->add_flag("--compile-only", args->tile.compile_only, "compile and check only (no GPU needed)");

@@ -56,12 +56,17 @@ public:
     out.failures = int(std::count_if(done_.begin(), done_.end(), [](const TunedConfig& e) {
       return e.result.status != Status::ok && e.result.status != Status::compiled;
     }));
-    if (!done_.empty() && done_.front().result.status == Status::ok) {
-      EvalOptions confirm = opt_;
-      confirm.counters = true;
-      confirm.baselines = true;
-      out.best = done_.front();
-      out.best.result = ev_.evaluate(tile_candidate(out.best.config, task_), task_, confirm);
+    EvalOptions confirm = opt_;
+    confirm.counters = true;
+    confirm.baselines = true;
+    for (const auto& e : done_) {  // ok configs come first, fastest first
+      if (int(out.confirmations.size()) >= std::max(1, o_.confirm_top) || e.result.status != Status::ok) break;
+      TunedConfig c = e;
+      c.result = ev_.evaluate(tile_candidate(c.config, task_), task_, confirm);
+      out.confirmations.push_back(std::move(c));
+    }
+    if (!out.confirmations.empty()) {
+      out.best = out.confirmations.front();
       out.confirmed = true;
     }
     out.evaluated = std::move(done_);

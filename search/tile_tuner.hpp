@@ -10,7 +10,10 @@
 // against the candidate's 66 ms of timing). The winner is then measured once
 // more, with the baselines interleaved and CUPTI counters: the fastest of N
 // noisy medians is biased towards a lucky draw, so the reported speedup is the
-// confirming measurement's, from one run with its baselines.
+// confirming measurement's, from one run with its baselines. The runners-up
+// (confirm_top) are re-measured the same way, so a tune shows the speedups of
+// its best few configs; the reported winner stays the sweep's, since picking
+// the best of several confirmations would bring the bias back.
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -31,6 +34,7 @@ struct TileTuneOptions {
   double refine = 0.5;         // share of the budget for neighbours of the fastest (when not exhaustive)
   bool counters = false;       // CUPTI counters for every config (the confirmation always has them)
   bool sweep_baselines = false;  // time the baselines with every config, not only with the confirmation
+  int confirm_top = 3;         // the sweep's fastest ok configs re-measured with baselines and counters (>= 1)
   bool compile_only = false;   // no GPU: compile and check only; nothing is confirmed
   std::string backend;         // "" = every backend of the space, else mma_sync | wgmma_tma
 };
@@ -48,6 +52,7 @@ struct TileTuneOutcome {
   int failures = 0;                  // evaluated configs neither ok nor compiled
   bool confirmed = false;
   TunedConfig best;                  // the confirming measurement of the sweep's winner
+  std::vector<TunedConfig> confirmations;  // the sweep's fastest ok configs re-measured, in sweep order (best first)
 };
 
 // Called after every measured config: done, total, best speedup so far (0 when

@@ -91,6 +91,9 @@ TEST(Cli, TileTuneOverATaskFileWritesTheReport) {
   // with one clear line.
   const std::string bad = (tasks / "r.md").string();
   expect_clear_error("tile tune --tasks " + tasks.string() + " --budget 2 --compile-only --report " + bad, bad);
+  expect_clear_error("tile tune --tasks " + tasks.string() + " --budget 2 --compile-only --confirm 0", "--confirm");
+  expect_clear_error("tile tune --tasks " + tasks.string() + " --budget 2 --compile-only --backend tensor_cores",
+                     "--backend 'tensor_cores'");
   std::filesystem::remove_all(dir);
 }
 

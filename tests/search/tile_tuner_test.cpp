@@ -63,19 +63,37 @@ TEST(TileTuner, SweepSkipsBaselinesAndTheConfirmationTimesThemWithCounters) {
   TileTuneOptions o;
   o.budget = 12;
   const auto out = tune_tile(ev, kTask, tile::Limits{}, o);
-  ASSERT_EQ(ev.calls.size(), 13u) << "12 sweep evaluations and one confirmation";
-  for (std::size_t i = 0; i + 1 < ev.calls.size(); ++i) {
+  ASSERT_EQ(ev.calls.size(), 15u) << "12 sweep evaluations and three confirmations";
+  for (std::size_t i = 0; i < 12; ++i) {
     EXPECT_FALSE(ev.calls[i].options.baselines) << ev.calls[i].name;
     EXPECT_FALSE(ev.calls[i].options.counters) << ev.calls[i].name;
   }
-  const Call& confirm = ev.calls.back();
-  EXPECT_TRUE(confirm.options.baselines);
-  EXPECT_TRUE(confirm.options.counters);
   ASSERT_TRUE(out.confirmed);
-  EXPECT_EQ(confirm.name, out.best.name);
+  ASSERT_EQ(out.confirmations.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) {
+    const Call& confirm = ev.calls[12 + i];
+    EXPECT_TRUE(confirm.options.baselines);
+    EXPECT_TRUE(confirm.options.counters);
+    // The sweep's three fastest, in order; the winner is the sweep's fastest.
+    EXPECT_EQ(confirm.name, out.evaluated[i].name);
+    EXPECT_EQ(out.confirmations[i].name, out.evaluated[i].name);
+    EXPECT_GT(out.confirmations[i].result.speedup, 0);
+  }
+  EXPECT_EQ(out.best.name, out.evaluated.front().name);
   EXPECT_EQ(out.best.result.best_baseline, "fake_cublas");
   EXPECT_GT(out.best.result.speedup, 0);
   EXPECT_EQ(out.plan, "explore + refine");
+}
+
+TEST(TileTuner, ConfirmTopOneReMeasuresOnlyTheWinner) {
+  TimedByConfig ev;
+  TileTuneOptions o;
+  o.budget = 6;
+  o.confirm_top = 1;
+  const auto out = tune_tile(ev, kTask, tile::Limits{}, o);
+  EXPECT_EQ(ev.calls.size(), 7u);
+  ASSERT_EQ(out.confirmations.size(), 1u);
+  EXPECT_EQ(out.best.name, out.confirmations.front().name);
 }
 
 TEST(TileTuner, SweepBaselinesOptionTimesThemWithEveryConfig) {
@@ -124,7 +142,7 @@ TEST(TileTuner, RefineMeasuresNeighboursOfTheFastest) {
   std::vector<tile::Config> earlier;
   for (std::size_t i = 0; i < 15; ++i) earlier.push_back(tile::parse_config(ev.calls[i].name));
   int refined = 0;
-  for (std::size_t i = 15; i + 1 < ev.calls.size(); ++i) {
+  for (std::size_t i = 15; i < 30; ++i) {  // then come the confirmations
     const tile::Config c = tile::parse_config(ev.calls[i].name);
     bool neighbour = false;
     for (const auto& e : earlier)
@@ -132,7 +150,7 @@ TEST(TileTuner, RefineMeasuresNeighboursOfTheFastest) {
     refined += neighbour;
     earlier.push_back(c);
   }
-  EXPECT_EQ(refined, int(ev.calls.size()) - 16) << "every refine config is a one-knob neighbour of a measured one";
+  EXPECT_EQ(refined, 15) << "every refine config is a one-knob neighbour of a measured one";
   EXPECT_EQ(out.evaluated.size(), 30u);
 }
 
