@@ -9,7 +9,7 @@
 #   scripts/gpu_check.sh [STAGE[,STAGE...]]     (default all = tests,perf,sanitize)
 # Stages: tests, perf, sanitize (each fits a 10-minute call), tile (only the tile
 #   compiler's tests, GPU ones included: a quick check after a change to the emitters), and the long ones
-#   small    tile tune over datasets/small_grid.json  (TUNE_BUDGET per shape, default 24)
+#   small    tile tune over datasets/small_grid.json  (TUNE_BUDGET per shape, default 48)
 #   search   the search acceptance runs in $SEARCH_RUNS (METHOD:SHAPE ...; $SEARCH_EVALS evaluations
 #            each, default 200; $SEARCH_SECONDS caps each run's wall time)
 #   replay   a search driven by recorded LLM replies (the replay proposer) on the GPU
@@ -122,7 +122,7 @@ if has sanitize; then
 fi
 
 if has small; then
-  step tune_small "$T" tile tune --tasks datasets/small_grid.json --budget "${TUNE_BUDGET:-24}" --json \
+  step tune_small "$T" tile tune --tasks datasets/small_grid.json --budget "${TUNE_BUDGET:-48}" --json \
     --report "$OUT/small_grid.md"
   cat "$OUT/small_grid.md"
 fi
