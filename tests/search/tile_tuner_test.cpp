@@ -58,10 +58,15 @@ public:
 
 const Task kTask = task_from_shape("512x512x512");
 
+TileTuneOptions with_budget(int budget) {
+  TileTuneOptions o;
+  o.budget = budget;
+  return o;
+}
+
 TEST(TileTuner, SweepSkipsBaselinesAndTheConfirmationTimesThemWithCounters) {
   TimedByConfig ev;
-  TileTuneOptions o;
-  o.budget = 12;
+  TileTuneOptions o = with_budget(12);
   const auto out = tune_tile(ev, kTask, tile::Limits{}, o);
   ASSERT_EQ(ev.calls.size(), 15u) << "12 sweep evaluations and three confirmations";
   for (std::size_t i = 0; i < 12; ++i) {
@@ -87,8 +92,7 @@ TEST(TileTuner, SweepSkipsBaselinesAndTheConfirmationTimesThemWithCounters) {
 
 TEST(TileTuner, ConfirmTopOneReMeasuresOnlyTheWinner) {
   TimedByConfig ev;
-  TileTuneOptions o;
-  o.budget = 6;
+  TileTuneOptions o = with_budget(6);
   o.confirm_top = 1;
   const auto out = tune_tile(ev, kTask, tile::Limits{}, o);
   EXPECT_EQ(ev.calls.size(), 7u);
@@ -98,8 +102,7 @@ TEST(TileTuner, ConfirmTopOneReMeasuresOnlyTheWinner) {
 
 TEST(TileTuner, SweepBaselinesOptionTimesThemWithEveryConfig) {
   TimedByConfig ev;
-  TileTuneOptions o;
-  o.budget = 6;
+  TileTuneOptions o = with_budget(6);
   o.sweep_baselines = true;
   tune_tile(ev, kTask, tile::Limits{}, o);
   for (const auto& c : ev.calls) EXPECT_TRUE(c.options.baselines) << c.name;
@@ -107,8 +110,7 @@ TEST(TileTuner, SweepBaselinesOptionTimesThemWithEveryConfig) {
 
 TEST(TileTuner, WinnerIsTheFastestOkConfigAndFailuresAreCounted) {
   TimedByConfig ev;
-  TileTuneOptions o;
-  o.budget = 24;
+  TileTuneOptions o = with_budget(24);
   const auto out = tune_tile(ev, kTask, tile::Limits{}, o);
   ASSERT_EQ(out.evaluated.size(), 24u);
   double fastest = 1e9;
@@ -132,8 +134,7 @@ TEST(TileTuner, WinnerIsTheFastestOkConfigAndFailuresAreCounted) {
 
 TEST(TileTuner, RefineMeasuresNeighboursOfTheFastest) {
   TimedByConfig ev;
-  TileTuneOptions o;
-  o.budget = 30;
+  TileTuneOptions o = with_budget(30);
   o.refine = 0.5;
   const auto out = tune_tile(ev, kTask, tile::Limits{}, o);
   // The explore half is the first 15 calls; every later config differs from
@@ -156,8 +157,7 @@ TEST(TileTuner, RefineMeasuresNeighboursOfTheFastest) {
 
 TEST(TileTuner, SameSeedSameSequence) {
   TimedByConfig a, b, c;
-  TileTuneOptions o;
-  o.budget = 16;
+  TileTuneOptions o = with_budget(16);
   tune_tile(a, kTask, tile::Limits{}, o);
   tune_tile(b, kTask, tile::Limits{}, o);
   o.seed = 2;
@@ -173,8 +173,7 @@ TEST(TileTuner, SameSeedSameSequence) {
 
 TEST(TileTuner, CompileOnlyConfirmsNothingAndBackendFilters) {
   TimedByConfig ev;
-  TileTuneOptions o;
-  o.budget = 5;
+  TileTuneOptions o = with_budget(5);
   o.compile_only = true;
   o.backend = "mma_sync";
   const auto out = tune_tile(ev, kTask, tile::Limits{}, o);
@@ -190,8 +189,7 @@ TEST(TileTuner, CompileOnlyConfirmsNothingAndBackendFilters) {
 
 TEST(TileTuner, ProgressReportsEveryMeasurementAndTheBestTime) {
   TimedByConfig ev;
-  TileTuneOptions o;
-  o.budget = 8;
+  TileTuneOptions o = with_budget(8);
   std::vector<int> done;
   double last_best_us = 0, last_speedup = -1;
   const auto out = tune_tile(ev, kTask, tile::Limits{}, o, [&](int d, int total, double speedup, double us) {
