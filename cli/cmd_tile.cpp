@@ -54,8 +54,8 @@ std::vector<tile::Config> listing(const TileArgs& a, const Task& task, const til
   std::vector<tile::Config> out;
   std::set<std::string> seen;
   for (const auto& c : tile::seeds(task, limits))
-    if (out.size() < limit && backend_ok(a, c) && seen.insert(tile::name(c)).second) out.push_back(c);
-  for (const auto& c : tile::enumerate(space_of(a, task, limits), task, limits, limit + seen.size()))
+    if (out.size() < limit && search::in_backend(c, a.backend) && seen.insert(tile::name(c)).second) out.push_back(c);
+  for (const auto& c : tile::enumerate(search::tune_space(task, limits, a.backend), task, limits, limit + seen.size()))
     if (out.size() < limit && seen.insert(tile::name(c)).second) out.push_back(c);
   return out;
 }
@@ -72,7 +72,7 @@ void cmd_list(const TileArgs& a) {
   for (const auto& c : configs)
     fmt::print("{:<64} smem {:>6} B  threads {:>3}\n", tile::name(c), tile::dynamic_smem_bytes(c, task), c.threads());
   fmt::print("{} legal configs listed for {} on {} (raw space {})\n", configs.size(), task.id(), a.arch,
-             space_of(a, task, limits_of(a)).raw_size());
+             search::tune_space(task, limits_of(a), a.backend).raw_size());
 }
 
 void cmd_eval(const TileArgs& a) {

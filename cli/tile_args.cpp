@@ -1,24 +1,12 @@
 #include "cli/tile_args.hpp"
 
-#include <algorithm>
-
 #include <fmt/format.h>
 
 #include "cli/task_args.hpp"
 #include "harness/core/error.hpp"
 #include "harness/sandbox.hpp"
-#include "harness/tile/emit.hpp"
-#include "search/tile_tuner.hpp"
 
 namespace tessera::cli {
-
-tile::Space space_of(const TileArgs& a, const Task& task, const tile::Limits& limits) {
-  return search::tune_space(task, limits, a.backend);
-}
-
-bool backend_ok(const TileArgs& a, const tile::Config& c) {
-  return a.backend.empty() || tile::to_string(c.backend) == a.backend;
-}
 
 Task task_of(const TileArgs& a) { return task_from_shape(a.shape, a.layout, a.epilogue); }
 

@@ -32,9 +32,6 @@ struct TileArgs {
   bool compile_only = false;
 };
 
-// The default space, restricted to one backend when asked (bad_input otherwise).
-tile::Space space_of(const TileArgs& a, const Task& task, const tile::Limits& limits);
-bool backend_ok(const TileArgs& a, const tile::Config& c);
 Task task_of(const TileArgs& a);
 tile::Limits limits_of(const TileArgs& a);
 // A config from the command line takes the task's epilogue unless it names one.

@@ -60,8 +60,8 @@ double geomean(const std::vector<TaskOutcome>& outs, int& counted) {
   double log_sum = 0;
   counted = 0;
   for (const auto& o : outs)
-    if (o.confirmed && o.best.result.status == Status::ok && o.best.result.speedup > 0) {
-      log_sum += std::log(o.best.result.speedup);
+    if (o.confirmed() && o.best().result.status == Status::ok && o.best().result.speedup > 0) {
+      log_sum += std::log(o.best().result.speedup);
       ++counted;
     }
   return counted ? std::exp(log_sum / counted) : 0.0;
@@ -75,20 +75,22 @@ std::string markdown_table(const std::vector<TaskOutcome>& outs, const std::stri
       "evaluated (failed) |\n|---|---|---|---|---|---|---|---|---|---|\n",
       device);
   for (const auto& o : outs) {
-    const auto& r = o.best.result;
-    if (!o.confirmed) {
+    if (!o.confirmed()) {
       md += fmt::format("| {} | {} | {} | | | | | | | {} ({}) |\n", shape_of(o.task), to_string(o.task.layout),
                         o.evaluated.empty() || o.evaluated.front().result.status != Status::compiled
                             ? "(none ok)"
                             : "(compile-only: not timed)",
                         o.evaluated.size(), o.failures);
-    } else if (r.status != Status::ok) {
+      continue;
+    }
+    const auto& r = o.best().result;
+    if (r.status != Status::ok) {
       md += fmt::format("| {} | {} | `{}` | confirmation {}: {} | | | | | | {} ({}) |\n", shape_of(o.task),
-                        to_string(o.task.layout), o.best.name, to_string(r.status), r.reason, o.evaluated.size(),
+                        to_string(o.task.layout), o.best().name, to_string(r.status), r.reason, o.evaluated.size(),
                         o.failures);
     } else {
       md += fmt::format("| {} | {} | `{}` | {:.2f} | {:.1f} | {:.1f} | {:.3f}x | {} ({:.2f}) | {} | {} ({}) |\n",
-                        shape_of(o.task), to_string(o.task.layout), o.best.name, r.cold.median_us, r.tflops,
+                        shape_of(o.task), to_string(o.task.layout), o.best().name, r.cold.median_us, r.tflops,
                         100.0 * r.peak_fraction, r.speedup, r.best_baseline, r.best_baseline_us,
                         search::bottleneck(r.counters), o.evaluated.size(), o.failures);
     }
@@ -108,7 +110,7 @@ nlohmann::json outcomes_json(const std::vector<TaskOutcome>& outs, int top) {
     for (int i = 0; i < int(o.evaluated.size()) && i < top; ++i)
       best.push_back({{"name", o.evaluated[i].name}, {"result", o.evaluated[i].result}});
     t["top"] = best;
-    if (o.confirmed) t["confirmed"] = {{"name", o.best.name}, {"config", tile::to_json(o.best.config)}, {"result", o.best.result}};
+    if (o.confirmed()) t["confirmed"] = {{"name", o.best().name}, {"config", tile::to_json(o.best().config)}, {"result", o.best().result}};
     nlohmann::json again = nlohmann::json::array();
     for (const auto& c : o.confirmations) again.push_back({{"name", c.name}, {"result", c.result}});
     t["confirmations"] = again;
@@ -126,7 +128,7 @@ void cmd_tune(const TuneArgs& a) {
   search::TileTuneOptions options = a.tune;
   options.backend = a.tile.backend;
   options.compile_only = a.tile.compile_only;
-  search::tune_space(task_of(a.tile), limits_of(a.tile), options.backend);  // a bad --backend fails before any work
+  search::check_backend(options.backend);  // before any work
   std::vector<Task> tasks;
   if (!a.tasks_file.empty()) tasks = search::load_tasks_file(a.tasks_file);
   else tasks.push_back(task_of(a.tile));
@@ -174,9 +176,9 @@ void cmd_tune(const TuneArgs& a) {
                o.failures);
     for (int i = 0; i < int(o.evaluated.size()) && i < a.top; ++i)
       print_result_line(o.evaluated[i].name, o.evaluated[i].result);
-    if (o.confirmed) {
+    if (o.confirmed()) {
       fmt::print("the fastest {} re-measured with the baselines interleaved and counters (winner's bottleneck: {}):\n",
-                 o.confirmations.size(), search::bottleneck(o.best.result.counters));
+                 o.confirmations.size(), search::bottleneck(o.best().result.counters));
       for (const auto& c : o.confirmations) print_result_line(c.name, c.result);
     }
     fmt::print("\n");

@@ -65,16 +65,12 @@ public:
       c.result = ev_.evaluate(tile_candidate(c.config, task_), task_, confirm);
       out.confirmations.push_back(std::move(c));
     }
-    if (!out.confirmations.empty()) {
-      out.best = out.confirmations.front();
-      out.confirmed = true;
-    }
     out.evaluated = std::move(done_);
     return out;
   }
 
 private:
-  bool backend_ok(const tile::Config& c) const { return o_.backend.empty() || tile::to_string(c.backend) == o_.backend; }
+  bool backend_ok(const tile::Config& c) const { return in_backend(c, o_.backend); }
 
   std::vector<tile::Config> explore_plan(const tile::Space& space, int n) {
     std::vector<tile::Config> out;
@@ -141,11 +137,19 @@ private:
 
 }  // namespace
 
+void check_backend(const std::string& backend) {
+  if (!backend.empty() && backend != "mma_sync" && backend != "wgmma_tma")
+    fail_bad_input(fmt::format("--backend '{}' (expected mma_sync or wgmma_tma)", backend));
+}
+
+bool in_backend(const tile::Config& config, const std::string& backend) {
+  return backend.empty() || tile::to_string(config.backend) == backend;
+}
+
 tile::Space tune_space(const Task& task, const tile::Limits& limits, const std::string& backend) {
+  check_backend(backend);
   tile::Space s = tile::default_space(task, limits);
   if (backend.empty()) return s;
-  if (backend != "mma_sync" && backend != "wgmma_tma")
-    fail_bad_input(fmt::format("--backend '{}' (expected mma_sync or wgmma_tma)", backend));
   std::erase_if(s.parts, [&](const tile::SubSpace& p) { return tile::to_string(p.backend) != backend; });
   return s;
 }

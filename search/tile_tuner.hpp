@@ -50,16 +50,22 @@ struct TileTuneOutcome {
   std::string plan;                  // "exhaustive" or "explore + refine"
   std::vector<TunedConfig> evaluated;  // fastest first (ok before the rest)
   int failures = 0;                  // evaluated configs neither ok nor compiled
-  bool confirmed = false;
-  TunedConfig best;                  // the confirming measurement of the sweep's winner
-  std::vector<TunedConfig> confirmations;  // the sweep's fastest ok configs re-measured, in sweep order (best first)
+  std::vector<TunedConfig> confirmations;  // the sweep's fastest ok configs re-measured, in sweep order
+  // The sweep's winner was re-measured (not in compile-only mode, nor when nothing was ok).
+  bool confirmed() const { return !confirmations.empty(); }
+  // The confirming measurement of the sweep's winner; only when confirmed().
+  const TunedConfig& best() const { return confirmations.front(); }
 };
 
 // Called after every measured config: done, total, best speedup so far (0 when
 // the sweep times no baselines), best cold kernel time so far in µs (0: none).
 using TuneProgress = std::function<void(int done, int total, double best_speedup, double best_us)>;
 
-// The default space, restricted to one backend when asked (bad_input for an unknown one).
+// bad_input unless backend is "" (every backend), mma_sync or wgmma_tma.
+void check_backend(const std::string& backend);
+// Whether the config belongs to `backend` ("" matches every config).
+bool in_backend(const tile::Config& config, const std::string& backend);
+// The default space, restricted to one backend when asked (check_backend).
 tile::Space tune_space(const Task& task, const tile::Limits& limits, const std::string& backend);
 // A tile config as a harness candidate (device-only source, tile_config in meta).
 Candidate tile_candidate(const tile::Config& config, const Task& task);

@@ -73,7 +73,7 @@ TEST(TileTuner, SweepSkipsBaselinesAndTheConfirmationTimesThemWithCounters) {
     EXPECT_FALSE(ev.calls[i].options.baselines) << ev.calls[i].name;
     EXPECT_FALSE(ev.calls[i].options.counters) << ev.calls[i].name;
   }
-  ASSERT_TRUE(out.confirmed);
+  ASSERT_TRUE(out.confirmed());
   ASSERT_EQ(out.confirmations.size(), 3u);
   for (std::size_t i = 0; i < 3; ++i) {
     const Call& confirm = ev.calls[12 + i];
@@ -84,9 +84,9 @@ TEST(TileTuner, SweepSkipsBaselinesAndTheConfirmationTimesThemWithCounters) {
     EXPECT_EQ(out.confirmations[i].name, out.evaluated[i].name);
     EXPECT_GT(out.confirmations[i].result.speedup, 0);
   }
-  EXPECT_EQ(out.best.name, out.evaluated.front().name);
-  EXPECT_EQ(out.best.result.best_baseline, "fake_cublas");
-  EXPECT_GT(out.best.result.speedup, 0);
+  EXPECT_EQ(out.best().name, out.evaluated.front().name);
+  EXPECT_EQ(out.best().result.best_baseline, "fake_cublas");
+  EXPECT_GT(out.best().result.speedup, 0);
   EXPECT_EQ(out.plan, "explore + refine");
 }
 
@@ -97,7 +97,7 @@ TEST(TileTuner, ConfirmTopOneReMeasuresOnlyTheWinner) {
   const auto out = tune_tile(ev, kTask, tile::Limits{}, o);
   EXPECT_EQ(ev.calls.size(), 7u);
   ASSERT_EQ(out.confirmations.size(), 1u);
-  EXPECT_EQ(out.best.name, out.confirmations.front().name);
+  EXPECT_EQ(out.best().name, out.confirmations.front().name);
 }
 
 TEST(TileTuner, SweepBaselinesOptionTimesThemWithEveryConfig) {
@@ -122,8 +122,8 @@ TEST(TileTuner, WinnerIsTheFastestOkConfigAndFailuresAreCounted) {
   EXPECT_GT(failed, 0) << "the double fails every 3-stage config; the sample should hold one";
   EXPECT_EQ(out.failures, failed);
   EXPECT_EQ(out.evaluated.front().result.cold.median_us, fastest) << "fastest first";
-  EXPECT_EQ(out.best.name, out.evaluated.front().name);
-  EXPECT_NE(out.best.config.stages, 3) << "a config that failed verification was picked";
+  EXPECT_EQ(out.best().name, out.evaluated.front().name);
+  EXPECT_NE(out.best().config.stages, 3) << "a config that failed verification was picked";
   // Ok results come before failures in the listing.
   bool seen_failure = false;
   for (const auto& e : out.evaluated) {
@@ -177,7 +177,7 @@ TEST(TileTuner, CompileOnlyConfirmsNothingAndBackendFilters) {
   o.compile_only = true;
   o.backend = "mma_sync";
   const auto out = tune_tile(ev, kTask, tile::Limits{}, o);
-  EXPECT_FALSE(out.confirmed);
+  EXPECT_FALSE(out.confirmed());
   EXPECT_EQ(ev.calls.size(), 5u);
   for (const auto& c : ev.calls) {
     EXPECT_TRUE(c.options.compile_only);
