@@ -16,7 +16,7 @@
 #include "cli/task_args.hpp"
 #include "harness/candidate.hpp"
 #include "harness/core/fs.hpp"
-#include "harness/gpu/counters.hpp"
+#include "harness/core/counter_set.hpp"
 #include "harness/sandbox.hpp"
 
 namespace {
@@ -57,7 +57,7 @@ void run(Args a) {
   auto ev = tessera::make_evaluator(so);
   tessera::EvalOptions eo;
   eo.counters = a.counters;
-  eo.counter_set = tessera::gpu::to_string(tessera::gpu::parse_counter_set(a.counter_set));
+  eo.counter_set = tessera::to_string(tessera::parse_counter_set(a.counter_set));
   // Start the worker (context, baselines autotune, peak) outside the figures.
   (void)ev->evaluate(cands.front(), task, eo);
   std::filesystem::remove_all(cache / "kernels");

@@ -11,7 +11,7 @@
 #include "cli/result_print.hpp"
 #include "cli/task_args.hpp"
 #include "harness/candidate.hpp"
-#include "harness/gpu/counters.hpp"
+#include "harness/core/counter_set.hpp"
 #include "harness/sandbox.hpp"
 
 namespace {
@@ -48,7 +48,7 @@ void run(const Args& a) {
   auto ev = tessera::make_evaluator(so);
   tessera::EvalOptions eo;
   eo.counters = !a.no_counters;
-  eo.counter_set = tessera::gpu::to_string(tessera::gpu::parse_counter_set(a.counter_set));  // bad name: exit 2
+  eo.counter_set = tessera::to_string(tessera::parse_counter_set(a.counter_set));  // bad name: exit 2
   eo.baselines = !a.no_baselines;
   eo.timing = !a.no_timing;
   eo.verify_trials = a.trials;
