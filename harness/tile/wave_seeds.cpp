@@ -11,7 +11,6 @@
 // orders seeds, and the tuner measures every one of them.
 #include <algorithm>
 #include <optional>
-#include <set>
 
 #include "harness/tile/space.hpp"
 
@@ -83,12 +82,9 @@ std::vector<Config> wave_seeds(const Task& task, const Limits& limits, std::size
     if (pick) best.push_back(*pick);
   }
   std::stable_sort(best.begin(), best.end(), [](const Scored& a, const Scored& b) { return a.cost < b.cost; });
+  // One config per tile: the names differ, nothing to deduplicate.
   std::vector<Config> out;
-  std::set<std::string> seen;
-  for (const auto& s : best) {
-    if (out.size() >= max_count) break;
-    if (seen.insert(name(s.config)).second) out.push_back(s.config);
-  }
+  for (std::size_t i = 0; i < best.size() && i < max_count; ++i) out.push_back(best[i].config);
   return out;
 }
 

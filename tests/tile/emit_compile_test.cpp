@@ -246,7 +246,7 @@ TEST(TileEmit, ParallelSplitKJoinsBeforeReportingArrival) {
   for (const char* name : {"w64x64x64_g1x1_s6p6_pa_d1_sw_es_r0_k2a_t_c1x1_none",
                            "m64x128x32_g2x2_s4p3_pa_d1_sw_es_r0_k4a_t_c1x1_none"}) {
     const std::string src = emit(parse_name(name), task_from_shape("200x264x320"));
-    const auto adds = src.find("red_add4(&slot[");
+    const auto adds = src.find("red_add4(slot_vec<");
     const auto arrive = src.find("atomicAdd(sem, 1)");
     ASSERT_NE(adds, std::string::npos) << name;
     ASSERT_NE(arrive, std::string::npos) << name;

@@ -142,6 +142,10 @@ __device__ __forceinline__ void store_release(int* p, int v) {
 // fp32 workspace traffic in 16-byte vectors. The slot keeps accumulator i of
 // thread t at float4 (i / 4) * kParticipants + t, lane i % 4: a thread's four
 // consecutive accumulators are one vector, and a warp's vectors are contiguous.
+template <int kParticipants>
+__device__ __forceinline__ float* slot_vec(float* slot, int i, int t) {
+  return slot + ((i / 4) * kParticipants + t) * 4;
+}
 __device__ __forceinline__ float4 ld_cg4(const float* p) { return __ldcg(reinterpret_cast<const float4*>(p)); }
 __device__ __forceinline__ void st_cg4(float* p, float4 v) { __stcg(reinterpret_cast<float4*>(p), v); }
 // Four fp32 atomic adds as one vector reduction where the hardware has one
@@ -171,7 +175,7 @@ __device__ __forceinline__ bool splitk_reduce(float (&acc)[kRegs], float* slot, 
     // slot and resets the counter. Summation order varies from run to run.
 #pragma unroll
     for (int i = 0; i < kRegs; i += 4)
-      red_add4(&slot[((i / 4) * kParticipants + t) * 4], acc[i], acc[i + 1], acc[i + 2], acc[i + 3]);
+      red_add4(slot_vec<kParticipants>(slot, i, t), acc[i], acc[i + 1], acc[i + 2], acc[i + 3]);
     // Every participant's adds must be visible before thread 0 reports the
     // split's arrival: fence, then barrier. Without the barrier, thread 0 can
     // bump the counter while other threads' adds are still in flight, and the
@@ -185,7 +189,7 @@ __device__ __forceinline__ bool splitk_reduce(float (&acc)[kRegs], float* slot, 
     __threadfence();
 #pragma unroll
     for (int i = 0; i < kRegs; i += 4) {
-      float* v = &slot[((i / 4) * kParticipants + t) * 4];
+      float* v = slot_vec<kParticipants>(slot, i, t);
       const float4 s = ld_cg4(v);
       acc[i] = s.x, acc[i + 1] = s.y, acc[i + 2] = s.z, acc[i + 3] = s.w;
       st_cg4(v, kZero4);
@@ -200,7 +204,7 @@ __device__ __forceinline__ bool splitk_reduce(float (&acc)[kRegs], float* slot, 
   if (z == kSplitK - 1) {
 #pragma unroll
     for (int i = 0; i < kRegs; i += 4) {
-      float* v = &slot[((i / 4) * kParticipants + t) * 4];
+      float* v = slot_vec<kParticipants>(slot, i, t);
       const float4 s = ld_cg4(v);
       acc[i] += s.x, acc[i + 1] += s.y, acc[i + 2] += s.z, acc[i + 3] += s.w;
       st_cg4(v, kZero4);
@@ -211,7 +215,7 @@ __device__ __forceinline__ bool splitk_reduce(float (&acc)[kRegs], float* slot, 
   }
 #pragma unroll
   for (int i = 0; i < kRegs; i += 4) {
-    float* v = &slot[((i / 4) * kParticipants + t) * 4];
+    float* v = slot_vec<kParticipants>(slot, i, t);
     float4 s = z == 0 ? kZero4 : ld_cg4(v);
     s.x += acc[i], s.y += acc[i + 1], s.z += acc[i + 2], s.w += acc[i + 3];
     st_cg4(v, s);
