@@ -35,8 +35,9 @@ int consumers(const Config& c) { return c.warps_m * c.warps_n; }
 Legality check_common(const Config& c, const Task& t) {
   if (c.epilogue != t.epilogue)
     return no(fmt::format("config epilogue {} does not match the task's {}", to_string(c.epilogue), to_string(t.epilogue)));
-  if (c.bm <= 0 || c.bn <= 0 || c.bk <= 0 || c.bm % 16 || c.bn % 16 || c.bk % 16)
-    return no(fmt::format("block tile {}x{}x{} must be positive multiples of 16", c.bm, c.bn, c.bk));
+  // bn may be a multiple of 8 (wgmma has n = 8, 16, 24, ...); mma_sync asks for 16 below.
+  if (c.bm <= 0 || c.bn <= 0 || c.bk <= 0 || c.bm % 16 || c.bn % 8 || c.bk % 16)
+    return no(fmt::format("block tile {}x{}x{}: bm and bk must be positive multiples of 16, bn of 8", c.bm, c.bn, c.bk));
   if (c.warps_m < 1 || c.warps_n < 1) return no("warps_m and warps_n must be >= 1");
   if (c.stages < kMinStages || c.stages > kMaxStages)
     return no(fmt::format("stages {} out of range [{}, {}]", c.stages, kMinStages, kMaxStages));
@@ -56,6 +57,7 @@ Legality check_mma_sync(const Config& c, const Task& t, const Limits& lim) {
   if (c.cluster_m != 1 || c.cluster_n != 1) return no("clusters are a wgmma_tma feature (mma_sync needs cluster 1x1)");
   if (c.bk != 16 && c.bk != 32 && c.bk != 64) return no(fmt::format("mma_sync bk {} not in {{16, 32, 64}}", c.bk));
   if (c.epilogue_store == EpilogueStore::tma) return no("the TMA store epilogue is a wgmma_tma feature");
+  if (c.bn % 16) return no(fmt::format("mma_sync bn {} must be a multiple of 16", c.bn));
   if (c.bm % c.warps_m || c.bn % c.warps_n) return no("block tile not divisible by the warp layout");
   const int wm = c.bm / c.warps_m, wn = c.bn / c.warps_n;
   if (wm % 16 || wn % 16) return no(fmt::format("warp tile {}x{} must be multiples of 16x16", wm, wn));
@@ -94,6 +96,10 @@ Legality check_wgmma(const Config& c, const Task& t, const Limits& lim) {
   if (wm % kWarpgroupRows || wm > 2 * kWarpgroupRows)
     return no(fmt::format("warpgroup tile rows {} must be 64 or 128", wm));
   if (wn % 8 || wn > kMaxWgmmaN) return no(fmt::format("warpgroup tile cols {} must be a multiple of 8 and <= 256", wn));
+  // Every stage's B tile starts where the previous one ends: it must keep the
+  // 1024-byte alignment of the swizzled TMA destinations and wgmma descriptors.
+  if ((c.bn * c.bk * 2) % kSmemAlignSlack)
+    return no(fmt::format("B tile {}x{} is {} bytes, not a multiple of 1024 (swizzle alignment)", c.bn, c.bk, c.bn * c.bk * 2));
   const int chunk_cols = c.bk;  // NN: B is loaded in column chunks of one swizzle row (bk*2 bytes = bk halves)
   if (t.layout == Layout::NN && (wn % chunk_cols || c.bn % chunk_cols))
     return no(fmt::format("NN wgmma: warpgroup cols {} must be a multiple of the {}-column swizzle chunk", wn, chunk_cols));

@@ -22,7 +22,7 @@ SubSpace mma_sync_space() {
 
 SubSpace wgmma_space() {
   return {Backend::wgmma_tma,
-          {axis("bm", {64, 128, 256}), axis("bn", {32, 64, 128, 192, 256}), axis("bk", {32, 64}),
+          {axis("bm", {64, 128, 256}), axis("bn", {8, 16, 24, 32, 48, 64, 128, 192, 256}), axis("bk", {32, 64}),
            axis("warps_m", {1, 2}), axis("warps_n", {1, 2}), axis("stages", {2, 3, 4, 5, 6, 8}),
            axis("reg_double_buffer", {0, 1}), axis("epilogue_store", {0, 1, 2}), axis("raster", {0, 4, 8, 16}),
            axis("split_k", {1, 2, 4, 8, 16, 32, 64}), axis("split_k_mode", {0, 1}), axis("persistent", {0, 1}),
@@ -55,7 +55,7 @@ const SubSpace* part_for(const Space& space, Backend b) {
 
 bool legal(const Config& c, const Task& t, const Limits& l) { return legality(c, t, l).ok; }
 
-constexpr std::size_t kSmallWaveSeeds = 4;
+constexpr std::size_t kSmallWaveSeeds = 8;  // four tiles, each with a direct and a staged epilogue
 
 Config make(Backend b, int bm, int bn, int bk, int wm, int wn, int stages, int prefetch) {
   Config c;

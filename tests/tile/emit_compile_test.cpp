@@ -115,6 +115,9 @@ std::vector<Case> cases() {
       {R"({"bm":64,"bn":64,"warps_m":1,"split_k":8,"split_k_mode":"parallel"})", "128x128x16384", "TN", "bias"},
       {R"({"bm":64,"bn":64,"warps_m":1,"stages":4,"prefetch":4,"split_k":64,"split_k_mode":"parallel"})", "64x128x16384",
        "TN", "none"},
+      // Narrow wgmma tiles (n = 8, 24), as cuBLAS runs small outputs on the H100.
+      {R"({"bm":64,"bn":8,"warps_m":1,"stages":8,"prefetch":8})", "64x256x512", "TN", "none"},
+      {R"({"bm":64,"bn":24,"warps_m":1,"stages":4,"prefetch":4,"epilogue_store":"staged"})", "200x264x320", "TN", "bias"},
       // mma_sync
       {R"({"backend":"mma_sync"})", "4096x4096x4096", "TN", "none"},
       {R"({"backend":"mma_sync"})", "100x5000x3001", "NN", "none"},

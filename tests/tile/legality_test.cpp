@@ -97,6 +97,25 @@ TEST(TileLegality, KnobConflicts) {
   expect_illegal(c, task_from_shape("512x512x64"), Limits{}, "k-tiles");
 }
 
+TEST(TileLegality, NarrowWgmmaTiles) {
+  const Task t = task_from_shape("64x256x512");
+  Config c = hopper_big();
+  c.bm = 64, c.warps_m = 1, c.stages = c.prefetch = 4;
+  for (int bn : {8, 16, 24, 48}) {
+    c.bn = bn;
+    EXPECT_TRUE(legality(c, t).ok) << bn << ": " << legality(c, t).reason;
+  }
+  c.bn = 24;
+  c.bk = 32;  // a 24x32 B tile is 1536 bytes: the next stage would lose the 1024-byte alignment
+  expect_illegal(c, t, Limits{}, "1024");
+  c.bk = 64;
+  c.warps_n = 2;  // 12 columns per warpgroup: no such wgmma
+  expect_illegal(c, t, Limits{}, "multiple of 8");
+  Config m = Config{};
+  m.bn = 24, m.warps_n = 1;
+  expect_illegal(m, t, Limits{}, "multiple of 16");
+}
+
 TEST(TileLegality, SeedsAreLegalForCommonShapes) {
   for (const char* shape : {"4096x4096x4096", "8192x8192x8192", "1x4096x4096", "100x5000x3000", "64x64x64",
                             "128x128x16384", "100x5000x3001"}) {
