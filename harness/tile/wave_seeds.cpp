@@ -6,7 +6,8 @@
 // without it. So for each small tile, pick the split that spreads the CTAs over
 // every SM, and rank the (tile, split) pairs by a rough cost:
 //   waves x kFixed  +  (CTAs per SM) x (k-tiles per CTA) x (rows of A + B per k-tile) / 64
-//   + (CTAs per SM) x (tile elements / 4096) x kReduce   when split (the fp32 atomics)
+//   + kSplitFixed + (CTAs per SM) x (tile elements / 4096) x kReduce   when split
+// (the reduction's chain of workspace round trips, then its fp32 atomics).
 // The constants are guesses in units of "one 64-row k-tile load"; the model only
 // orders seeds, and the tuner measures every one of them.
 #include <algorithm>
@@ -20,13 +21,19 @@ namespace {
 
 constexpr double kFixed = 8.0;    // per wave: launch, prologue, first DRAM round trip, epilogue
 constexpr double kReduce = 0.5;   // per split CTA and 64x64 of output: the workspace atomics
+// Red, fence, counter, read back: on the H100, split-K 4 made 256x512x512 2.5 us
+// slower than no split (6.85 against 4.29 us, scripts/tile_ab.sh), about 12 units.
+constexpr double kSplitFixed = 12.0;
 constexpr int kMinKTilesPerSplit = 2;
 
 struct Tile {
   int bm, bn, warps_m;
 };
-// wgmma tiles with one or two consumer warpgroups, smallest first.
-constexpr Tile kTiles[] = {{64, 32, 1}, {64, 64, 1}, {64, 128, 1}, {128, 64, 2}, {128, 128, 2}, {64, 256, 1}, {128, 256, 2}};
+// wgmma tiles with one or two consumer warpgroups, smallest first. The narrow
+// ones (n = 8, 16, 24) are cuBLAS's own answer to small outputs: on the H100,
+// 64x256x512 runs nvjet_sm90_hsh_64x8_... on 32 CTAs (ncu, docs/tile.md).
+constexpr Tile kTiles[] = {{64, 8, 1},   {64, 16, 1},  {64, 24, 1},  {64, 32, 1},   {64, 64, 1},
+                           {64, 128, 1}, {128, 64, 2}, {128, 128, 2}, {64, 256, 1}, {128, 256, 2}};
 
 int ceil_div(long long a, long long b) { return static_cast<int>((a + b - 1) / b); }
 
@@ -56,7 +63,7 @@ double cost(const Config& c, const Task& task, const Limits& limits) {
   const int per_sm = ceil_div(ctas, sms);
   const int waves = ceil_div(ctas, static_cast<long long>(sms) * resident);
   double t = waves * kFixed + per_sm * per_cta_k * (c.bm + c.bn) / 64.0;
-  if (c.split_k > 1) t += per_sm * (c.bm * c.bn / 4096.0) * kReduce;
+  if (c.split_k > 1) t += kSplitFixed + per_sm * (c.bm * c.bn / 4096.0) * kReduce;
   return t;
 }
 
@@ -82,9 +89,17 @@ std::vector<Config> wave_seeds(const Task& task, const Limits& limits, std::size
     if (pick) best.push_back(*pick);
   }
   std::stable_sort(best.begin(), best.end(), [](const Scored& a, const Scored& b) { return a.cost < b.cost; });
-  // One config per tile: the names differ, nothing to deduplicate.
+  // One (tile, split) per tile, two epilogue stores each: the names differ, nothing to deduplicate.
+  // Each tile with both epilogue stores: on the H100 the staged one won
+  // 256x512x512 with 64x16 tiles (3.46 against 3.84 us) and lost 64x256x512
+  // with 64x8 (3.39 against 3.30 us), so neither order is right everywhere.
   std::vector<Config> out;
-  for (std::size_t i = 0; i < best.size() && i < max_count; ++i) out.push_back(best[i].config);
+  for (std::size_t i = 0; i < best.size() && out.size() < max_count; ++i) {
+    out.push_back(best[i].config);
+    Config staged = best[i].config;
+    staged.epilogue_store = EpilogueStore::staged;
+    if (auto legal = deepest(staged, task, limits); legal && out.size() < max_count) out.push_back(*legal);
+  }
   return out;
 }
 

@@ -168,6 +168,15 @@ TEST(TileSpace, WaveSeedsSpreadSmallProblemsOverEverySm) {
   Limits small_gpu = l;
   small_gpu.sm_count = 16;
   for (const auto& c : wave_seeds(long_k, small_gpu, 4)) EXPECT_LT(c.split_k, deep.front().split_k) << name(c);
+  // 64x256 output: a 64x32 tile gives 8 CTAs; the narrow wgmma tiles (n = 8, 16, 24) give 32 or more,
+  // and each tile comes with both epilogue stores.
+  const Task narrow = task_from_shape("64x256x512");
+  const auto ns = wave_seeds(narrow, l, 8);
+  ASSERT_GE(ns.size(), 2u);
+  EXPECT_LE(ns.front().bn, 16) << name(ns.front());
+  EXPECT_EQ(ns[0].epilogue_store, EpilogueStore::direct);
+  EXPECT_EQ(ns[1].epilogue_store, EpilogueStore::staged);
+  EXPECT_EQ(ns[1].bn, ns[0].bn);
   // The small problems list them first among their seeds; sm_80 has no wgmma.
   EXPECT_EQ(name(seeds(long_k, l).front()), name(deep.front()));
   EXPECT_TRUE(wave_seeds(long_k, Limits{"sm_80", kH100SmemOptinBytes}, 4).empty());
