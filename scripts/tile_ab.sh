@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# A/B of tile configs on the GPU: each line of a plan file is
+#   SHAPE CONFIG [CONFIG ...]
+# and is evaluated in one harness process (`tessera eval`), so the configs and
+# the cuBLAS/cuBLASLt baselines are timed interleaved under the same clocks.
+# Each config runs REPEAT times (default 2), in the order a b c a b c, so a
+# drift between the first and second pass shows. Prints one line per run:
+# shape, config, status, cold µs, speedup over the best baseline.
+#   scripts/tile_ab.sh PLAN [OUT_DIR]      (TESSERA=build/bin/tessera, LAYOUT=TN)
+set -euo pipefail
+PLAN=${1:?usage: scripts/tile_ab.sh PLAN [OUT_DIR]}
+OUT=${2:-runs/tile_ab}
+T=${TESSERA:-build/bin/tessera}
+REPEAT=${REPEAT:-2}
+mkdir -p "$OUT"
+while read -r shape configs; do
+  [[ -z "$shape" || "$shape" == \#* ]] && continue
+  files=()
+  for ((r = 0; r < REPEAT; ++r)); do
+    for c in $configs; do
+      f="$OUT/${shape}_${c}.cu"
+      [ -f "$f" ] || "$T" tile emit "$c" --shape "$shape" --layout "${LAYOUT:-TN}" > "$f"
+      files+=("$f")
+    done
+  done
+  "$T" eval "${files[@]}" --shape "$shape" --layout "${LAYOUT:-TN}" --no-counters --json > "$OUT/$shape.json" || true
+  python3 - "$OUT/$shape.json" "$shape" <<'PY'
+import json, sys
+text = open(sys.argv[1]).read().strip()
+recs = json.loads(text) if text.startswith('[') else [json.loads(l) for l in text.splitlines() if l.strip()]
+for r in recs:
+    name = r.get("candidate_name", "?").split("_", 1)[-1].removesuffix(".cu")
+    print(f"{sys.argv[2]:>14} {name:58} {r.get('status','?'):8} {r['cold']['median_us']:8.2f} us "
+          f"{r.get('speedup', 0):6.3f}x  vs {r.get('best_baseline','')} {r.get('best_baseline_us',0):.2f}")
+PY
+done < "$PLAN"
