@@ -206,6 +206,7 @@ private:
                             {"counter_set", eo.counter_set},
                             {"baselines", eo.baselines},
                             {"timing", eo.timing},
+                            {"hot", eo.hot},
                             {"seed", rng_()}}}};
     auto reply = worker_->call(req, "result", options_.heartbeat_timeout_s);
     using K = detail::WorkerReply::Kind;

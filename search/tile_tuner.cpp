@@ -4,18 +4,27 @@
 #include <cmath>
 #include <random>
 #include <set>
+#include <thread>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "harness/core/error.hpp"
 #include "harness/tile/emit.hpp"
+#include "search/detail/thread_pool.hpp"
 
 namespace tessera::search {
 
 namespace {
 
 constexpr int kRefineParents = 3;  // neighbours of this many of the fastest configs per refine round
+constexpr int kMaxCompileThreads = 8;
+
+// Compile threads beside the one that evaluates: the rest of the machine, at most kMaxCompileThreads.
+int compile_threads() {
+  const int hw = static_cast<int>(std::thread::hardware_concurrency());
+  return std::clamp(hw - 1, 1, kMaxCompileThreads);
+}
 
 bool faster(const TunedConfig& x, const TunedConfig& y) {
   const bool ox = x.result.status == Status::ok, oy = y.result.status == Status::ok;
@@ -30,6 +39,7 @@ public:
     opt_.compile_only = o.compile_only;
     opt_.counters = o.counters;
     opt_.baselines = o.sweep_baselines;
+    opt_.hot = false;  // the sweep ranks by cold time only; the confirmations measure the rest
   }
 
   TileTuneOutcome run() {
@@ -59,6 +69,7 @@ public:
     EvalOptions confirm = opt_;
     confirm.counters = true;
     confirm.baselines = true;
+    confirm.hot = true;
     for (const auto& e : done_) {  // ok configs come first, fastest first
       if (int(out.confirmations.size()) >= std::max(1, o_.confirm_top) || e.result.status != Status::ok) break;
       TunedConfig c = e;
@@ -108,7 +119,17 @@ private:
   void measure(const std::vector<tile::Config>& batch) {
     std::vector<Candidate> cands;
     for (const auto& c : batch) cands.push_back(tile_candidate(c, task_));
-    ev_.precompile(cands);
+    if (cands.empty()) return;
+    // The GPU measures while the CPUs compile. The first candidate is compiled
+    // at once (which also starts the worker, whose device fixes the compile
+    // arch); the others are compiled ahead, in order, on a pool, and each
+    // evaluate() finds its candidate in the compile cache, or compiles it
+    // itself if it has caught up with the pool (a duplicate compile of one
+    // key is harmless: cache entries are written atomically). The pool is
+    // declared after `cands` and drops the jobs not yet started when it goes.
+    ev_.precompile({cands.front()});
+    detail::ThreadPool ahead(compile_threads());
+    for (std::size_t i = 1; i < cands.size(); ++i) ahead.submit([this, &cands, i] { ev_.compile_ahead(cands[i]); });
     for (std::size_t i = 0; i < batch.size(); ++i) {
       TunedConfig e{tile::name(batch[i]), batch[i], ev_.evaluate(cands[i], task_, opt_)};
       if (e.result.status == Status::ok) {

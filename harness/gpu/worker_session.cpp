@@ -240,8 +240,10 @@ EvalResult WorkerSession::run_eval(const nlohmann::json& req,
     }
     r.cold = times[0];
     for (std::size_t i = 0; i < bls.size(); ++i) r.baselines.push_back({bls[i]->name, bls[i]->algo, times[i + 1], ""});
-    r.hot = st.timer->hot(launch);
-    r.host_latency_us = st.timer->host_latency_us(launch);
+    if (opt.value("hot", true)) {
+      r.hot = st.timer->hot(launch);
+      r.host_latency_us = st.timer->host_latency_us(launch);
+    }
     if (opt.value("counters", true)) {
       heartbeat("counters");
       const CounterSet set = parse_counter_set(opt.value("counter_set", std::string("full")));

@@ -3,6 +3,8 @@
 // reports.
 #include <gtest/gtest.h>
 
+#include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -46,6 +48,16 @@ public:
     }
     return r;
   }
+  // The tuner compiles the first candidate of a batch at once and the others
+  // ahead, on its own threads, while it evaluates.
+  void precompile(const std::vector<Candidate>& cands) override {
+    std::lock_guard g(mu);
+    precompiled.push_back(cands.size());
+  }
+  void compile_ahead(const Candidate& c) override {
+    std::lock_guard g(mu);
+    compiled_ahead.insert(c.name);
+  }
   std::string describe() const override { return "timed-by-config double"; }
   DeviceSummary device() const override { return {}; }
 
@@ -54,6 +66,9 @@ public:
            0.01 * c.stages;
   }
   std::vector<Call> calls;
+  std::mutex mu;
+  std::vector<std::size_t> precompiled;  // candidates per precompile() call
+  std::set<std::string> compiled_ahead;
 };
 
 const Task kTask = task_from_shape("512x512x512");
@@ -69,16 +84,24 @@ TEST(TileTuner, SweepSkipsBaselinesAndTheConfirmationTimesThemWithCounters) {
   TileTuneOptions o = with_budget(12);
   const auto out = tune_tile(ev, kTask, tile::Limits{}, o);
   ASSERT_EQ(ev.calls.size(), 15u) << "12 sweep evaluations and three confirmations";
+  std::set<std::string> swept;
   for (std::size_t i = 0; i < 12; ++i) {
     EXPECT_FALSE(ev.calls[i].options.baselines) << ev.calls[i].name;
     EXPECT_FALSE(ev.calls[i].options.counters) << ev.calls[i].name;
+    EXPECT_FALSE(ev.calls[i].options.hot) << ev.calls[i].name << ": the sweep ranks by cold time only";
+    swept.insert(ev.calls[i].name);
   }
+  // One candidate compiled up front per batch; whatever was compiled ahead was then measured.
+  ASSERT_FALSE(ev.precompiled.empty());
+  for (std::size_t n : ev.precompiled) EXPECT_EQ(n, 1u);
+  for (const auto& name : ev.compiled_ahead) EXPECT_TRUE(swept.count(name)) << name << " compiled, never measured";
   ASSERT_TRUE(out.confirmed());
   ASSERT_EQ(out.confirmations.size(), 3u);
   for (std::size_t i = 0; i < 3; ++i) {
     const Call& confirm = ev.calls[12 + i];
     EXPECT_TRUE(confirm.options.baselines);
     EXPECT_TRUE(confirm.options.counters);
+    EXPECT_TRUE(confirm.options.hot);
     // The sweep's three fastest, in order; the winner is the sweep's fastest.
     EXPECT_EQ(confirm.name, out.evaluated[i].name);
     EXPECT_EQ(out.confirmations[i].name, out.evaluated[i].name);
