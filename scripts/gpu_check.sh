@@ -103,7 +103,8 @@ if has sanitize; then
     w64x64x64_g1x1_s6p6_pa_d1_sw_ed_r0_k1s_t_c2x1_none w64x32x64_g1x1_s8p8_pa_d1_sw_ed_r0_k1s_t_c1x1_none
     m128x128x32_g2x2_s4p3_pa_d1_sw_ed_r8_k1s_t_c1x1_none m64x128x32_g2x2_s4p3_pa_d1_sw_es_r0_k4s_t_c1x1_none
     m64x64x64_g2x2_s4p3_st_d0_pd_ed_r0_k2a_t_c1x1_none w64x32x64_g1x1_s2p2_pa_d1_sw_ed_r0_k4a_t_c1x1_none
-    w64x8x64_g1x1_s5p5_pa_d1_sw_ed_r0_k1s_t_c1x1_none w64x24x64_g1x1_s4p4_pa_d1_sw_es_r0_k1s_t_c1x1_none"
+    w64x8x64_g1x1_s5p5_pa_d1_sw_ed_r0_k1s_t_c1x1_none w64x24x64_g1x1_s4p4_pa_d1_sw_es_r0_k1s_t_c1x1_none
+    w64x32x64_g1x1_s5p5_pa_d1_sw_ed_r0_k1s_t_c4x1_none"
   SAN_FILES=()
   for c in $SAN_CONFIGS; do "$T" tile emit "$c" --shape $SAN_SHAPE > "$LOGS/san_$c.cu" && SAN_FILES+=("$LOGS/san_$c.cu"); done
   for tool in memcheck racecheck; do

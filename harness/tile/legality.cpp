@@ -18,6 +18,7 @@ constexpr int kBarrierBytes = 8;
 constexpr int kWarpgroupRows = 64;     // wgmma m64
 constexpr int kMaxWgmmaN = 256;
 constexpr int kMaxTmaBox = 256;
+constexpr int kMaxWgmmaCluster = 4;
 
 bool pow2(int x) { return x > 0 && (x & (x - 1)) == 0; }
 
@@ -106,8 +107,12 @@ Legality check_wgmma(const Config& c, const Task& t, const Limits& lim) {
   const int acc = (wm / kWarpgroupRows) * wn / 2;
   if (acc > kMaxAccumulatorFloats)
     return no(fmt::format("warpgroup tile {}x{} needs {} accumulators per thread (max {})", wm, wn, acc, kMaxAccumulatorFloats));
-  if (c.cluster_m < 1 || c.cluster_n < 1 || c.cluster_m * c.cluster_n > 2)
-    return no(fmt::format("cluster {}x{} not supported (1x1, 2x1 or 1x2)", c.cluster_m, c.cluster_n));
+  // One-dimensional clusters only: every CTA of the cluster receives every
+  // multicast slice, which is right when they all share that one operand.
+  const int cluster = c.cluster_m * c.cluster_n;
+  if (c.cluster_m < 1 || c.cluster_n < 1 || (c.cluster_m > 1 && c.cluster_n > 1) || cluster > kMaxWgmmaCluster ||
+      !pow2(cluster))
+    return no(fmt::format("cluster {}x{} not supported (1x1, or 2 or 4 CTAs along one dimension)", c.cluster_m, c.cluster_n));
   if (c.cluster_m * c.cluster_n > 1) {
     if (c.persistent) return no("clusters are supported in tiled (non-persistent) mode only");
     if ((c.bm / c.cluster_n) % 8) return no("the multicast slice of A must be a multiple of 8 rows");

@@ -26,8 +26,8 @@ SubSpace wgmma_space() {
            axis("warps_m", {1, 2}), axis("warps_n", {1, 2}), axis("stages", {2, 3, 4, 5, 6, 8}),
            axis("reg_double_buffer", {0, 1}), axis("epilogue_store", {0, 1, 2}), axis("raster", {0, 4, 8, 16}),
            axis("split_k", {1, 2, 4, 8, 16, 32, 64}), axis("split_k_mode", {0, 1}), axis("persistent", {0, 1}),
-           axis("cluster_m", {1, 2}),
-           axis("cluster_n", {1, 2})}};
+           axis("cluster_m", {1, 2, 4}),
+           axis("cluster_n", {1, 2, 4})}};
 }
 
 unsigned long long part_size(const SubSpace& s) {

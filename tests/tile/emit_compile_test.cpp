@@ -115,6 +115,9 @@ std::vector<Case> cases() {
       {R"({"bm":64,"bn":64,"warps_m":1,"split_k":8,"split_k_mode":"parallel"})", "128x128x16384", "TN", "bias"},
       {R"({"bm":64,"bn":64,"warps_m":1,"stages":4,"prefetch":4,"split_k":64,"split_k_mode":"parallel"})", "64x128x16384",
        "TN", "none"},
+      // Four-CTA clusters: A shared along N by 64x16 tiles (16-row slices), B along M (8-row slices).
+      {R"({"bm":64,"bn":16,"warps_m":1,"stages":8,"prefetch":8,"cluster_n":4})", "256x512x512", "TN", "none"},
+      {R"({"bm":64,"bn":32,"warps_m":1,"stages":4,"prefetch":4,"cluster_m":4})", "200x264x320", "TN", "bias"},
       // Narrow wgmma tiles (n = 8, 24), as cuBLAS runs small outputs on the H100.
       {R"({"bm":64,"bn":8,"warps_m":1,"stages":8,"prefetch":8})", "64x256x512", "TN", "none"},
       {R"({"bm":64,"bn":24,"warps_m":1,"stages":4,"prefetch":4,"epilogue_store":"staged"})", "200x264x320", "TN", "bias"},

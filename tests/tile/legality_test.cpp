@@ -97,6 +97,22 @@ TEST(TileLegality, KnobConflicts) {
   expect_illegal(c, task_from_shape("512x512x64"), Limits{}, "k-tiles");
 }
 
+TEST(TileLegality, ClustersAreOneDimensionalUpToFour) {
+  const Task t = task_from_shape("256x512x512");
+  Config c = hopper_big();
+  c.bm = 64, c.bn = 16, c.warps_m = 1, c.stages = c.prefetch = 4;
+  c.cluster_n = 4;
+  EXPECT_TRUE(legality(c, t).ok) << legality(c, t).reason;
+  c.cluster_n = 8;
+  expect_illegal(c, t, Limits{}, "not supported");
+  c.cluster_n = 2, c.cluster_m = 2;  // a 2x2 cluster would multicast A to the CTAs of the other tile row
+  expect_illegal(c, t, Limits{}, "one dimension");
+  c.cluster_n = 3, c.cluster_m = 1;
+  expect_illegal(c, t, Limits{}, "not supported");
+  c.cluster_n = 1, c.cluster_m = 4;  // B shared along M: a 16-row tile would give 4-row slices
+  expect_illegal(c, t, Limits{}, "multiple of 8 rows");
+}
+
 TEST(TileLegality, NarrowWgmmaTiles) {
   const Task t = task_from_shape("64x256x512");
   Config c = hopper_big();
