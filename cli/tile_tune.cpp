@@ -136,6 +136,7 @@ void cmd_tune(const TuneArgs& a) {
 
   const auto evaluator = evaluator_of(a.tile);
   tile::Limits limits = limits_of(a.tile);
+  evaluator->start();  // the worker reports the device: its limits shape the space of the first task too
   if (const auto dev = evaluator->device(); !dev.arch.empty()) {
     limits.arch = dev.arch;
     if (dev.smem_per_block_optin > 0) limits.smem_optin_bytes = dev.smem_per_block_optin;
@@ -158,7 +159,8 @@ void cmd_tune(const TuneArgs& a) {
   } catch (const std::exception& e) {  // tessera::Error or std::filesystem::filesystem_error
     fail_bad_input(fmt::format("cannot write the report {}: {}", a.report, e.what()));
   }
-  std::fprintf(stderr, "tune %zu task(s) for %s, budget %d each\n", tasks.size(), limits.arch.c_str(), a.tune.budget);
+  std::fprintf(stderr, "tune %zu task(s) for %s on %s (%d SMs, %d B smem per block), budget %d each\n", tasks.size(),
+               limits.arch.c_str(), device().c_str(), limits.sm_count, limits.smem_optin_bytes, a.tune.budget);
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     const std::string label = fmt::format("[{}/{}] {}", i + 1, tasks.size(), shape_of(tasks[i]));
     outs.push_back(search::tune_tile(*evaluator, tasks[i], limits, options,

@@ -48,7 +48,13 @@ public:
   // Human-readable description of where evaluations run ("H100 via worker pid 123", "compile-only").
   virtual std::string describe() const = 0;
   // The GPU evaluations run on (name empty in compile-only mode without a GPU).
+  // A sandboxed evaluator learns it from its worker: call start() first to
+  // know it before the first evaluation.
   virtual DeviceSummary device() const = 0;
+  // Starts whatever evaluate() would start on its first call (the sandbox's
+  // worker), so that device() is known up front. A failure to start is left
+  // for evaluate() to report. Default: nothing.
+  virtual void start() {}
 };
 
 }  // namespace tessera

@@ -125,6 +125,10 @@ public:
     return finish(r);
   }
 
+  void start() override {
+    if (full_) (void)ensure_worker();  // evaluate() reports a worker that cannot start
+  }
+
   void precompile(const std::vector<Candidate>& cands) override {
     if (full_ && !ensure_worker().empty()) return;  // evaluate() will report the worker problem
     const unsigned threads = std::max(1u, std::min(kMaxParallelCompiles, std::thread::hardware_concurrency()));
