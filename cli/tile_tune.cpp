@@ -143,7 +143,7 @@ void cmd_tune(const TuneArgs& a) {
     if (dev.sm_count > 0) limits.sm_count = dev.sm_count;
   }
 
-  // The device is known once the sandbox worker has started (first evaluation).
+  // Empty in compile-only mode (no worker, no GPU).
   auto device = [&] {
     const std::string name = evaluator->device().name;
     return name.empty() ? std::string("none (compile-only)") : name;

@@ -46,8 +46,9 @@ public:
     TileTuneOutcome out;
     out.task = task_;
     const auto space = tune_space(task_, limits_, o_.backend);
+    // Everything drawn from `space` (enumerated, sampled, neighbours) is of its
+    // backend already; only the seeds need the --backend filter.
     auto all = tile::enumerate(space, task_, limits_, std::size_t(o_.budget) + 1);
-    std::erase_if(all, [&](const tile::Config& c) { return !backend_ok(c); });
     if (all.empty()) fail_bad_input(fmt::format("no legal tile config for {} on {}", task_.id(), limits_.arch));
     if (all.size() <= std::size_t(o_.budget)) {
       out.plan = "exhaustive";
@@ -81,15 +82,13 @@ public:
   }
 
 private:
-  bool backend_ok(const tile::Config& c) const { return in_backend(c, o_.backend); }
-
   std::vector<tile::Config> explore_plan(const tile::Space& space, int n) {
     std::vector<tile::Config> out;
     for (const auto& c : tile::seeds(task_, limits_))
-      if (int(out.size()) < n && backend_ok(c) && seen_.insert(tile::name(c)).second) out.push_back(c);
+      if (int(out.size()) < n && in_backend(c, o_.backend) && seen_.insert(tile::name(c)).second) out.push_back(c);
     for (int misses = 0; int(out.size()) < n && misses < 50 * n;) {
       const auto c = tile::sample(space, task_, limits_, rng_);
-      if (c && backend_ok(*c) && seen_.insert(tile::name(*c)).second) out.push_back(*c);
+      if (c && seen_.insert(tile::name(*c)).second) out.push_back(*c);
       else ++misses;
     }
     return out;
@@ -107,7 +106,7 @@ private:
     std::vector<tile::Config> pool;
     for (int i = 0; i < int(ranked.size()) && i < kRefineParents; ++i)
       for (const auto& c : tile::neighbours(ranked[i]->config, space, task_, limits_))
-        if (backend_ok(c) && !seen_.count(tile::name(c))) pool.push_back(c);
+        if (!seen_.count(tile::name(c))) pool.push_back(c);
     std::shuffle(pool.begin(), pool.end(), rng_);
     const int take = std::max(1, std::min(remaining, std::max(4, remaining / 2)));
     std::vector<tile::Config> out;

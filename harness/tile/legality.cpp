@@ -113,7 +113,7 @@ Legality check_wgmma(const Config& c, const Task& t, const Limits& lim) {
   if (c.cluster_m < 1 || c.cluster_n < 1 || (c.cluster_m > 1 && c.cluster_n > 1) || cluster > kMaxWgmmaCluster ||
       !pow2(cluster))
     return no(fmt::format("cluster {}x{} not supported (1x1, or 2 or 4 CTAs along one dimension)", c.cluster_m, c.cluster_n));
-  if (c.cluster_m * c.cluster_n > 1) {
+  if (cluster > 1) {
     if (c.persistent) return no("clusters are supported in tiled (non-persistent) mode only");
     if ((c.bm / c.cluster_n) % 8) return no("the multicast slice of A must be a multiple of 8 rows");
     if (t.layout == Layout::TN && (c.bn / c.cluster_m) % 8) return no("the multicast slice of B must be a multiple of 8 rows");

@@ -71,7 +71,7 @@ double cost(const Config& c, const Task& task, const Limits& limits) {
 
 std::vector<Config> wave_seeds(const Task& task, const Limits& limits, std::size_t max_count) {
   if (limits.arch != "sm_90a") return {};
-  std::vector<Scored> best;  // one (the cheapest split) per tile
+  std::vector<Scored> best;  // per tile, its cheapest split
   for (const Tile& tile : kTiles) {
     std::optional<Scored> pick;
     for (int split = 1; split <= kMaxSplitK; split *= 2) {
@@ -89,10 +89,9 @@ std::vector<Config> wave_seeds(const Task& task, const Limits& limits, std::size
     if (pick) best.push_back(*pick);
   }
   std::stable_sort(best.begin(), best.end(), [](const Scored& a, const Scored& b) { return a.cost < b.cost; });
-  // One (tile, split) per tile, two epilogue stores each: the names differ, nothing to deduplicate.
-  // Each tile with both epilogue stores: on the H100 the staged one won
-  // 256x512x512 with 64x16 tiles (3.46 against 3.84 us) and lost 64x256x512
-  // with 64x8 (3.39 against 3.30 us), so neither order is right everywhere.
+  // Each tile with both epilogue stores (distinct names: nothing to deduplicate).
+  // On the H100 the staged one won 256x512x512 with 64x16 tiles (3.46 against
+  // 3.84 us) and lost 64x256x512 with 64x8 (3.39 against 3.30 us).
   std::vector<Config> out;
   for (std::size_t i = 0; i < best.size() && out.size() < max_count; ++i) {
     out.push_back(best[i].config);
