@@ -96,7 +96,8 @@ if has sanitize; then
   # Verify-only evaluations (no timing, no baselines, no peak) of a sample of
   # tile kernels on an odd shape, under memcheck and racecheck. The sandbox
   # worker is a child process: --target-processes all follows it.
-  # K = 320 is 5 k-tiles: the split-K 4 config (k4a) has an empty last split.
+  # K = 320 is 5 k-tiles: the split-K 4 config (k4a) has an empty last split; the two
+  # inline-producer configs (_i_) refill their 2 or 3 stages from the consumer.
   SAN_SHAPE=200x264x320
   SAN_CONFIGS="w128x128x64_g2x1_s4p4_pa_d1_sw_ed_r8_k1s_t_c1x1_none w128x256x64_g2x1_s3p3_pa_d1_sw_et_r8_k1s_p_c1x1_none
     w64x64x64_g1x1_s6p6_pa_d1_sw_es_r0_k2a_t_c1x1_none w128x128x64_g2x1_s4p4_pa_d1_sw_ed_r0_k2s_t_c1x1_none
@@ -104,7 +105,8 @@ if has sanitize; then
     m128x128x32_g2x2_s4p3_pa_d1_sw_ed_r8_k1s_t_c1x1_none m64x128x32_g2x2_s4p3_pa_d1_sw_es_r0_k4s_t_c1x1_none
     m64x64x64_g2x2_s4p3_st_d0_pd_ed_r0_k2a_t_c1x1_none w64x32x64_g1x1_s2p2_pa_d1_sw_ed_r0_k4a_t_c1x1_none
     w64x8x64_g1x1_s5p5_pa_d1_sw_ed_r0_k1s_t_c1x1_none w64x24x64_g1x1_s4p4_pa_d1_sw_es_r0_k1s_t_c1x1_none
-    w64x32x64_g1x1_s5p5_pa_d1_sw_ed_r0_k1s_t_c4x1_none"
+    w64x32x64_g1x1_s5p5_pa_d1_sw_ed_r0_k1s_t_c4x1_none w64x16x64_g1x1_s2p2_pa_d1_sw_es_r0_k1s_i_c1x1_none
+    w64x64x64_g1x1_s3p3_pa_d1_sw_ed_r0_k2s_i_c1x1_none"
   SAN_FILES=()
   for c in $SAN_CONFIGS; do "$T" tile emit "$c" --shape $SAN_SHAPE > "$LOGS/san_$c.cu" && SAN_FILES+=("$LOGS/san_$c.cu"); done
   for tool in memcheck racecheck; do

@@ -15,7 +15,7 @@ constexpr int kWarpgroupThreads = 128;
 }  // namespace
 
 int Config::threads() const {
-  if (backend == Backend::wgmma_tma) return kWarpgroupThreads * (1 + warps_m * warps_n);
+  if (backend == Backend::wgmma_tma) return kWarpgroupThreads * ((inline_producer ? 0 : 1) + warps_m * warps_n);
   return kWarpThreads * warps_m * warps_n;
 }
 
@@ -41,7 +41,7 @@ std::string name(const Config& c) {
                      c.reg_double_buffer ? 1 : 0, c.smem_layout == SmemLayout::pad ? "pd" : "sw",
                      store_code(c.epilogue_store), c.raster, c.split_k,
                      c.split_k_mode == SplitKMode::serial ? 's' : 'a',
-                     c.persistent ? 'p' : 't', c.cluster_m, c.cluster_n, tessera::to_string(c.epilogue));
+                     c.persistent ? 'p' : c.inline_producer ? 'i' : 't', c.cluster_m, c.cluster_n, tessera::to_string(c.epilogue));
 }
 
 Config parse_name(const std::string& text) {
@@ -62,7 +62,9 @@ Config parse_name(const std::string& text) {
   c.smem_layout = std::string(smem) == "pd" ? SmemLayout::pad : SmemLayout::swizzle;
   const std::string st(store);
   c.epilogue_store = st == "es" ? EpilogueStore::staged : st == "et" ? EpilogueStore::tma : EpilogueStore::direct;
+  if (persistent != 't' && persistent != 'p' && persistent != 'i') bad();
   c.persistent = persistent == 'p';
+  c.inline_producer = persistent == 'i';
   try {
     c.epilogue = parse_epilogue(epi);
   } catch (const Error&) {
@@ -89,6 +91,7 @@ nlohmann::json to_json(const Config& c) {
           {"split_k", c.split_k},
           {"split_k_mode", to_string(c.split_k_mode)},
           {"persistent", c.persistent},
+          {"inline_producer", c.inline_producer},
           {"cluster_m", c.cluster_m},
           {"cluster_n", c.cluster_n},
           {"epilogue", tessera::to_string(c.epilogue)}};
@@ -149,11 +152,14 @@ Config from_json(const nlohmann::json& j, const Config& base) {
     else if (key == "split_k") c.split_k = get_int(v, key);
     else if (key == "split_k_mode") c.split_k_mode = get_enum(v, key, "serial", SplitKMode::serial, "parallel", SplitKMode::parallel);
     else if (key == "persistent") c.persistent = get_bool(v, key);
+    else if (key == "inline_producer") c.inline_producer = get_bool(v, key);
     else if (key == "cluster_m") c.cluster_m = get_int(v, key);
     else if (key == "cluster_n") c.cluster_n = get_int(v, key);
     else if (key == "epilogue") c.epilogue = parse_epilogue(get_str(v, key));
     else fail_bad_input(fmt::format("unknown tile config key '{}'", key));
   }
+  // One schedule letter in the name holds both: keep names unique.
+  if (c.persistent && c.inline_producer) fail_bad_input("tile config: persistent and inline_producer are exclusive");
   return c;
 }
 

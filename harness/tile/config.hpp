@@ -51,6 +51,11 @@ struct Config {
   int split_k = 1;  // split-K through an fp32 workspace (grid.z = split_k)
   SplitKMode split_k_mode = SplitKMode::serial;
   bool persistent = false;  // one CTA per SM looping over tiles
+  // wgmma_tma, one consumer warpgroup: no producer warpgroup; thread 0 of the
+  // consumer issues the TMA loads (all of them up front when they fit in the
+  // stages, else each as a stage is released). Fewer threads to launch; the
+  // name shows it as schedule 'i' in place of 't'.
+  bool inline_producer = false;
   int cluster_m = 1, cluster_n = 1;  // wgmma_tma: CTA cluster; A/B multicast across it
   Epilogue epilogue = Epilogue::none;  // must match the task's epilogue
 
@@ -65,6 +70,8 @@ std::string to_string(EpilogueStore s);
 std::string to_string(SplitKMode m);
 
 // Stable short name, e.g. "w128x256x64_g2x1_s4p4_pa_d1_sw_ed_r8_k1s_t_c1x1_none".
+// The schedule letter after the split-K field is t (tiled), p (persistent) or
+// i (tiled, inline producer).
 // Every field appears, so two different configs never share a name.
 std::string name(const Config& c);
 // Parses a name back (bad_input on anything malformed).

@@ -56,6 +56,7 @@ Legality check_common(const Config& c, const Task& t) {
 Legality check_mma_sync(const Config& c, const Task& t, const Limits& lim) {
   if (arch_number(lim.arch) < 80) return no(fmt::format("mma_sync needs sm_80 or later, target is {}", lim.arch));
   if (c.cluster_m != 1 || c.cluster_n != 1) return no("clusters are a wgmma_tma feature (mma_sync needs cluster 1x1)");
+  if (c.inline_producer) return no("inline_producer is a wgmma_tma feature (mma_sync has no producer warps)");
   if (c.bk != 16 && c.bk != 32 && c.bk != 64) return no(fmt::format("mma_sync bk {} not in {{16, 32, 64}}", c.bk));
   if (c.epilogue_store == EpilogueStore::tma) return no("the TMA store epilogue is a wgmma_tma feature");
   if (c.bn % 16) return no(fmt::format("mma_sync bn {} must be a multiple of 16", c.bn));
@@ -122,6 +123,12 @@ Legality check_wgmma(const Config& c, const Task& t, const Limits& lim) {
     if (tiles_m(c, t) % c.cluster_m || tiles_n(c, t) % c.cluster_n)
       return no(fmt::format("grid {}x{} tiles is not divisible by cluster {}x{}", tiles_n(c, t), tiles_m(c, t),
                             c.cluster_n, c.cluster_m));
+  }
+  if (c.inline_producer) {
+    // Thread 0 refills a stage once all four warps of the one consumer released it.
+    if (consumers(c) != 1) return no("inline_producer needs one consumer warpgroup (warps 1x1)");
+    if (c.persistent) return no("inline_producer and persistent are exclusive");
+    if (cluster > 1) return no("inline_producer needs cluster 1x1");
   }
   if (c.epilogue_store == EpilogueStore::tma) {
     if (t.n % 8) return no(fmt::format("TMA store needs N % 8 == 0 (16-byte row stride of C), N={}", t.n));

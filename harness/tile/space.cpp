@@ -26,8 +26,7 @@ SubSpace wgmma_space() {
            axis("warps_m", {1, 2}), axis("warps_n", {1, 2}), axis("stages", {2, 3, 4, 5, 6, 8}),
            axis("reg_double_buffer", {0, 1}), axis("epilogue_store", {0, 1, 2}), axis("raster", {0, 4, 8, 16}),
            axis("split_k", {1, 2, 4, 8, 16, 32, 64}), axis("split_k_mode", {0, 1}), axis("persistent", {0, 1}),
-           axis("cluster_m", {1, 2, 4}),
-           axis("cluster_n", {1, 2, 4})}};
+           axis("cluster_m", {1, 2, 4}), axis("cluster_n", {1, 2, 4}), axis("inline_producer", {0, 1})}};
 }
 
 unsigned long long part_size(const SubSpace& s) {
@@ -55,7 +54,7 @@ const SubSpace* part_for(const Space& space, Backend b) {
 
 bool legal(const Config& c, const Task& t, const Limits& l) { return legality(c, t, l).ok; }
 
-constexpr std::size_t kSmallWaveSeeds = 8;  // four tiles, each with a direct and a staged epilogue
+constexpr std::size_t kSmallWaveSeeds = 16;  // four tiles: direct and staged epilogue, each with and without a producer warpgroup
 
 Config make(Backend b, int bm, int bn, int bk, int wm, int wn, int stages, int prefetch) {
   Config c;
@@ -98,6 +97,7 @@ void set_knob(Config& c, const std::string& knob, int v) {
   else if (knob == "persistent") c.persistent = v != 0;
   else if (knob == "cluster_m") c.cluster_m = v;
   else if (knob == "cluster_n") c.cluster_n = v;
+  else if (knob == "inline_producer") c.inline_producer = v != 0;
   else TESSERA_REQUIRE(false, "unknown knob " + knob);
 }
 
@@ -119,6 +119,7 @@ int get_knob(const Config& c, const std::string& knob) {
   if (knob == "persistent") return c.persistent;
   if (knob == "cluster_m") return c.cluster_m;
   if (knob == "cluster_n") return c.cluster_n;
+  if (knob == "inline_producer") return c.inline_producer;
   TESSERA_REQUIRE(false, "unknown knob " + knob);
   return 0;
 }

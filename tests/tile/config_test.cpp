@@ -41,6 +41,16 @@ TEST(TileConfig, NameRoundTripAndDistinct) {
   EXPECT_EQ(parse_name(name(b)), b);
   EXPECT_NE(name(a), name(b));
   EXPECT_EQ(name(b), "w64x192x64_g1x2_s5p5_st_d0_pd_es_r16_k4a_p_c2x1_bias_gelu");
+  // The inline producer takes the schedule letter 'i' (it excludes persistent).
+  Config in = b;
+  in.persistent = false;
+  in.inline_producer = true;
+  EXPECT_EQ(name(in), "w64x192x64_g1x2_s5p5_st_d0_pd_es_r16_k4a_i_c2x1_bias_gelu");
+  EXPECT_EQ(parse_name(name(in)), in);
+  EXPECT_EQ(from_json(to_json(in)), in);
+  in.inline_producer = false;
+  EXPECT_NE(name(in), name(b));
+  EXPECT_THROW(parse_name("w64x192x64_g1x2_s5p5_st_d0_pd_es_r16_k4a_q_c2x1_none"), Error);
 }
 
 TEST(TileConfig, PartialJsonMutatesBase) {
@@ -71,6 +81,7 @@ TEST(TileConfig, StrictParsingRejectsBadInput) {
   EXPECT_NE(bad({{"persistent", 1}}).find("persistent"), std::string::npos);
   EXPECT_NE(bad({{"split_k_mode", "tree"}}).find("split_k_mode"), std::string::npos);
   EXPECT_NE(bad({{"epilogue", "bias_swish"}}).find("bias_swish"), std::string::npos);
+  EXPECT_NE(bad({{"persistent", true}, {"inline_producer", true}}).find("exclusive"), std::string::npos);
   bad(nlohmann::json::array({1, 2}));
 }
 
@@ -92,6 +103,9 @@ TEST(TileConfig, ThreadsFollowTheBackend) {
   c.backend = Backend::wgmma_tma;
   c.warps_m = 2, c.warps_n = 1;
   EXPECT_EQ(c.threads(), 384);  // producer + 2 consumer warpgroups
+  c.warps_m = 1;
+  c.inline_producer = true;
+  EXPECT_EQ(c.threads(), 128);  // the consumer issues its own loads
 }
 
 }  // namespace

@@ -121,6 +121,11 @@ std::vector<Case> cases() {
       // Narrow wgmma tiles (n = 8, 24), as cuBLAS runs small outputs on the H100.
       {R"({"bm":64,"bn":8,"warps_m":1,"stages":8,"prefetch":8})", "64x256x512", "TN", "none"},
       {R"({"bm":64,"bn":24,"warps_m":1,"stages":4,"prefetch":4,"epilogue_store":"staged"})", "200x264x320", "TN", "bias"},
+      // Inline producer: every load up front (K = 128), and refilled as stages free up (K = 3000, serial split-K).
+      {R"({"bm":64,"bn":64,"warps_m":1,"stages":2,"prefetch":2,"inline_producer":true,"epilogue_store":"staged"})",
+       "512x2048x128", "TN", "none"},
+      {R"({"bm":64,"bn":128,"warps_m":1,"stages":3,"prefetch":3,"inline_producer":true,"split_k":2})", "100x5000x3000",
+       "NN", "bias_relu"},
       // mma_sync
       {R"({"backend":"mma_sync"})", "4096x4096x4096", "TN", "none"},
       {R"({"backend":"mma_sync"})", "100x5000x3001", "NN", "none"},
@@ -238,6 +243,9 @@ TEST(TileEmit, ContractMatchesTheConfig) {
   EXPECT_NE(src.find("/*tma_b_box_rows=*/64, /*tma_b_box_cols=*/64"), std::string::npos);  // NN: k rows x 64 n
   EXPECT_NE(src.find("/*tma_swizzle_bytes=*/128"), std::string::npos);
   EXPECT_NE(src.find("/*tma_c_box_rows=*/0, /*tma_c_box_cols=*/0"), std::string::npos);
+  Config in = c;
+  in.warps_m = 1, in.bm = 64, in.inline_producer = true;
+  EXPECT_NE(emit(in, t).find("/*block_threads=*/128"), std::string::npos);  // no producer warpgroup
   c.epilogue_store = EpilogueStore::tma;
   c.stages = c.prefetch = 3;
   EXPECT_NE(emit(c, t).find("/*tma_c_box_rows=*/64, /*tma_c_box_cols=*/64"), std::string::npos);  // 64-row consumer tiles

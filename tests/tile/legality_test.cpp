@@ -113,6 +113,23 @@ TEST(TileLegality, ClustersAreOneDimensionalUpToFour) {
   expect_illegal(c, t, Limits{}, "multiple of 8 rows");
 }
 
+TEST(TileLegality, InlineProducerNeedsOneConsumerAndNoCluster) {
+  const Task t = task_from_shape("512x2048x128");
+  Config c = hopper_big();
+  c.bm = 64, c.bn = 64, c.warps_m = 1, c.stages = c.prefetch = 2;
+  c.inline_producer = true;
+  EXPECT_TRUE(legality(c, t).ok) << legality(c, t).reason;
+  c.warps_n = 2;
+  expect_illegal(c, t, Limits{}, "one consumer");
+  c.warps_n = 1, c.cluster_n = 2;
+  expect_illegal(c, t, Limits{}, "cluster 1x1");
+  c.cluster_n = 1, c.persistent = true;
+  expect_illegal(c, t, Limits{}, "exclusive");
+  Config m = Config{};
+  m.inline_producer = true;
+  expect_illegal(m, t, Limits{}, "wgmma_tma feature");
+}
+
 TEST(TileLegality, NarrowWgmmaTiles) {
   const Task t = task_from_shape("64x256x512");
   Config c = hopper_big();

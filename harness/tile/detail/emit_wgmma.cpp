@@ -3,6 +3,9 @@
 // mbarriers; one or two consumer warpgroups run wgmma.mma_async on the stages
 // straight from shared memory (128B/64B-swizzled, K-major A; B K-major for TN,
 // N-major for NN) and keep the accumulators in registers.
+// With inline_producer there is no producer warpgroup: thread 0 of the single
+// consumer issues the first `stages` loads before the block barrier and each
+// later one as the consumer releases a stage.
 #include <fmt/format.h>
 
 #include "harness/tile/detail/emit.hpp"
@@ -51,11 +54,13 @@ constexpr unsigned short kClusterMask = (1u << kClusterSize) - 1;
 constexpr int kASliceRows = kBM / kClusterN;             // rows of A this CTA loads (and multicasts)
 constexpr int kBSliceRows = kBN / kClusterM;             // TN: rows of B this CTA loads
 constexpr int kBSliceBoxes = kBBoxes / kClusterM;        // NN: column chunks of B this CTA loads
+// No producer warpgroup: thread 0 of the one consumer issues the loads.
+constexpr bool kInlineProducer = {};
 
 )",
                      c.warps_m, c.warps_n, c.reg_double_buffer, c.epilogue_store == EpilogueStore::tma, kProducerRegs,
                      kConsumerRegs, c.cluster_m,
-                     c.cluster_n);
+                     c.cluster_n, c.inline_producer);
   (void)t;
 }
 
@@ -368,8 +373,19 @@ __device__ __forceinline__ void producer_drain(Producer& s, unsigned long long* 
   }
 }
 
+// Inline producer: one stage was just released, so thread 0 issues the next
+// load into it (mbar_wait holds it until the other three warps released too).
+// Called only after a release: the first lap's stages are all filled already.
+__device__ __forceinline__ void refill(const TesseraGemmParams& p, Producer& prod, unsigned char* smem,
+                                       unsigned long long* full, unsigned long long* empty, int t) {
+  if constexpr (kInlineProducer) {
+    if (t == 0) producer_step(p, prod, smem, full, empty);
+  }
+}
+
+// `prod` is the load walk when kInlineProducer (thread 0 only), else unused.
 __device__ __forceinline__ void consumer(const TesseraGemmParams& p, unsigned char* smem, unsigned long long* full,
-                                         unsigned long long* empty, __half* staging, int c, int t) {
+                                         unsigned long long* empty, __half* staging, int c, int t, Producer& prod) {
   const int cm = c / kConsumersN, cn = c % kConsumersN;
   const int warp = t / 32, lane = t % 32;
   const int tiles_m = (p.M + kBM - 1) / kBM, tiles_n = (p.N + kBN - 1) / kBN;
@@ -403,12 +419,16 @@ __device__ __forceinline__ void consumer(const TesseraGemmParams& p, unsigned ch
       if constexpr (kInflight) {
         wgmma_wait<1>();  // the previous stage's group is done: release that stage
         fence_accumulators(acc);
-        if (held >= 0) release(&empty[held], lane);
+        if (held >= 0) {
+          release(&empty[held], lane);
+          refill(p, prod, smem, full, empty, t);
+        }
         held = stage;
       } else {
         wgmma_wait<0>();
         fence_accumulators(acc);
         release(&empty[stage], lane);
+        refill(p, prod, smem, full, empty, t);
       }
       if (++stage == kStages) {
         stage = 0;
@@ -418,7 +438,10 @@ __device__ __forceinline__ void consumer(const TesseraGemmParams& p, unsigned ch
     if constexpr (kInflight) {
       wgmma_wait<0>();
       fence_accumulators(acc);
-      if (held >= 0) release(&empty[held], lane);
+      if (held >= 0) {
+        release(&empty[held], lane);
+        refill(p, prod, smem, full, empty, t);
+      }
     }
 
     if constexpr (kSplitK > 1) {
@@ -530,6 +553,10 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) tessera_hgemm(const __
     __syncthreads();
   }
 
+  if constexpr (kInlineProducer) {
+    consumer(p, smem, full, empty, staging, 0, threadIdx.x, prod);
+    return;
+  }
   const int warpgroup = threadIdx.x / 128;
   if (warpgroup == 0) {
     if constexpr (kSetMaxNReg) asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kProducerRegs));
@@ -540,7 +567,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) tessera_hgemm(const __
     }
   } else {
     if constexpr (kSetMaxNReg) asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kConsumerRegs));
-    consumer(p, smem, full, empty, staging, warpgroup - 1, threadIdx.x % 128);
+    consumer(p, smem, full, empty, staging, warpgroup - 1, threadIdx.x % 128, prod);
   }
 }
 )CUDA";
