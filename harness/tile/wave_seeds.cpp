@@ -91,24 +91,15 @@ std::vector<Config> wave_seeds(const Task& task, const Limits& limits, std::size
   std::stable_sort(best.begin(), best.end(), [](const Scored& a, const Scored& b) { return a.cost < b.cost; });
   // Each tile with both epilogue stores (distinct names: nothing to deduplicate).
   // On the H100 the staged one won 256x512x512 with 64x16 tiles (3.46 against
-  // 3.84 us) and lost 64x256x512 with 64x8 (3.39 against 3.30 us). Tiles of one
-  // consumer warpgroup also come without the producer warpgroup (inline
-  // producer): hand-edited kernels of that kind ran 0-4.5% faster on seven
-  // small shapes on the H100, 512x2048x128 3.47 -> 3.33 us (docs/tile.md).
+  // 3.84 us) and lost 64x256x512 with 64x8 (3.39 against 3.30 us). No
+  // inline-producer twins: on the H100 they tied or lost (64x256x512 3.49
+  // against 3.26-3.30 us, docs/tile.md); the space still has the knob.
   std::vector<Config> out;
-  const auto add = [&](Config c) {
-    if (out.size() >= max_count) return;
-    if (auto legal = deepest(c, task, limits)) out.push_back(*legal);
-  };
   for (std::size_t i = 0; i < best.size() && out.size() < max_count; ++i) {
+    out.push_back(best[i].config);
     Config staged = best[i].config;
     staged.epilogue_store = EpilogueStore::staged;
-    for (const Config& c : {best[i].config, staged}) {
-      add(c);
-      Config in = c;
-      in.inline_producer = true;
-      if (c.warps_m * c.warps_n == 1) add(in);
-    }
+    if (auto legal = deepest(staged, task, limits); legal && out.size() < max_count) out.push_back(*legal);
   }
   return out;
 }

@@ -169,21 +169,14 @@ TEST(TileSpace, WaveSeedsSpreadSmallProblemsOverEverySm) {
   small_gpu.sm_count = 16;
   for (const auto& c : wave_seeds(long_k, small_gpu, 4)) EXPECT_LT(c.split_k, deep.front().split_k) << name(c);
   // 64x256 output: a 64x32 tile gives 8 CTAs; the narrow wgmma tiles (n = 8, 16, 24) give 32 or more,
-  // and each tile comes with both epilogue stores, each with and without the producer warpgroup.
+  // and each tile comes with both epilogue stores.
   const Task narrow = task_from_shape("64x256x512");
   const auto ns = wave_seeds(narrow, l, 8);
-  ASSERT_EQ(ns.size(), 8u);
+  ASSERT_GE(ns.size(), 2u);
   EXPECT_LE(ns.front().bn, 16) << name(ns.front());
-  const EpilogueStore stores[] = {EpilogueStore::direct, EpilogueStore::direct, EpilogueStore::staged,
-                                  EpilogueStore::staged};
-  for (std::size_t i = 0; i < 4; ++i) {
-    EXPECT_EQ(ns[i].bn, ns[0].bn) << name(ns[i]);
-    EXPECT_EQ(ns[i].epilogue_store, stores[i]) << name(ns[i]);
-    EXPECT_EQ(ns[i].inline_producer, i % 2 == 1) << name(ns[i]);
-  }
-  EXPECT_NE(ns[4].bn, ns[0].bn) << name(ns[4]);
-  // Two consumer warpgroups need the producer warpgroup: 8192x128x512's 128-row tiles come without twins.
-  for (const auto& c : wave_seeds(tall, l, 16)) EXPECT_TRUE(!c.inline_producer || c.warps_m * c.warps_n == 1) << name(c);
+  EXPECT_EQ(ns[0].epilogue_store, EpilogueStore::direct);
+  EXPECT_EQ(ns[1].epilogue_store, EpilogueStore::staged);
+  EXPECT_EQ(ns[1].bn, ns[0].bn);
   // The small problems list them first among their seeds; sm_80 has no wgmma.
   EXPECT_EQ(name(seeds(long_k, l).front()), name(deep.front()));
   EXPECT_TRUE(wave_seeds(long_k, Limits{"sm_80", kH100SmemOptinBytes}, 4).empty());
