@@ -1,6 +1,7 @@
 // tessera bench harness: end-to-end evaluations per minute through the
 // sandbox, first with a cold compile cache, then with the same candidates
 // warm. A benchmark, not a test: it prints figures and asserts nothing.
+// tessera bench floor: bench_floor.cpp.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -12,6 +13,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include "cli/bench_floor.hpp"
 #include "cli/command.hpp"
 #include "cli/task_args.hpp"
 #include "harness/candidate.hpp"
@@ -105,6 +107,11 @@ void setup(CLI::App& root) {
   h->add_option("--counter-set", a.counter_set, "full or fast (what search reads)")->capture_default_str();
   h->add_option("--source", a.source, "device-only candidate to vary")->capture_default_str();
   h->callback([] { run(a); });
+  static tessera::cli::BenchFloorArgs f;
+  auto* fl = bench->add_subcommand("floor", "Kernel GPU time of empty and one-DRAM-line kernels under the timing protocol");
+  fl->add_option("--device", f.device, "CUDA device ordinal")->capture_default_str();
+  fl->add_flag("--json", f.json, "print the figures as JSON");
+  fl->callback([] { tessera::cli::run_bench_floor(f); });
 }
 
 }  // namespace

@@ -82,6 +82,9 @@ if has perf; then
   best=$(ls "$LOGS"/seed_4096x4096x4096_*.cu | head -n 1)
   step repeat_a "$T" eval "$best" --shape 4096x4096x4096 --json --no-counters
   step repeat_b "$T" eval "$best" --shape 4096x4096x4096 --json --no-counters
+  # The floor of cold kernel GPU time: empty and one-DRAM-line kernels under the same timer.
+  step bench_floor "$T" bench floor
+  grep -E "kernel|empty|DRAM" "$LOGS/bench_floor.log"
   step bench_harness "$T" bench harness --count 30 --shape 1024x1024x1024
   grep -E "cache|cold|warm|per phase" "$LOGS/bench_harness.log" | tail -n 5
   # As a search evaluates: counters on, a small shape (where the fixed costs show).

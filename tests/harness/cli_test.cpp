@@ -11,7 +11,10 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 #include <string>
+
+#include "tests/testing.hpp"
 
 namespace {
 
@@ -55,11 +58,33 @@ TEST(Cli, BadInputGetsOneClearLine) {
 }
 
 TEST(Cli, EveryCommandHasHelp) {
-  for (const char* cmd : {"", "doctor", "eval", "baseline", "tile", "agent", "bench", "bench harness"}) {
+  for (const char* cmd : {"", "doctor", "eval", "baseline", "tile", "agent", "bench", "bench harness", "bench floor"}) {
     CliRun r = run(std::string(cmd) + " --help");
     EXPECT_EQ(r.code, 0) << cmd << "\n" << r.out;
     EXPECT_NE(r.out.find("Usage"), std::string::npos) << cmd;
   }
+}
+
+// Without a GPU: one clear line and exit 2. With one: a row per floor kernel,
+// each with a measured (non-zero) cold median.
+TEST(Cli, BenchFloorMeasuresOrSaysWhyNot) {
+  if (!tessera::testing::gpu_unavailable_reason().empty()) {
+    expect_clear_error("bench floor", "needs a CUDA GPU");
+    return;
+  }
+  CliRun r = run("bench floor");
+  ASSERT_EQ(r.code, 0) << r.out;
+  std::istringstream lines(r.out);
+  int rows = 0;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("empty", 0) != 0 && line.rfind("one DRAM", 0) != 0) continue;
+    ++rows;
+    std::istringstream cols(line.substr(48));  // the name column is 48 wide
+    double cold_us = 0;
+    cols >> cold_us;
+    EXPECT_GT(cold_us, 0.0) << line;
+  }
+  EXPECT_EQ(rows, 5) << r.out;
 }
 
 TEST(Cli, CompileOnlyEvalSaysItDidNotVerify) {
