@@ -7,21 +7,19 @@
 
 #include <cuda_runtime_api.h>
 
-#include <cstdio>
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "cli/command.hpp"
-#include "harness/core/error.hpp"
+#include "cli/gpu_device.hpp"
 #include "harness/core/result.hpp"
 #include "harness/gpu/check.hpp"
 #include "harness/gpu/floor.hpp"
 #include "harness/gpu/handles.hpp"
 #include "harness/gpu/timing.hpp"
-#include "harness/sandbox.hpp"
 
 namespace tessera::cli {
 
@@ -35,19 +33,9 @@ struct Variant {
 }  // namespace
 
 void run_bench_floor(const BenchFloorArgs& a) {
-  std::string why;
-  if (!gpu_present(&why)) {
-    std::fprintf(stderr, "error: bench floor needs a CUDA GPU: %s\n", why.c_str());
-    set_exit_code(2);
-    return;
-  }
-  int devices = 0;
-  TESSERA_CUDA_CHECK(cudaGetDeviceCount(&devices));
-  if (a.device < 0 || a.device >= devices)
-    fail_bad_input(fmt::format("--device {} does not exist (this machine has {} CUDA devices)", a.device, devices));
-  TESSERA_CUDA_CHECK(cudaSetDevice(a.device));
-  cudaDeviceProp prop{};
-  TESSERA_CUDA_CHECK(cudaGetDeviceProperties(&prop, a.device));
+  const auto opened = open_device(a.device);
+  if (!opened) return;
+  const cudaDeviceProp& prop = *opened;
   const int sms = prop.multiProcessorCount;
   // A big tile config's shared memory: the empty kernel asks for it, so a
   // change of the SM's shared-memory carve-out after the flush shows.

@@ -2,7 +2,6 @@
 // in-process (baselines do not crash), with the same Timer as candidates.
 #include <cuda_runtime_api.h>
 
-#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
@@ -14,6 +13,7 @@
 #include "baselines/kernels.hpp"
 #include "baselines/sample_check.hpp"
 #include "cli/command.hpp"
+#include "cli/gpu_device.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/result.hpp"
 #include "harness/gpu/check.hpp"
@@ -46,14 +46,6 @@ struct Row {
   TimingStats cold, hot;
   nlohmann::json counters;
 };
-
-std::string no_gpu_reason() {
-  int n = 0;
-  const cudaError_t err = cudaGetDeviceCount(&n);
-  if (err != cudaSuccess) return cudaGetErrorString(err);
-  if (n == 0) return "cudaGetDeviceCount reports 0 devices";
-  return {};
-}
 
 double tflops(const Task& t, const TimingStats& s) {
   return s.status == "measured" && s.median_us > 0 ? t.flops() / (s.median_us * 1e-6) / 1e12 : 0.0;
@@ -116,18 +108,9 @@ void run_baseline(const BaselineArgs& a) {
   // Bad input is reported as such on any machine, before looking for a GPU.
   const Task task = task_from_shape(a.shape, a.layout, a.epilogue);
   if (a.max_algos < 1) fail_bad_input(fmt::format("--max-algos must be at least 1, got {}", a.max_algos));
-  if (std::string why = no_gpu_reason(); !why.empty()) {
-    std::fprintf(stderr, "no CUDA GPU: %s\n", why.c_str());
-    set_exit_code(2);
-    return;
-  }
-  int devices = 0;
-  TESSERA_CUDA_CHECK(cudaGetDeviceCount(&devices));
-  if (a.device < 0 || a.device >= devices)
-    fail_bad_input(fmt::format("--device {} does not exist (this machine has {} CUDA devices)", a.device, devices));
-  TESSERA_CUDA_CHECK(cudaSetDevice(a.device));
-  cudaDeviceProp prop{};
-  TESSERA_CUDA_CHECK(cudaGetDeviceProperties(&prop, a.device));
+  const auto opened = open_device(a.device);
+  if (!opened) return;
+  const cudaDeviceProp& prop = *opened;
 
   gpu::Stream stream;
   const std::size_t M = std::size_t(task.m), N = std::size_t(task.n), K = std::size_t(task.k);

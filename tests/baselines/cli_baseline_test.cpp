@@ -52,7 +52,7 @@ TEST_F(BaselineCli, NoGpuIsAClearError) {
   if (tessera::testing::gpu_unavailable_reason().empty()) GTEST_SKIP() << "a GPU is present";
   const Outcome o = run("--shape 64x64x64");
   EXPECT_EQ(o.code, 2) << o.output;
-  EXPECT_EQ(o.output.rfind("no CUDA GPU: ", 0), 0u) << o.output;
+  EXPECT_EQ(o.output.rfind("error: no CUDA GPU: ", 0), 0u) << o.output;
 }
 
 }  // namespace

@@ -69,7 +69,7 @@ TEST(Cli, EveryCommandHasHelp) {
 // each with a measured (non-zero) cold median.
 TEST(Cli, BenchFloorMeasuresOrSaysWhyNot) {
   if (!tessera::testing::gpu_unavailable_reason().empty()) {
-    expect_clear_error("bench floor", "needs a CUDA GPU");
+    expect_clear_error("bench floor", "no CUDA GPU");
     return;
   }
   CliRun r = run("bench floor");
