@@ -37,7 +37,7 @@ struct Config {
   int bm = 128, bn = 128, bk = 32;  // block tile (elements)
   // mma_sync: warps along M and N (warp tile = bm/warps_m x bn/warps_n).
   // wgmma_tma: consumer warpgroups along M and N (each does bm/warps_m x bn/warps_n);
-  // one more producer warpgroup is added.
+  // one more producer warpgroup is added (none with inline_producer).
   int warps_m = 2, warps_n = 2;
   int stages = 3;    // shared-memory pipeline depth
   int prefetch = 2;  // k-tiles in flight ahead of the math (mma_sync: 1..stages-1; wgmma: = stages)
