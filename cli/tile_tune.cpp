@@ -27,7 +27,6 @@ namespace {
 constexpr int kProgressBarWidth = 30;
 
 using search::TileTuneOutcome;
-using TaskOutcome = TileTuneOutcome;
 
 struct TuneArgs {
   TileArgs tile;
@@ -56,7 +55,7 @@ std::string shape_of(const Task& t) { return fmt::format("{}x{}x{}", t.m, t.n, t
 
 // Geometric mean of the confirmed speedups; tasks without one are left out
 // (and counted in the table's footer).
-double geomean(const std::vector<TaskOutcome>& outs, int& counted) {
+double geomean(const std::vector<TileTuneOutcome>& outs, int& counted) {
   double log_sum = 0;
   counted = 0;
   for (const auto& o : outs)
@@ -67,7 +66,7 @@ double geomean(const std::vector<TaskOutcome>& outs, int& counted) {
   return counted ? std::exp(log_sum / counted) : 0.0;
 }
 
-std::string markdown_table(const std::vector<TaskOutcome>& outs, const std::string& device) {
+std::string markdown_table(const std::vector<TileTuneOutcome>& outs, const std::string& device) {
   std::string md = fmt::format(
       "Device: {}. Cold-L2 kernel GPU time (CUPTI), the winner re-measured once after the sweep; speedup = best "
       "cuBLAS/cuBLASLt baseline / kernel, both from that same run.\n\n"
@@ -102,7 +101,7 @@ std::string markdown_table(const std::vector<TaskOutcome>& outs, const std::stri
   return md;
 }
 
-nlohmann::json outcomes_json(const std::vector<TaskOutcome>& outs, int top) {
+nlohmann::json outcomes_json(const std::vector<TileTuneOutcome>& outs, int top) {
   nlohmann::json tasks = nlohmann::json::array();
   for (const auto& o : outs) {
     nlohmann::json t{{"task", tessera::to_json(o.task)}, {"plan", o.plan}, {"evaluated", o.evaluated.size()}, {"failures", o.failures}};
@@ -150,10 +149,10 @@ void cmd_tune(const TuneArgs& a) {
   };
   // The report is rewritten after every task, so an interrupted tune keeps
   // the table of the tasks it finished.
-  auto write_report = [&](const std::vector<TaskOutcome>& done) {
+  auto write_report = [&](const std::vector<TileTuneOutcome>& done) {
     if (!a.report.empty()) atomic_write_file(a.report, markdown_table(done, device()));
   };
-  std::vector<TaskOutcome> outs;
+  std::vector<TileTuneOutcome> outs;
   try {
     write_report(outs);  // an unwritable path fails now, not after the tuning
   } catch (const std::exception& e) {  // tessera::Error or std::filesystem::filesystem_error

@@ -2,8 +2,8 @@
 // A plain search over the tile space through the harness (`tessera tile tune`):
 // per task, every legal config when the space fits the budget; otherwise the
 // seeds plus seeded-random samples (explore), then rounds of untried one-knob
-// neighbours of the fastest configs so far (refine). Each batch is compiled in
-// parallel before it is measured one config at a time.
+// neighbours of the fastest configs so far (refine). The configs of a batch
+// are measured one at a time while a thread pool compiles the ones after them.
 //
 // The sweep ranks configs by their own cold kernel time, so by default it does
 // not time the cuBLAS/cuBLASLt baselines (in a 512^3 evaluation they took 119 ms
