@@ -45,6 +45,7 @@ void run_bench_floor(const BenchFloorArgs& a) {
   gpu::DeviceBuffer in(static_cast<std::size_t>(sms) * 128), out(static_cast<std::size_t>(sms) * 16);
   TESSERA_CUDA_CHECK(cudaMemsetAsync(in.get(), 0, in.bytes(), stream.get()));
   TESSERA_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+  TESSERA_CUDA_CHECK(gpu::allow_floor_smem(big_smem));
   const auto empty = [](int ctas, int threads, int smem) {
     return [=](cudaStream_t s) { TESSERA_CUDA_CHECK(gpu::launch_floor_empty(ctas, threads, smem, s)); };
   };

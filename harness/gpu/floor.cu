@@ -8,12 +8,11 @@ extern "C" __global__ void tessera_floor_touch(const uint4* in, uint4* out) {
 
 namespace tessera::gpu {
 
+cudaError_t allow_floor_smem(int dynamic_smem) {
+  return cudaFuncSetAttribute(tessera_floor_empty, cudaFuncAttributeMaxDynamicSharedMemorySize, dynamic_smem);
+}
+
 cudaError_t launch_floor_empty(int ctas, int threads, int dynamic_smem, cudaStream_t s) {
-  if (dynamic_smem > 48 * 1024) {
-    const cudaError_t rc =
-        cudaFuncSetAttribute(tessera_floor_empty, cudaFuncAttributeMaxDynamicSharedMemorySize, dynamic_smem);
-    if (rc != cudaSuccess) return rc;
-  }
   tessera_floor_empty<<<ctas, threads, dynamic_smem, s>>>();
   return cudaGetLastError();
 }

@@ -6,6 +6,9 @@
 
 namespace tessera::gpu {
 
+// Lets the empty kernel ask for up to `dynamic_smem` bytes (past the 48 KiB
+// default). Once, before timing: it is not stream work.
+cudaError_t allow_floor_smem(int dynamic_smem);
 // An empty kernel of `ctas` CTAs of `threads` threads asking for
 // `dynamic_smem` bytes of shared memory (which it does not touch).
 cudaError_t launch_floor_empty(int ctas, int threads, int dynamic_smem, cudaStream_t s);
