@@ -121,6 +121,9 @@ std::vector<Case> cases() {
       // Narrow wgmma tiles (n = 8, 24), as cuBLAS runs small outputs on the H100.
       {R"({"bm":64,"bn":8,"warps_m":1,"stages":8,"prefetch":8})", "64x256x512", "TN", "none"},
       {R"({"bm":64,"bn":24,"warps_m":1,"stages":4,"prefetch":4,"epilogue_store":"staged"})", "200x264x320", "TN", "bias"},
+      // Deep rings (16 and 12 stages) that wrap: 32 k-tiles per CTA.
+      {R"({"bm":64,"bn":32,"warps_m":1,"stages":16,"prefetch":16,"epilogue_store":"staged"})", "4096x64x2048", "TN",
+       "none"},
       // Inline producer: every load up front (K = 128), and refilled as stages free up (K = 3000, serial split-K).
       {R"({"bm":64,"bn":64,"warps_m":1,"stages":2,"prefetch":2,"inline_producer":true,"epilogue_store":"staged"})",
        "512x2048x128", "TN", "none"},
@@ -132,6 +135,8 @@ std::vector<Case> cases() {
       {R"({"backend":"mma_sync","bm":64,"bn":256,"bk":64,"warps_m":1,"warps_n":4,"stages":4,"prefetch":2,
            "load_order":"staggered","smem_layout":"pad","epilogue_store":"staged"})", "1x4096x4096", "NN", "bias_gelu"},
       {R"({"backend":"mma_sync","split_k":3})", "100x5000x3001", "TN", "bias"},
+      {R"({"backend":"mma_sync","bm":64,"bn":64,"bk":64,"warps_m":2,"warps_n":2,"stages":12,"prefetch":11})",
+       "256x256x2048", "NN", "none"},
       {R"({"backend":"mma_sync","split_k":4,"split_k_mode":"parallel","bm":64,"bn":64})", "64x64x8192", "NN", "none"},
       {R"({"backend":"mma_sync","bn":256,"warps_n":4,"stages":4,"prefetch":3,"persistent":true,"raster":8})",
        "8192x8192x8192", "TN", "none"},

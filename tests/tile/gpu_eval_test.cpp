@@ -110,6 +110,30 @@ TEST(TileGpu, SampledLegalConfigsVerify) {
   std::printf("evaluated %d configs (%d wgmma_tma), %zu failed\n", evaluated, wgmma, failures.size());
 }
 
+// Rings deeper than the sampled axis (up to kMaxStages) that wrap several
+// times: 32 k-tiles through 16 and 12 stages, on both backends.
+TEST(TileGpu, DeepRingsVerify) {
+  TESSERA_REQUIRE_GPU();
+  auto evaluator = make_evaluator(SandboxOptions{});
+  Limits limits;
+  if (const auto dev = evaluator->device(); !dev.arch.empty()) limits.arch = dev.arch;
+  EvalOptions opt;
+  opt.baselines = false;
+  opt.counters = false;
+  opt.timing = false;
+  const Task t = task_from_shape("200x264x2048", "TN");
+  std::vector<std::string> names = {"m64x64x64_g2x2_s12p11_pa_d1_sw_ed_r0_k1s_t_c1x1_none"};
+  if (limits.arch == "sm_90a")
+    names.insert(names.end(), {"w64x32x64_g1x1_s16p16_pa_d1_sw_es_r0_k1s_t_c1x1_none",
+                               "w64x32x64_g1x1_s16p16_pa_d1_sw_ed_r0_k1s_t_c1x1_none"});
+  for (const auto& n : names) {
+    const Config c = parse_name(n);
+    ASSERT_TRUE(legality(c, t, limits).ok) << n << ": " << legality(c, t, limits).reason;
+    const EvalResult r = evaluator->evaluate(candidate_of(c, t), t, opt);
+    EXPECT_EQ(r.status, Status::ok) << n << ": " << r.reason;
+  }
+}
+
 // The large square shape only with the seeds (the fast configs), verification
 // only: their speed is measured by `tessera tile eval` / scripts/gpu_check.sh.
 TEST(TileGpu, SeedsVerifyOnLargeSquare) {

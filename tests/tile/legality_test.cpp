@@ -34,6 +34,18 @@ TEST(TileLegality, SharedMemoryOverTheLimit) {
   expect_illegal(c, t, Limits{"sm_90a", 100 * 1024}, "shared memory");
 }
 
+TEST(TileLegality, StagesUpToSixteenWhereTheyFit) {
+  const Task t = task_from_shape("4096x64x1024");
+  Config c = hopper_big();
+  c.bm = 64, c.bn = 32, c.warps_m = 1;
+  c.stages = c.prefetch = kMaxStages;  // 16 x 12 KB
+  EXPECT_TRUE(legality(c, t).ok) << legality(c, t).reason;
+  c.stages = c.prefetch = kMaxStages + 1;
+  expect_illegal(c, t, Limits{}, "out of range");
+  c.bn = 64, c.stages = c.prefetch = kMaxStages;  // 16 x 16 KB
+  expect_illegal(c, t, Limits{}, "shared memory");
+}
+
 TEST(TileLegality, BackendNeedsItsArchitecture) {
   const Task t = task_from_shape("4096x4096x4096");
   expect_illegal(hopper_big(), t, Limits{"sm_80", kH100SmemOptinBytes}, "sm_90a");
