@@ -110,12 +110,23 @@ if has sanitize; then
     w64x8x64_g1x1_s5p5_pa_d1_sw_ed_r0_k1s_t_c1x1_none w64x24x64_g1x1_s4p4_pa_d1_sw_es_r0_k1s_t_c1x1_none
     w64x32x64_g1x1_s5p5_pa_d1_sw_ed_r0_k1s_t_c4x1_none w64x16x64_g1x1_s2p2_pa_d1_sw_es_r0_k1s_i_c1x1_none
     w64x64x64_g1x1_s3p3_pa_d1_sw_ed_r0_k2s_i_c1x1_none"
-  SAN_FILES=()
+  # Deep rings (16 and 12 stages) need more k-tiles than stages to wrap: 32 k-tiles here.
+  SAN_DEEP_SHAPE=200x264x2048
+  SAN_DEEP_CONFIGS="w64x32x64_g1x1_s16p16_pa_d1_sw_es_r0_k1s_t_c1x1_none m64x64x64_g2x2_s12p11_pa_d1_sw_ed_r0_k1s_t_c1x1_none"
+  SAN_FILES=() SAN_DEEP_FILES=()
   for c in $SAN_CONFIGS; do "$T" tile emit "$c" --shape $SAN_SHAPE > "$LOGS/san_$c.cu" && SAN_FILES+=("$LOGS/san_$c.cu"); done
+  for c in $SAN_DEEP_CONFIGS; do
+    "$T" tile emit "$c" --shape $SAN_DEEP_SHAPE > "$LOGS/san_deep_$c.cu" && SAN_DEEP_FILES+=("$LOGS/san_deep_$c.cu")
+  done
+  # Both shapes under one sanitizer process (verify-only, one trial). The command is spelled out:
+  # compute-sanitizer does not pass exported shell functions on to the shell it starts.
+  SAN_OPTS="--json --no-timing --no-baselines --no-counters --trials 1 --run-timeout 300"
+  SAN_CMD="$(printf '%q ' "$T" eval "${SAN_FILES[@]}") --shape $SAN_SHAPE $SAN_OPTS &&
+    $(printf '%q ' "$T" eval "${SAN_DEEP_FILES[@]}") --shape $SAN_DEEP_SHAPE $SAN_OPTS"
   for tool in memcheck racecheck; do
     rm -f "$LOGS"/sanitizer_${tool}_*.txt
     step "sanitize_$tool" compute-sanitizer --tool $tool --target-processes all --log-file "$LOGS/sanitizer_${tool}_%p.txt" \
-      "$T" eval "${SAN_FILES[@]}" --shape $SAN_SHAPE --json --no-timing --no-baselines --no-counters --trials 1 --run-timeout 300
+      bash -c "$SAN_CMD"
     echo "[$tool] $(grep -h "SUMMARY" "$LOGS"/sanitizer_${tool}_*.txt | sort | uniq -c | tr '\n' ' ')"
   done
   # Positive control: memcheck must see the fault corpus's illegal address in
