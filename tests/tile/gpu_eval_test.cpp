@@ -47,6 +47,25 @@ Candidate candidate_of(const Config& c, const Task& t) {
   return cand;
 }
 
+// The device's architecture and shared-memory limit, for legality.
+Limits limits_of(Evaluator& evaluator) {
+  Limits limits;
+  const DeviceSummary dev = evaluator.device();
+  if (!dev.arch.empty()) limits.arch = dev.arch;
+  if (dev.smem_per_block_optin > 0) limits.smem_optin_bytes = dev.smem_per_block_optin;
+  return limits;
+}
+
+// Verification only: correctness is the point of these tests, speed is
+// measured by `tessera tile eval` / scripts/gpu_check.sh.
+EvalOptions verify_only() {
+  EvalOptions opt;
+  opt.baselines = false;
+  opt.counters = false;
+  opt.timing = false;
+  return opt;
+}
+
 struct Shape {
   const char* mnk;
   const char* layout;
@@ -57,10 +76,7 @@ struct Shape {
 TEST(TileGpu, SampledLegalConfigsVerify) {
   TESSERA_REQUIRE_GPU();
   auto evaluator = make_evaluator(SandboxOptions{});
-  const DeviceSummary dev = evaluator->device();
-  Limits limits;
-  if (!dev.arch.empty()) limits.arch = dev.arch;
-  if (dev.smem_per_block_optin > 0) limits.smem_optin_bytes = dev.smem_per_block_optin;
+  const Limits limits = limits_of(*evaluator);
 
   const std::vector<Shape> shapes = {
       {"1x4096x4096", "TN", "none", 4},        {"100x5000x3000", "TN", "none", 4},
@@ -72,10 +88,7 @@ TEST(TileGpu, SampledLegalConfigsVerify) {
   for (const auto& s : shapes) total_weight += s.weight;
   const int budget = sample_count();
 
-  EvalOptions opt;  // verification only: correctness is the point here
-  opt.baselines = false;
-  opt.counters = false;
-  opt.timing = false;
+  const EvalOptions opt = verify_only();
   std::mt19937_64 rng(kSampleSeed);
   std::vector<std::string> failures;
   int evaluated = 0, wgmma = 0;
@@ -115,12 +128,8 @@ TEST(TileGpu, SampledLegalConfigsVerify) {
 TEST(TileGpu, DeepRingsVerify) {
   TESSERA_REQUIRE_GPU();
   auto evaluator = make_evaluator(SandboxOptions{});
-  Limits limits;
-  if (const auto dev = evaluator->device(); !dev.arch.empty()) limits.arch = dev.arch;
-  EvalOptions opt;
-  opt.baselines = false;
-  opt.counters = false;
-  opt.timing = false;
+  const Limits limits = limits_of(*evaluator);
+  const EvalOptions opt = verify_only();
   const Task t = task_from_shape("200x264x2048", "TN");
   std::vector<std::string> names = {"m64x64x64_g2x2_s12p11_pa_d1_sw_ed_r0_k1s_t_c1x1_none"};
   if (limits.arch == "sm_90a")
@@ -134,17 +143,12 @@ TEST(TileGpu, DeepRingsVerify) {
   }
 }
 
-// The large square shape only with the seeds (the fast configs), verification
-// only: their speed is measured by `tessera tile eval` / scripts/gpu_check.sh.
+// The large square shape only with the seeds (the fast configs).
 TEST(TileGpu, SeedsVerifyOnLargeSquare) {
   TESSERA_REQUIRE_GPU();
   auto evaluator = make_evaluator(SandboxOptions{});
-  Limits limits;
-  if (const auto dev = evaluator->device(); !dev.arch.empty()) limits.arch = dev.arch;
-  EvalOptions opt;
-  opt.baselines = false;
-  opt.counters = false;
-  opt.timing = false;
+  const Limits limits = limits_of(*evaluator);
+  const EvalOptions opt = verify_only();
   for (const char* layout : {"TN", "NN"}) {
     const Task t = task_from_shape("8192x8192x8192", layout);
     for (const auto& c : seeds(t, limits)) {
