@@ -134,13 +134,8 @@ void cmd_tune(const TuneArgs& a) {
   if (tasks.empty()) fail_bad_input(fmt::format("{} holds no tasks", a.tasks_file));
 
   const auto evaluator = evaluator_of(a.tile);
-  tile::Limits limits = limits_of(a.tile);
   evaluator->start();  // the worker reports the device: its limits shape the space of the first task too
-  if (const auto dev = evaluator->device(); !dev.arch.empty()) {
-    limits.arch = dev.arch;
-    if (dev.smem_per_block_optin > 0) limits.smem_optin_bytes = dev.smem_per_block_optin;
-    if (dev.sm_count > 0) limits.sm_count = dev.sm_count;
-  }
+  const tile::Limits limits = tile::with_device(limits_of(a.tile), evaluator->device());
 
   // Empty in compile-only mode (no worker, no GPU).
   auto device = [&] {

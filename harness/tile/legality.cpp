@@ -192,4 +192,11 @@ Legality legality(const Config& c, const Task& t, const Limits& lim) {
   return {};
 }
 
+Limits with_device(Limits base, const DeviceSummary& dev) {
+  if (!dev.arch.empty()) base.arch = dev.arch;
+  if (dev.smem_per_block_optin > 0) base.smem_optin_bytes = dev.smem_per_block_optin;
+  if (dev.sm_count > 0) base.sm_count = dev.sm_count;
+  return base;
+}
+
 }  // namespace tessera::tile

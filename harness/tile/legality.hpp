@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 
+#include "harness/core/result.hpp"
 #include "harness/core/task.hpp"
 #include "harness/tile/config.hpp"
 
@@ -36,6 +37,10 @@ struct Legality {
 };
 
 Legality legality(const Config& c, const Task& task, const Limits& limits = {});
+
+// `base` with what a device reports (an evaluator's DeviceSummary); what it
+// leaves unknown (empty, 0: compile-only mode) keeps base's value.
+Limits with_device(Limits base, const DeviceSummary& dev);
 
 // Derived sizes, shared by legality and the emitter.
 int dynamic_smem_bytes(const Config& c, const Task& task);

@@ -47,15 +47,6 @@ Candidate candidate_of(const Config& c, const Task& t) {
   return cand;
 }
 
-// The device's architecture and shared-memory limit, for legality.
-Limits limits_of(Evaluator& evaluator) {
-  Limits limits;
-  const DeviceSummary dev = evaluator.device();
-  if (!dev.arch.empty()) limits.arch = dev.arch;
-  if (dev.smem_per_block_optin > 0) limits.smem_optin_bytes = dev.smem_per_block_optin;
-  return limits;
-}
-
 // Verification only: correctness is the point of these tests, speed is
 // measured by `tessera tile eval` / scripts/gpu_check.sh.
 EvalOptions verify_only() {
@@ -76,7 +67,7 @@ struct Shape {
 TEST(TileGpu, SampledLegalConfigsVerify) {
   TESSERA_REQUIRE_GPU();
   auto evaluator = make_evaluator(SandboxOptions{});
-  const Limits limits = limits_of(*evaluator);
+  const Limits limits = with_device(Limits{}, evaluator->device());
 
   const std::vector<Shape> shapes = {
       {"1x4096x4096", "TN", "none", 4},        {"100x5000x3000", "TN", "none", 4},
@@ -128,7 +119,7 @@ TEST(TileGpu, SampledLegalConfigsVerify) {
 TEST(TileGpu, DeepRingsVerify) {
   TESSERA_REQUIRE_GPU();
   auto evaluator = make_evaluator(SandboxOptions{});
-  const Limits limits = limits_of(*evaluator);
+  const Limits limits = with_device(Limits{}, evaluator->device());
   const EvalOptions opt = verify_only();
   const Task t = task_from_shape("200x264x2048", "TN");
   std::vector<std::string> names = {"m64x64x64_g2x2_s12p11_pa_d1_sw_ed_r0_k1s_t_c1x1_none"};
@@ -147,7 +138,7 @@ TEST(TileGpu, DeepRingsVerify) {
 TEST(TileGpu, SeedsVerifyOnLargeSquare) {
   TESSERA_REQUIRE_GPU();
   auto evaluator = make_evaluator(SandboxOptions{});
-  const Limits limits = limits_of(*evaluator);
+  const Limits limits = with_device(Limits{}, evaluator->device());
   const EvalOptions opt = verify_only();
   for (const char* layout : {"TN", "NN"}) {
     const Task t = task_from_shape("8192x8192x8192", layout);

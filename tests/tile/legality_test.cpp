@@ -46,6 +46,21 @@ TEST(TileLegality, StagesUpToSixteenWhereTheyFit) {
   expect_illegal(c, t, Limits{}, "shared memory");
 }
 
+TEST(TileLegality, DeviceLimitsOverrideOnlyWhatTheDeviceReports) {
+  DeviceSummary dev;  // compile-only: nothing known
+  const Limits base{"sm_80", 100 * 1024};
+  const Limits same = with_device(base, dev);
+  EXPECT_EQ(same.arch, "sm_80");
+  EXPECT_EQ(same.smem_optin_bytes, 100 * 1024);
+  EXPECT_EQ(same.sm_count, base.sm_count);
+  dev.arch = "sm_90a", dev.smem_per_block_optin = 232448, dev.sm_count = 114;
+  const Limits l = with_device(base, dev);
+  EXPECT_EQ(l.arch, "sm_90a");
+  EXPECT_EQ(l.smem_optin_bytes, 232448);
+  EXPECT_EQ(l.sm_count, 114);
+  EXPECT_EQ(l.max_threads_per_block, base.max_threads_per_block);
+}
+
 TEST(TileLegality, BackendNeedsItsArchitecture) {
   const Task t = task_from_shape("4096x4096x4096");
   expect_illegal(hopper_big(), t, Limits{"sm_80", kH100SmemOptinBytes}, "sm_90a");
