@@ -10,7 +10,7 @@
 namespace tessera::baselines {
 
 // p[i] = uniform in [lo, hi), from a counter-based hash of (seed, i):
-// reproducible, and never zeros or constants (DESIGN.md §4).
+// reproducible, and never zeros or constants (docs/harness.md, "Measurement").
 void fill_random_half(__half* p, std::size_t n, std::uint64_t seed, float lo, float hi, cudaStream_t stream);
 
 // out (cols×rows, row-major) = transpose of in (rows×cols, row-major).

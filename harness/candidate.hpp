@@ -1,5 +1,5 @@
 #pragma once
-// A candidate kernel (DESIGN.md §3, docs/abi.md).
+// A candidate kernel (docs/design.md §3, docs/abi.md).
 #include <filesystem>
 #include <string>
 

@@ -1,6 +1,6 @@
 #pragma once
 // Compilation of candidates, content-addressed and cached on disk
-// (DESIGN.md §7). Device-only candidates go through NVRTC, translation units
+// (docs/design.md §8). Device-only candidates go through NVRTC, translation units
 // through nvcc. Compile runs in a child process (`tessera __compile`) with a
 // time limit, a memory limit and an output limit, so that a compile bomb is a
 // `compile_error`/`timeout`, never a hang; cache hits never spawn anything.

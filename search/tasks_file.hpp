@@ -1,6 +1,6 @@
 #pragma once
 // Task files (datasets/*.json): {"name": ..., "description": ..., "tasks": [task, ...]}
-// or a bare array of tasks; each task is the DESIGN.md §3 task object, or a
+// or a bare array of tasks; each task is the task object of docs/contracts.md, or a
 // "MxNxK" string (layout TN).
 #include <filesystem>
 #include <vector>

@@ -1,4 +1,4 @@
-// DESIGN.md §6, cheat 10 (interfering with the timer). The timer tells its
+// Cheat 10 of docs/design.md §6 (interfering with the timer). The timer tells its
 // own kernels (the L2 flush and the clock probe) from the measured work by
 // the names CUPTI reports, so a candidate kernel that took one of those names
 // would have its time left out of every sample. Such a candidate is

@@ -1,5 +1,5 @@
 #pragma once
-// The measurement protocol (DESIGN.md §4). One Timer per worker; baselines and
+// The measurement protocol (docs/harness.md, "Measurement"). One Timer per worker; baselines and
 // candidates go through the same object, so they are measured the same way.
 #include <cuda_runtime_api.h>
 

@@ -1,5 +1,5 @@
 #pragma once
-// The verification protocol (DESIGN.md §5) for one loaded candidate.
+// The verification protocol (docs/harness.md, "Verification") for one loaded candidate.
 #include <cstdint>
 #include <functional>
 #include <string>

@@ -1,5 +1,5 @@
 #pragma once
-// Kernels of the verification protocol (DESIGN.md §5), callable from host .cpp.
+// Kernels of the verification protocol (docs/harness.md, "Verification"), callable from host .cpp.
 #include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 

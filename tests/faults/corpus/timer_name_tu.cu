@@ -1,6 +1,6 @@
 // Fault corpus: a translation unit that does its real work in a kernel named
 // like the harness's L2-flush kernel, so that a timer telling kernels apart by
-// name would leave its time out (DESIGN.md §6, cheat 10). The name is pasted
+// name would leave its time out (docs/design.md §6, cheat 10). The name is pasted
 // together by the preprocessor, so only the compiler's entry list and the
 // shared object's symbols show it: rejected.
 #include <cuda_runtime.h>
