@@ -32,4 +32,17 @@ void SearchConfig::validate() const {
   (void)parse_counter_set(counter_set);
 }
 
+RewardConfig search_reward_config() {
+  RewardConfig c;
+  c.shape = RewardShape::linear;
+  c.clip = 1.0;
+  c.correct_bonus = 0;
+  c.compiled_reward = 0;
+  c.penalty = {{"duplicate", kDuplicatePenalty}};
+  for (Status s : {Status::compile_error, Status::launch_error, Status::runtime_fault, Status::timeout,
+                   Status::wrong_answer, Status::rejected})
+    c.penalty[to_string(s)] = kFailurePenalty;
+  return c;
+}
+
 }  // namespace tessera::search

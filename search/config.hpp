@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/core/reward.hpp"
 #include "search/acceptance.hpp"
 #include "search/bandit.hpp"
 #include "search/population.hpp"
@@ -23,6 +24,12 @@ inline constexpr double kBanditRewardScale = 0.25;  // improvement over the pare
 inline constexpr double kFirstSuccessReward = 0.5;  // bandit reward of a timed kernel with no parent
 inline constexpr double kDuplicatePenalty = -0.1;   // scalar reward of a step whose proposals were all duplicates
 inline constexpr double kFailurePenalty = -1.0;     // scalar reward of a candidate's own failure
+
+// The search's reward (docs/trajectory-schema.md): improvement over the
+// parent, linear and clipped to [-1, 1]; kFailurePenalty for the candidate's own
+// failures, kDuplicatePenalty for a step whose proposals were all duplicates;
+// no correctness bonus (a search ranks kernels, it does not teach a policy).
+RewardConfig search_reward_config();
 
 struct Budget {
   long long evals = kDefaultBudgetEvals;  // search steps (each asks the harness once, or twice when re-measured)

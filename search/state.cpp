@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "harness/core/reward.hpp"
+
 namespace tessera::search {
 
 TaskState::TaskState(Task t, const SearchConfig& c)
@@ -105,32 +107,36 @@ Applied SearchState::apply(const Plan& plan, const StepOutcome& o) {
   out.acceptance["verdict_final"] = o.verdict_final;
   out.acceptance["changed_decision"] = changed || remeasure_changed;
 
-  // Rewards: relative improvement over the parent (docs/trajectory-schema.md).
+  // Rewards (harness/core/reward.hpp, the module the RL environment uses too):
+  // the search pays relative improvement over the parent, linear, clipped.
   const bool timed = o.evaluated && has_timing(o.result);
   const bool parent_timed = parent && has_timing(parent->result);
+  RewardInput in;
+  in.result = o.evaluated ? &o.result : nullptr;
+  in.duplicate = !o.evaluated && o.duplicate_of >= 0;
+  in.use_reference = true;
+  in.reference_us = parent_timed ? parent->result.cold.median_us : 0;
+  const Reward reward = compute_reward(in, search_reward_config());
+  out.scalar_reward = reward.scalar.value_or(0.0);
   nlohmann::json gain = nullptr;
   if (timed && parent_timed) {
     const double g = improvement(o.result, parent->result);
     gain = g;
-    out.scalar_reward = std::clamp(g, -1.0, 1.0);
     out.bandit_reward = std::clamp(g / kBanditRewardScale, 0.0, 1.0);
   } else if (timed) {
     out.bandit_reward = kFirstSuccessReward;
-  } else if (o.duplicate_of >= 0) {
-    out.scalar_reward = kDuplicatePenalty;
-  } else if (o.evaluated && is_policy_fault(o.result.status)) {
-    out.scalar_reward = kFailurePenalty;
   }
   out.reward = {{"valid", timed || valid_kernel(o)},
                 {"timed", timed},
                 {"status", o.evaluated ? to_string(o.result.status) : (o.duplicate_of >= 0 ? "duplicate" : "no_proposal")},
-                {"masked", o.evaluated && o.result.status == Status::infra_error},
+                {"masked", reward.masked},
                 {"improvement_over_parent", gain},
                 {"speedup_vs_baseline", timed ? o.result.speedup : 0.0},
                 {"beats_baseline", timed && o.result.speedup > 1.0},
                 {"new_best", out.new_best},
                 {"bandit", out.bandit_reward},
-                {"scalar", out.scalar_reward}};
+                {"scalar", out.scalar_reward},
+                {"components", reward.components}};
 
   // Migration between islands, every migration_interval steps of this task.
   if (ts.population.islands() > 1 && ts.steps % config_.migration_interval == 0) {
