@@ -4,7 +4,7 @@
 
 #include "harness/core/error.hpp"
 #include "harness/core/fs.hpp"
-#include "search/detail/thread_pool.hpp"
+#include "harness/detail/thread_pool.hpp"
 #include "search/novelty.hpp"
 #include "search/run_files.hpp"
 #include "search/trajectory.hpp"
@@ -80,25 +80,25 @@ SearchEngine::SearchEngine(SearchConfig config, std::vector<Task> tasks, std::ve
     : config_(std::move(config)),
       tasks_(std::move(tasks)),
       slots_info_(std::move(slots)),
-      evaluators_(std::move(evaluators)),
       options_(std::move(options)) {
   if (tasks_.empty()) fail_bad_input("a search needs at least one task");
   if (slots_info_.empty()) fail_bad_input("a search needs at least one proposer");
-  if (evaluators_.empty()) fail_bad_input("a search needs at least one evaluator");
+  if (evaluators.empty()) fail_bad_input("a search needs at least one evaluator");
   for (const auto& s : slots_info_) TESSERA_REQUIRE(s.proposer && s.lock, "proposer slot without a proposer");
   config_.validate();
-  if (config_.pipeline_depth == 0) config_.pipeline_depth = kPipelinePerEvaluator * int(evaluators_.size());
+  pool_ = std::make_unique<EvaluatorPool>(std::move(evaluators));
+  if (config_.pipeline_depth == 0) config_.pipeline_depth = kPipelinePerEvaluator * int(pool_->size());
   if (config_.proposers.empty())
     for (const auto& s : slots_info_) config_.proposers.push_back(s.name);
   state_ = std::make_unique<SearchState>(tasks_, config_);
   method_ = make_method(config_, slots_info_);
-  gpu_ = gpu_info(evaluators_.front()->device());
-  busy_.assign(evaluators_.size(), false);
+  gpu_ = gpu_info(pool_->evaluator(0).device());
+  busy_.assign(pool_->size(), false);
 }
 
 SearchEngine::~SearchEngine() {
   // Jobs in flight post into members below; stop them first.
-  eval_threads_.clear();
+  pool_.reset();
   proposal_pool_.reset();
 }
 
@@ -124,7 +124,7 @@ void SearchEngine::prepare_run_dir() {
     proposers.push_back({{"name", s.name}, {"models", s.models}, {"strategies", strategies}});
   }
   nlohmann::json evaluators = nlohmann::json::array();
-  for (const auto& e : evaluators_) evaluators.push_back(e->describe());
+  for (std::size_t e = 0; e < pool_->size(); ++e) evaluators.push_back(pool_->evaluator(e).describe());
   const nlohmann::json j = {{"schema", "tessera.search_config/1"}, {"config", config_},
                             {"tasks", tasks_json(tasks_)},          {"proposers", proposers},
                             {"evaluators", evaluators},             {"extra", options_.extra},
@@ -239,7 +239,7 @@ void SearchEngine::submit_proposal(long long step) {
     // step before: evaluate() then finds the kernel in the compile cache.
     // Only the compile time and the cache flag of the result change, and
     // neither enters a decision (decision_view).
-    if (p.ok) evaluators_.front()->compile_ahead(p.candidate);
+    if (p.ok) pool_->evaluator(0).compile_ahead(p.candidate);
     {
       std::lock_guard lk(mu_);
       auto it = slots_.find(step);
@@ -327,9 +327,7 @@ RunSummary SearchEngine::run() {
   started_ = std::chrono::steady_clock::now();
   prepare_run_dir();
   load_logs();
-  proposal_pool_ = std::make_unique<detail::ThreadPool>(config_.pipeline_depth);
-  for (std::size_t e = 0; e < evaluators_.size(); ++e)
-    eval_threads_.push_back(std::make_unique<detail::ThreadPool>(1));
+  proposal_pool_ = std::make_unique<tessera::detail::ThreadPool>(config_.pipeline_depth);
   {
     std::unique_lock lk(mu_);
     plan_more();

@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/evaluator.hpp"
+#include "harness/pool.hpp"
 #include "search/config.hpp"
 #include "search/method.hpp"
 #include "search/progress.hpp"
@@ -31,9 +32,13 @@
 
 namespace tessera::search {
 
-namespace detail {
+}  // namespace tessera::search
+
+namespace tessera::detail {
 class ThreadPool;
 }
+
+namespace tessera::search {
 
 struct EngineOptions {
   std::filesystem::path run_dir;
@@ -100,7 +105,6 @@ private:
   SearchConfig config_;
   std::vector<Task> tasks_;
   std::vector<ProposerSlot> slots_info_;
-  std::vector<std::unique_ptr<Evaluator>> evaluators_;
   EngineOptions options_;
   std::unique_ptr<SearchState> state_;
   std::unique_ptr<SearchMethod> method_;
@@ -126,8 +130,8 @@ private:
   std::mutex file_mu_;
 
   // Declared last: destroyed first, so no job outlives the members it uses.
-  std::unique_ptr<detail::ThreadPool> proposal_pool_;
-  std::vector<std::unique_ptr<detail::ThreadPool>> eval_threads_;
+  std::unique_ptr<tessera::detail::ThreadPool> proposal_pool_;
+  std::unique_ptr<EvaluatorPool> pool_;  // one thread per evaluator
 };
 
 // runs/<id>/config.json as written by the engine.

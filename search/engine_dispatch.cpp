@@ -3,7 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "harness/core/fs.hpp"
-#include "search/detail/thread_pool.hpp"
+#include "harness/detail/thread_pool.hpp"
 #include "search/engine.hpp"
 #include "search/novelty.hpp"
 
@@ -104,7 +104,7 @@ bool SearchEngine::dispatch_ready() {
     busy_[free] = true;
     s.dispatched = true;
     const Task task = state_->task(s.plan.task_index).task;
-    eval_threads_[free]->submit([this, free, o = std::move(o), task, plan = s.plan]() mutable {
+    pool_->submit_to(std::size_t(free), [this, free, o = std::move(o), task, plan = s.plan](Evaluator&, std::size_t) mutable {
       run_evaluation(free, std::move(o), task, plan);
     });
     ++next_dispatch_;
@@ -117,13 +117,7 @@ void SearchEngine::run_evaluation(int e, StepOutcome o, Task task, Plan plan) {
   EvalOptions opts = options_.eval;
   opts.compile_only = opts.compile_only || config_.compile_only;
   opts.counter_set = config_.counter_set;
-  auto evaluate = [&]() -> EvalResult {
-    try {
-      return evaluators_[e]->evaluate(o.candidate, task, opts);
-    } catch (const std::exception& ex) {
-      return make_failure(Status::infra_error, std::string("evaluator threw: ") + ex.what(), task);
-    }
-  };
+  auto evaluate = [&]() -> EvalResult { return evaluate_guarded(pool_->evaluator(e), o.candidate, task, opts); };
   const AcceptanceRule rule = config_.acceptance();
   // Incumbents the candidate may beat: its parent and the task's best when planned.
   std::vector<const EvalResult*> incumbents;
@@ -157,7 +151,7 @@ void SearchEngine::run_evaluation(int e, StepOutcome o, Task task, Plan plan) {
     o.verdict_final = o.verdict_first;
   }
   o.evaluator = e;
-  o.device = evaluators_[e]->device().name;
+  o.device = pool_->evaluator(e).device().name;
   o.timestamps["evaluated"] = utc_now_iso();
 
   nlohmann::json line = outcome_json(o);

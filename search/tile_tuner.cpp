@@ -11,7 +11,7 @@
 
 #include "harness/core/error.hpp"
 #include "harness/tile/emit.hpp"
-#include "search/detail/thread_pool.hpp"
+#include "harness/detail/thread_pool.hpp"
 
 namespace tessera::search {
 
@@ -127,7 +127,7 @@ private:
     // key is harmless: cache entries are written atomically). The pool is
     // declared after `cands` and drops the jobs not yet started when it goes.
     ev_.precompile({cands.front()});
-    detail::ThreadPool ahead(compile_threads());
+    tessera::detail::ThreadPool ahead(compile_threads());
     for (std::size_t i = 1; i < cands.size(); ++i) ahead.submit([this, &cands, i] { ev_.compile_ahead(cands[i]); });
     for (std::size_t i = 0; i < batch.size(); ++i) {
       TunedConfig e{tile::name(batch[i]), batch[i], ev_.evaluate(cands[i], task_, opt_)};

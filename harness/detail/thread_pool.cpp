@@ -1,8 +1,8 @@
-#include "search/detail/thread_pool.hpp"
+#include "harness/detail/thread_pool.hpp"
 
 #include <algorithm>
 
-namespace tessera::search::detail {
+namespace tessera::detail {
 
 ThreadPool::ThreadPool(int threads) {
   for (int i = 0; i < std::max(1, threads); ++i) threads_.emplace_back([this] { loop(); });
@@ -40,4 +40,4 @@ void ThreadPool::loop() {
   }
 }
 
-}  // namespace tessera::search::detail
+}  // namespace tessera::detail

@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-namespace tessera::search::detail {
+namespace tessera::detail {
 
 class ThreadPool {
 public:
@@ -29,4 +29,4 @@ private:
   std::vector<std::thread> threads_;
 };
 
-}  // namespace tessera::search::detail
+}  // namespace tessera::detail

@@ -1,0 +1,148 @@
+#include "harness/pool.hpp"
+
+#include <algorithm>
+#include <atomic>
+
+#include "harness/core/error.hpp"
+#include "harness/detail/thread_pool.hpp"
+
+namespace tessera {
+
+namespace {
+constexpr unsigned kMaxCompileAhead = 8;  // compile children at once ahead of a batch
+}
+
+EvalResult evaluate_guarded(Evaluator& evaluator, const Candidate& candidate, const Task& task,
+                            const EvalOptions& options) {
+  try {
+    return evaluator.evaluate(candidate, task, options);
+  } catch (const std::exception& e) {
+    return make_failure(Status::infra_error, std::string("evaluator threw: ") + e.what(), task);
+  }
+}
+
+EvaluatorPool::EvaluatorPool(std::vector<std::unique_ptr<Evaluator>> evaluators)
+    : evaluators_(std::move(evaluators)), own_(evaluators_.size()) {
+  if (evaluators_.empty()) fail_bad_input("an evaluator pool needs at least one evaluator");
+  for (std::size_t i = 0; i < evaluators_.size(); ++i) threads_.emplace_back([this, i] { loop(i); });
+}
+
+EvaluatorPool::~EvaluatorPool() {
+  {
+    std::lock_guard g(mu_);
+    stopping_ = true;
+    shared_.clear();
+    for (auto& q : own_) q.clear();
+  }
+  cv_.notify_all();
+  for (auto& t : threads_) t.join();
+}
+
+void EvaluatorPool::loop(std::size_t index) {
+  for (;;) {
+    Job job;
+    {
+      std::unique_lock lk(mu_);
+      cv_.wait(lk, [&] { return stopping_ || !own_[index].empty() || !shared_.empty(); });
+      if (stopping_) return;
+      // Work bound to this evaluator first: it may be the second half of a
+      // measurement that must run on the same GPU.
+      auto& q = !own_[index].empty() ? own_[index] : shared_;
+      job = std::move(q.front());
+      q.pop_front();
+    }
+    try {
+      job(*evaluators_[index], index);
+    } catch (...) {
+      // A job reports its own failures; nothing may end this thread.
+    }
+  }
+}
+
+void EvaluatorPool::submit(Job job) {
+  {
+    std::lock_guard g(mu_);
+    shared_.push_back(std::move(job));
+  }
+  cv_.notify_all();
+}
+
+void EvaluatorPool::submit_to(std::size_t index, Job job) {
+  if (index >= own_.size()) throw Error("submit_to: no evaluator " + std::to_string(index));
+  {
+    std::lock_guard g(mu_);
+    own_[index].push_back(std::move(job));
+  }
+  cv_.notify_all();
+}
+
+std::future<EvalResult> EvaluatorPool::evaluate_async(EvalRequest request, EvalOptions options) {
+  auto promise = std::make_shared<std::promise<EvalResult>>();
+  auto future = promise->get_future();
+  submit([promise, request = std::move(request), options](Evaluator& ev, std::size_t) {
+    promise->set_value(evaluate_guarded(ev, request.candidate, request.task, options));
+  });
+  return future;
+}
+
+std::vector<EvalResult> EvaluatorPool::evaluate_batch(const std::vector<EvalRequest>& batch,
+                                                      const EvalOptions& options, const BatchProgress& progress) {
+  std::vector<EvalResult> results(batch.size());
+  if (batch.empty()) return results;
+  // Compiles run ahead in request order on the CPUs; an evaluation whose
+  // compile has not finished compiles on its own (the cache makes the later
+  // of the two a hit).
+  std::atomic<std::size_t> next_compile{0};
+  std::atomic<bool> abandon{false};
+  const unsigned compile_threads =
+      std::max(1u, std::min<unsigned>(kMaxCompileAhead, std::thread::hardware_concurrency()));
+  std::vector<std::thread> compilers;
+  for (unsigned t = 0; t < compile_threads; ++t) {
+    compilers.emplace_back([&] {
+      for (std::size_t i = next_compile++; i < batch.size() && !abandon; i = next_compile++)
+        evaluators_.front()->compile_ahead(batch[i].candidate);
+    });
+  }
+  std::mutex done_mu;
+  std::condition_variable done_cv;
+  std::size_t done = 0;
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    submit([&, i](Evaluator& ev, std::size_t) {
+      EvalResult r = evaluate_guarded(ev, batch[i].candidate, batch[i].task, options);
+      std::size_t now;
+      {
+        std::lock_guard g(done_mu);
+        results[i] = std::move(r);
+        now = ++done;
+      }
+      if (progress) progress(now, batch.size());
+      done_cv.notify_all();
+    });
+  }
+  {
+    std::unique_lock lk(done_mu);
+    done_cv.wait(lk, [&] { return done == batch.size(); });
+  }
+  abandon = true;
+  for (auto& t : compilers) t.join();
+  return results;
+}
+
+void EvaluatorPool::start_all() {
+  std::vector<std::thread> starters;
+  for (auto& e : evaluators_) starters.emplace_back([&e] { e->start(); });
+  for (auto& t : starters) t.join();
+}
+
+std::unique_ptr<EvaluatorPool> make_pool(const SandboxOptions& base, const std::vector<int>& devices) {
+  if (devices.empty()) fail_bad_input("an evaluator pool needs at least one device");
+  std::vector<std::unique_ptr<Evaluator>> evs;
+  for (int d : devices) {
+    SandboxOptions o = base;
+    o.device = d;
+    evs.push_back(make_evaluator(o));
+  }
+  return std::make_unique<EvaluatorPool>(std::move(evs));
+}
+
+}  // namespace tessera
