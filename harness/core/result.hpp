@@ -116,10 +116,10 @@ struct DeviceSummary {
 
 // What the harness did to keep the paid launches honest (docs/harness.md, "Integrity").
 struct IntegrityStats {
-  int timed_calls = 0;          // the candidate's cold timed calls: each on poisoned output and varied inputs
+  int timed_calls = 0;          // the candidate's cold timed calls: each on poisoned output and partly fresh inputs
   int checked_calls = 0;        // of those, checked on the device at positions the candidate cannot know
   int checked_hot_replays = 0;  // graph replays of hot timing with one rotated output checked
-  bool inputs_refreshed = false;  // fresh inputs and a new reference once during the timing
+  bool inputs_refreshed = false;  // rows of A and B refilled before every timed call (a checked call's reference made for them)
   bool reference_hidden = false;  // the reference lives at a random, unmapped-around address
   // Where the candidate's host code ran: "none" (device-only), "captured"
   // (a translation unit's host code, run only under stream capture in the

@@ -16,12 +16,19 @@ extern "C" __global__ void tessera_harness_zero(unsigned char* dst, std::size_t 
     dst[i] = 0;
 }
 
-extern "C" __global__ void tessera_harness_vary(unsigned short* x, std::size_t count, std::size_t cols, int by_row,
-                                                unsigned long long from, unsigned long long to) {
+// Refills about `fraction` of the rows of a row-major rows x cols fp16 matrix
+// (and always row `always`) with fresh U[-1, 1) values; the rest stay.
+extern "C" __global__ void tessera_harness_refresh_rows(__half* x, std::size_t rows, std::size_t cols,
+                                                        unsigned long long seed, double fraction,
+                                                        std::size_t always) {
+  const std::size_t count = rows * cols;
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < count;
        i += std::size_t(gridDim.x) * blockDim.x) {
-    const std::size_t index = by_row ? i / cols : i % cols;
-    if (tessera::gpu::varied_sign(from, index) != tessera::gpu::varied_sign(to, index)) x[i] ^= 0x8000u;
+    const std::size_t row = i / cols;
+    const double pick = double(tessera::gpu::mix64(seed ^ (row * 0x9E3779B97F4A7C15ULL)) >> 11) * 0x1.0p-53;
+    if (pick >= fraction && row != always) continue;
+    const unsigned long long r = tessera::gpu::mix64(seed + 0x632BE59BD9B4E019ULL * (i + 1));
+    x[i] = __float2half_rn(2.0f * (float(r >> 40) * (1.0f / 16777216.0f)) - 1.0f);
   }
 }
 
@@ -67,9 +74,8 @@ extern "C" __global__ void tessera_harness_check(tessera::gpu::CheckArgs a, tess
   const std::size_t count = a.m * a.n;
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < count;
        i += std::size_t(gridDim.x) * blockDim.x) {
-    const std::size_t row = i / a.n, col = i % a.n;
-    const bool negate = tessera::gpu::varied_sign(a.seed_a, row) != tessera::gpu::varied_sign(a.seed_b, col);
-    double r = negate ? -a.acc[i] : a.acc[i];
+    const std::size_t col = i % a.n;
+    double r = a.acc[i];
     if (a.epilogue != 0) r = activation(r + double(__half2float(a.bias[col])), a.epilogue);
     const unsigned short bits = __half_as_ushort(a.C[i]);
     if (bits == kPoisonBits) {
@@ -127,12 +133,10 @@ void harness_zero(void* dst, std::size_t bytes, cudaStream_t s) {
   tessera_harness_zero<<<blocks_for(bytes), kThreads, 0, s>>>(static_cast<unsigned char*>(dst), bytes);
 }
 
-void harness_vary(__half* x, std::size_t rows, std::size_t cols, bool by_row, std::uint64_t seed_from,
-                  std::uint64_t seed_to, cudaStream_t s) {
-  const std::size_t count = rows * cols;
-  if (count == 0 || seed_from == seed_to) return;
-  tessera_harness_vary<<<blocks_for(count), kThreads, 0, s>>>(reinterpret_cast<unsigned short*>(x), count, cols,
-                                                               by_row ? 1 : 0, seed_from, seed_to);
+void harness_refresh_rows(__half* x, std::size_t rows, std::size_t cols, std::uint64_t seed, double fraction,
+                          cudaStream_t s) {
+  if (rows == 0 || cols == 0) return;
+  tessera_harness_refresh_rows<<<blocks_for(rows * cols), kThreads, 0, s>>>(x, rows, cols, seed, fraction, seed % rows);
 }
 
 void harness_check(const CheckArgs& args, CompareStats* out_device, cudaStream_t s) {

@@ -53,17 +53,6 @@ std::string TaskBuffers::describe_canaries(cudaStream_t s) {
   return out;
 }
 
-void TaskBuffers::vary_inputs(std::uint64_t new_seed_a, std::uint64_t new_seed_b, cudaStream_t s) {
-  // A is M×K row-major: its rows are C's rows. B's output column j is row j of
-  // an N×K matrix (TN) or column j of a K×N matrix (NN).
-  harness_vary(static_cast<__half*>(A.data()), std::size_t(task.m), std::size_t(task.k), true, seed_a, new_seed_a, s);
-  const bool tn = task.layout == Layout::TN;
-  harness_vary(static_cast<__half*>(B.data()), tn ? std::size_t(task.n) : std::size_t(task.k),
-               tn ? std::size_t(task.k) : std::size_t(task.n), tn, seed_b, new_seed_b, s);
-  seed_a = new_seed_a;
-  seed_b = new_seed_b;
-}
-
 CheckArgs TaskBuffers::check_args(const __half* out) const {
   CheckArgs a;
   a.C = out;
@@ -74,8 +63,6 @@ CheckArgs TaskBuffers::check_args(const __half* out) const {
   a.n = std::size_t(task.n);
   a.gamma = accumulation_gamma(task.k);
   a.epilogue = static_cast<int>(task.epilogue);
-  a.seed_a = seed_a;
-  a.seed_b = seed_b;
   return a;
 }
 
@@ -87,6 +74,26 @@ int TaskBuffers::ensure_rotation(int wanted, cudaStream_t s) {
   // Armed for every evaluation: a damaged band must be blamed on the candidate that damaged it.
   for (const auto& r : rotation) r.arm_canaries(s);
   return n;
+}
+
+TesseraGemmParams gemm_params(const TaskBuffers& b, const GuardedBuffer& workspace, int sm_count) {
+  const Task& t = b.task;
+  TesseraGemmParams p{};
+  p.A = static_cast<const __half*>(b.A.data());
+  p.B = static_cast<const __half*>(b.B.data());
+  p.C = static_cast<__half*>(b.C.data());
+  p.bias = t.epilogue == Epilogue::none ? nullptr : static_cast<const __half*>(b.bias.data());
+  p.workspace = workspace.data();
+  p.workspace_bytes = workspace.bytes();
+  p.M = static_cast<int>(t.m);
+  p.N = static_cast<int>(t.n);
+  p.K = static_cast<int>(t.k);
+  p.lda = p.K;
+  p.ldb = t.layout == Layout::TN ? p.K : p.N;
+  p.ldc = p.N;
+  p.layout = t.layout == Layout::TN ? 0 : 1;
+  p.num_sms = sm_count;
+  return p;
 }
 
 }  // namespace tessera::gpu

