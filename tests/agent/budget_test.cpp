@@ -25,6 +25,14 @@ PriceTable test_prices() {
   return t;
 }
 
+EndpointConfig local(const TestServer& server, const std::string& model) {
+  EndpointConfig c;
+  c.base_url = server.base_url();
+  c.model = model;
+  c.api_key_env = "";
+  return c;
+}
+
 ChatRequest asking(const std::string& text) {
   ChatRequest r;
   r.messages = {{"system", "You write CUDA kernels."}, {"user", text}};
@@ -103,14 +111,10 @@ TEST(BudgetReservation, ThePromptBoundCoversEveryByte) {
 // refuses. The spend never passes the limit, refused calls never reach the
 // server, and what the budget counts is what the replies billed.
 TEST(HardBudget, ACostBudgetIsNeverExceeded) {
-  std::atomic<int> variant{0};
-  TestServer server([&](const TestRequest& r, int) { return testing::billed_reply(r, testing::kernel_reply(variant++)); });
+  TestServer server(testing::distinct_kernels());
   const PriceTable prices = test_prices();
-  EndpointConfig c;
-  c.base_url = server.base_url();
-  c.model = "priced-model";
+  EndpointConfig c = local(server, "priced-model");
   c.max_tokens = kMaxTokens;
-  c.api_key_env = "";
   const ChatRequest request = asking(std::string(6000, 'p'));
   const CallCost worst = worst_case_cost(max_prompt_tokens(request.messages), kMaxTokens, *prices.find(c.model));
   const double limit = 5.5 * worst.usd;
@@ -140,10 +144,7 @@ TEST(HardBudget, ACostBudgetIsNeverExceeded) {
 
 TEST(HardBudget, ARequestWithoutMaxTokensIsBoundedUnderABudgetOnly) {
   TestServer server([](const TestRequest& r, int) { return testing::billed_reply(r, "hello"); });
-  EndpointConfig c;
-  c.base_url = server.base_url();
-  c.model = "local-model";
-  c.api_key_env = "";
+  EndpointConfig c = local(server, "local-model");
   ClientOptions budgeted;
   budgeted.budget = std::make_shared<Budget>(100000, 0);
   ASSERT_TRUE(make_client(c, budgeted)->chat(asking("hi")).ok);
@@ -156,10 +157,7 @@ TEST(HardBudget, ARequestWithoutMaxTokensIsBoundedUnderABudgetOnly) {
 
 TEST(HardBudget, AnUnpricedModelCannotSpendACostBudget) {
   TestServer server([](const TestRequest& r, int) { return testing::billed_reply(r, "hello"); });
-  EndpointConfig c;
-  c.base_url = server.base_url();
-  c.model = "my-local-llama";
-  c.api_key_env = "";
+  EndpointConfig c = local(server, "my-local-llama");
   ClientOptions o;
   o.budget = std::make_shared<Budget>(0, 1.0);
   const ChatResult r = make_client(c, o)->chat(asking("hi"));
@@ -176,10 +174,7 @@ TEST(HardBudget, AReplyWithoutUsageIsChargedItsWorstCase) {
   TestServer server([](const TestRequest&, int) {
     return testing::respond(200, R"({"choices": [{"message": {"role": "assistant", "content": "hi"}, "finish_reason": "stop"}]})");
   });
-  EndpointConfig c;
-  c.base_url = server.base_url();
-  c.model = "local-model";
-  c.api_key_env = "";
+  EndpointConfig c = local(server, "local-model");
   c.max_tokens = 50;
   ClientOptions o;
   o.budget = std::make_shared<Budget>(100000, 0);

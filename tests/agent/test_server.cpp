@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <memory>
 #include <cstdlib>
 #include <cctype>
 #include <cstdio>
@@ -233,6 +234,11 @@ TestResponse billed_reply(const TestRequest& request, const std::string& content
   const auto prompt_tokens = (long long)(double(asked.prompt_chars) / chars_per_token) + 1;
   const auto completion_tokens = (long long)content.size() / 4 + 1;
   return respond(200, openai_reply(content, prompt_tokens, completion_tokens, "", asked.model));
+}
+
+Handler distinct_kernels() {
+  auto count = std::make_shared<std::atomic<int>>(0);
+  return [count](const TestRequest& r, int) { return billed_reply(r, kernel_reply((*count)++)); };
 }
 
 TestResponse error_reply(int status, const std::string& message) {

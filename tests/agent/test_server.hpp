@@ -101,6 +101,9 @@ ChatAsked parse_chat(const TestRequest& request);
 // A 200 reply with `content` that bills a prompt token per `chars_per_token`
 // characters asked and a completion token per 4 characters of the reply.
 TestResponse billed_reply(const TestRequest& request, const std::string& content, double chars_per_token = 3.2);
+// A model that answers each request with a new kernel (kernel_reply of a
+// count of the requests), billed as billed_reply does.
+Handler distinct_kernels();
 // An OpenAI-style error body, as servers and proxies send it.
 TestResponse error_reply(int status, const std::string& message);
 

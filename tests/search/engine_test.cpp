@@ -194,6 +194,14 @@ TEST(Budget, CostAwareBanditRunsOnTokenCosts) {
   EXPECT_GE(s.totals.tokens, 20 * 800);  // duplicates' re-proposals cost tokens too
 }
 
+std::string contents_and_close(std::FILE* f) {
+  std::rewind(f);
+  std::string text(4096, '\0');
+  text.resize(std::fread(text.data(), 1, text.size(), f));
+  std::fclose(f);
+  return text;
+}
+
 TEST(Progress, PlainLinesWhenNotATerminal) {
   std::FILE* f = std::tmpfile();
   ASSERT_NE(f, nullptr);
@@ -209,10 +217,7 @@ TEST(Progress, PlainLinesWhenNotATerminal) {
   p->update(snap);
   p->message("step 2: the endpoint refused the key");
   p->finish(snap);
-  std::rewind(f);
-  std::string text(4096, '\0');
-  text.resize(std::fread(text.data(), 1, text.size(), f));
-  std::fclose(f);
+  const std::string text = contents_and_close(f);
   EXPECT_EQ(text.find('\r'), std::string::npos);
   EXPECT_NE(text.find("best 1.250x"), std::string::npos) << text;
   EXPECT_NE(text.find("3/10 steps, 4 evals, 2 repeats"), std::string::npos) << text;
@@ -230,10 +235,7 @@ TEST(Progress, QuietShowsMessagesOnly) {
   p->update(snap);
   p->message("stopping: 3 proposals in a row failed");
   p->finish(snap);
-  std::rewind(f);
-  std::string text(4096, '\0');
-  text.resize(std::fread(text.data(), 1, text.size(), f));
-  std::fclose(f);
+  const std::string text = contents_and_close(f);
   EXPECT_EQ(text, "search: stopping: 3 proposals in a row failed\n");
 }
 

@@ -2,8 +2,6 @@
 // the loopback server in compile-only mode (the sandboxed compiler, no GPU).
 #include <gtest/gtest.h>
 
-#include <atomic>
-
 #include "engine_helpers.hpp"
 #include "harness/core/fs.hpp"
 #include "tests/agent/test_server.hpp"
@@ -53,8 +51,7 @@ TEST(LlmSearchCli, A401StopsTheRunAtOnceWithTheServersMessage) {
 
 TEST(LlmSearchCli, AResumeNeedsNoEndpointVariables) {
   REQUIRE_BINARY();
-  std::atomic<int> variant{0};
-  TestServer server([&](const TestRequest& r, int) { return tessera::testing::billed_reply(r, tessera::testing::kernel_reply(variant++)); });
+  TestServer server(tessera::testing::distinct_kernels());
   const auto dir = fresh_dir("cli_resume");
   const auto cfg = endpoints_file(dir, {endpoint(server, "coder", "local-coder", "TESSERA_TEST_KEY")});
   const std::string run_dir = (dir / "run").string();
@@ -95,8 +92,7 @@ TEST(LlmSearchCli, ACostBudgetNeedsEveryModelsPrice) {
 // ensemble of two models, every step proposed, compiled and recorded.
 TEST(LlmSearchCli, AThirtyStepEnsembleSearchRunsClean) {
   REQUIRE_BINARY();
-  std::atomic<int> variant{0};
-  TestServer server([&](const TestRequest& r, int) { return tessera::testing::billed_reply(r, tessera::testing::kernel_reply(variant++)); });
+  TestServer server(tessera::testing::distinct_kernels());
   const auto dir = fresh_dir("cli_ensemble");
   const auto cfg = endpoints_file(dir, {endpoint(server, "alpha", "model-a"), endpoint(server, "beta", "model-b")});
   const std::string run_dir = (dir / "run").string();

@@ -48,6 +48,14 @@ struct LlmRun {
   CaptureProgress progress;
 };
 
+// One endpoint of a model with a price, so a cost budget applies.
+LlmRun priced_run(const TestServer& server) {
+  LlmRun run;
+  run.endpoints = {endpoint(server, "", "priced-model")};
+  run.prices.set("priced-model", agent::Price{kInputPerMtok, kOutputPerMtok});
+  return run;
+}
+
 RunSummary run_llm(const SearchConfig& config, const fs::path& dir, LlmRun& run) {
   agent::ProposerOptions po;
   po.llm = agent::LlmProposerOptions{};
@@ -100,11 +108,8 @@ TEST(LlmSearch, TransientErrorsKeepTheirRetriesAndDoNotStopTheRun) {
 // The budget is a ceiling: each call reserves its worst case (the prompt's
 // byte bound and max_tokens, priced) before it is sent.
 TEST(LlmSearch, ACostBudgetIsNeverExceeded) {
-  std::atomic<int> variant{0};
-  TestServer server([&](const TestRequest& r, int) { return tessera::testing::billed_reply(r, tessera::testing::kernel_reply(variant++)); });
-  LlmRun run;
-  run.endpoints = {endpoint(server, "", "priced-model")};
-  run.prices.set("priced-model", agent::Price{kInputPerMtok, kOutputPerMtok});
+  TestServer server(tessera::testing::distinct_kernels());
+  LlmRun run = priced_run(server);
   auto cfg = small_config("evolve", 200);
   cfg.budget.usd = 0.6;
   run.spend = std::make_shared<agent::Budget>(0, cfg.budget.usd);
@@ -120,18 +125,13 @@ TEST(LlmSearch, ACostBudgetIsNeverExceeded) {
 
 // A resumed run counts what the earlier session spent before its first call.
 TEST(LlmSearch, AResumedRunKeepsTheBudgetOfTheWholeRun) {
-  std::atomic<int> variant{0};
-  TestServer server([&](const TestRequest& r, int) { return tessera::testing::billed_reply(r, tessera::testing::kernel_reply(variant++)); });
-  LlmRun first;
-  first.endpoints = {endpoint(server, "", "priced-model")};
-  first.prices.set("priced-model", agent::Price{kInputPerMtok, kOutputPerMtok});
+  TestServer server(tessera::testing::distinct_kernels());
+  LlmRun first = priced_run(server);
   auto cfg = small_config("evolve", 4);
   const auto dir = fresh_dir("usd_resume");
   const auto before = run_llm(cfg, dir, first);
   ASSERT_EQ(before.totals.steps, 4);
-  LlmRun second;
-  second.endpoints = first.endpoints;
-  second.prices = first.prices;
+  LlmRun second = priced_run(server);
   cfg.budget.evals = 100;
   cfg.budget.usd = before.totals.cost_usd * 1.5;
   second.spend = std::make_shared<agent::Budget>(0, cfg.budget.usd);
@@ -178,8 +178,7 @@ TEST(LlmSearch, RepeatsAreFedBackAndCounted) {
 }
 
 TEST(LlmSearch, TheBanditChoosesAmongAnEnsemblesModels) {
-  std::atomic<int> variant{0};
-  TestServer server([&](const TestRequest& r, int) { return tessera::testing::billed_reply(r, tessera::testing::kernel_reply(variant++)); });
+  TestServer server(tessera::testing::distinct_kernels());
   LlmRun run;
   run.endpoints = {endpoint(server, "alpha", "model-a"), endpoint(server, "beta", "model-b")};
   const auto dir = fresh_dir("ensemble");
