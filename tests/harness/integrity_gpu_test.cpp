@@ -12,6 +12,8 @@
 
 #include "harness/candidate.hpp"
 #include "harness/core/fs.hpp"
+
+#include <nlohmann/json.hpp>
 #include "harness/sandbox.hpp"
 #include "tests/testing.hpp"
 
@@ -161,6 +163,31 @@ TEST(IntegrityGpu, AWorkerKilledFromOutsideIsRetriedOnAFreshWorker) {
   EXPECT_EQ(r.status, Status::ok) << r.reason;
   EXPECT_EQ(r.attempts, 2);
   EXPECT_NE(r.fault_evidence.find("attempt 1"), std::string::npos) << r.fault_evidence;
+}
+
+TEST(IntegrityGpu, ATimeFasterThanTheDeviceCanGoIsRejectedAfterAFreshWorkerAgrees) {
+  TESSERA_REQUIRE_GPU();
+  // A ceiling a thousand times too low stands in for a kernel a thousand
+  // times too fast: the gate's path, end to end, with a real kernel.
+  std::string uuid;
+  {
+    auto probe = make_evaluator(full());
+    probe->start();
+    uuid = probe->device().uuid;
+  }
+  ASSERT_FALSE(uuid.empty());
+  const auto path = cache_dir() / "devices" / (uuid + ".json");
+  const std::string real = read_file(path);
+  auto doctored = nlohmann::json::parse(real);
+  doctored["peak_tflops"] = doctored["peak_tflops"].get<double>() / 1000;
+  atomic_write_file(path, doctored.dump());
+  auto ev = make_evaluator(full());
+  const auto r = ev->evaluate(example("hgemm_wmma.cu"), task_from_shape("512x512x512"), quick());
+  atomic_write_file(path, real);  // the real ceiling back for the tests after this one
+  EXPECT_EQ(r.status, Status::rejected) << r.reason;
+  EXPECT_NE(r.reason.find("implausible"), std::string::npos) << r.reason;
+  EXPECT_NE(r.reason.find("fresh worker"), std::string::npos) << r.reason;
+  EXPECT_EQ(r.attempts, 2) << "measured twice before it is rejected";
 }
 
 }  // namespace
