@@ -5,7 +5,10 @@
 // N-major for NN) and keep the accumulators in registers.
 // With inline_producer there is no producer warpgroup: thread 0 of the single
 // consumer issues the first `stages` loads before the block barrier and each
-// later one as the consumer releases a stage.
+// later one as the consumer releases a stage. With swap_ab the MMA computes
+// C^T: its rows walk B (the weight, N) and its columns A (M), and the epilogue
+// stores the transpose. Producer and consumers walk the same (tile, k-range)
+// units: one per tiled CTA, or the persistent / stream-K schedule.
 #include <fmt/format.h>
 
 #include "harness/tile/detail/emit.hpp"
@@ -402,6 +405,20 @@ __device__ __forceinline__ void refill(const TesseraGemmParams& p, Producer& pro
   }
 }
 
+// Accumulator layout of m64nNk16: warp w owns rows 16w..16w+15 of each m64
+// tile; register 4j+{0,1} is (row lane/4, cols 8j + 2(lane%4) + {0,1}),
+// 4j+{2,3} is 8 rows below. Calls f(r, c, d) for each of this thread's
+// quads: d[0..1] at (r, c..c+1) and d[2..3] at (r + 8, c..c+1) of the
+// consumer's kWM x kWN tile.
+template <typename F>
+__device__ __forceinline__ void for_each_quad(const float (&acc)[kAccRegs], int warp, int lane, F f) {
+#pragma unroll
+  for (int mt = 0; mt < kMT; ++mt) {
+#pragma unroll
+    for (int j = 0; j < kWN / 8; ++j) f(mt * 64 + warp * 16 + lane / 4, j * 8 + (lane % 4) * 2, &acc[mt * kAccum + j * 4]);
+  }
+}
+
 // `prod` is the load walk when kInlineProducer (thread 0 only), else unused.
 __device__ __forceinline__ void consumer(const TesseraGemmParams& p, unsigned char* smem, unsigned long long* full,
                                          unsigned long long* empty, __half* staging, int c, int t, Producer& prod) {
@@ -480,59 +497,36 @@ __device__ __forceinline__ void consumer(const TesseraGemmParams& p, unsigned ch
       }
     }
 
-    // Accumulator layout of m64nNk16: warp w owns rows 16w..16w+15; register
-    // 4j+{0,1} is (row lane/4, cols 8j + 2(lane%4) + {0,1}), 4j+{2,3} is 8 rows below.
     const int row0 = u.tm * kBM + cm * kWM, col0 = u.tn * kBN + cn * kWN;  // of the MMA's problem
     if constexpr (kSwapAB) {
       // C^T: MMA row r is column row0 + r of C, MMA column cc is row col0 + cc.
       if constexpr (kStagedEpilogue) {
         __half* sT = staging + c * (kStagingBytes / 2);  // kWN rows of C x kWM columns, padded
-#pragma unroll
-        for (int mt = 0; mt < kMT; ++mt) {
-          const int r = mt * 64 + warp * 16 + lane / 4;
-#pragma unroll
-          for (int j = 0; j < kWN / 8; ++j) {
-            const float* d = &acc[mt * kAccum + j * 4];
-            const int cc = j * 8 + (lane % 4) * 2;
-            sT[cc * kStagingStride + r] = staged_one(p, row0 + r, d[0]);
-            sT[(cc + 1) * kStagingStride + r] = staged_one(p, row0 + r, d[1]);
-            sT[cc * kStagingStride + r + 8] = staged_one(p, row0 + r + 8, d[2]);
-            sT[(cc + 1) * kStagingStride + r + 8] = staged_one(p, row0 + r + 8, d[3]);
-          }
-        }
+        for_each_quad(acc, warp, lane, [&](int r, int cc, const float* d) {
+          sT[cc * kStagingStride + r] = staged_one(p, row0 + r, d[0]);
+          sT[(cc + 1) * kStagingStride + r] = staged_one(p, row0 + r, d[1]);
+          sT[cc * kStagingStride + r + 8] = staged_one(p, row0 + r + 8, d[2]);
+          sT[(cc + 1) * kStagingStride + r + 8] = staged_one(p, row0 + r + 8, d[3]);
+        });
         named_barrier(1 + c, 128);
         copy_tile_to_global<kWN, kWM, kStagingStride, 128>(p, sT, col0, row0, t);
         named_barrier(1 + c, 128);  // the staging tile is reused by the next work unit
       } else {
-#pragma unroll
-        for (int mt = 0; mt < kMT; ++mt) {
-          const int r = row0 + mt * 64 + warp * 16 + lane / 4;
-#pragma unroll
-          for (int j = 0; j < kWN / 8; ++j) {
-            const float* d = &acc[mt * kAccum + j * 4];
-            const int cc = col0 + j * 8 + (lane % 4) * 2;
-            store_one(p, cc, r, d[0]);
-            store_one(p, cc + 1, r, d[1]);
-            store_one(p, cc, r + 8, d[2]);
-            store_one(p, cc + 1, r + 8, d[3]);
-          }
-        }
+        for_each_quad(acc, warp, lane, [&](int r, int cc, const float* d) {
+          store_one(p, col0 + cc, row0 + r, d[0]);
+          store_one(p, col0 + cc + 1, row0 + r, d[1]);
+          store_one(p, col0 + cc, row0 + r + 8, d[2]);
+          store_one(p, col0 + cc + 1, row0 + r + 8, d[3]);
+        });
       }
     } else if constexpr (kTmaStore) {
       __half* sC = staging + c * (kStagingBytes / 2);
       if (t == 0) bulk_wait_read();  // the previous unit's store is done reading the staging tile
       named_barrier(1 + c, 128);
-#pragma unroll
-      for (int mt = 0; mt < kMT; ++mt) {
-        const int r = mt * 64 + warp * 16 + lane / 4;
-#pragma unroll
-        for (int j = 0; j < kWN / 8; ++j) {
-          const float* d = &acc[mt * kAccum + j * 4];
-          const int cc = j * 8 + (lane % 4) * 2;
-          *reinterpret_cast<__half2*>(sC + tma_staging_offset(r, cc)) = staged_pair(p, col0 + cc, d[0], d[1]);
-          *reinterpret_cast<__half2*>(sC + tma_staging_offset(r + 8, cc)) = staged_pair(p, col0 + cc, d[2], d[3]);
-        }
-      }
+      for_each_quad(acc, warp, lane, [&](int r, int cc, const float* d) {
+        *reinterpret_cast<__half2*>(sC + tma_staging_offset(r, cc)) = staged_pair(p, col0 + cc, d[0], d[1]);
+        *reinterpret_cast<__half2*>(sC + tma_staging_offset(r + 8, cc)) = staged_pair(p, col0 + cc, d[2], d[3]);
+      });
       fence_proxy_async();
       named_barrier(1 + c, 128);
       if (t == 0) {
@@ -543,30 +537,16 @@ __device__ __forceinline__ void consumer(const TesseraGemmParams& p, unsigned ch
         bulk_commit();
       }
     } else if constexpr (!kStagedEpilogue) {
-#pragma unroll
-      for (int mt = 0; mt < kMT; ++mt) {
-        const int row = row0 + mt * 64 + warp * 16 + lane / 4;
-#pragma unroll
-        for (int j = 0; j < kWN / 8; ++j) {
-          const float* d = &acc[mt * kAccum + j * 4];
-          const int col = col0 + j * 8 + (lane % 4) * 2;
-          store_pair(p, row, col, d[0], d[1]);
-          store_pair(p, row + 8, col, d[2], d[3]);
-        }
-      }
+      for_each_quad(acc, warp, lane, [&](int r, int cc, const float* d) {
+        store_pair(p, row0 + r, col0 + cc, d[0], d[1]);
+        store_pair(p, row0 + r + 8, col0 + cc, d[2], d[3]);
+      });
     } else {
       __half* sC = staging + c * (kWM * kStagingStride);
-#pragma unroll
-      for (int mt = 0; mt < kMT; ++mt) {
-        const int r = mt * 64 + warp * 16 + lane / 4;
-#pragma unroll
-        for (int j = 0; j < kWN / 8; ++j) {
-          const float* d = &acc[mt * kAccum + j * 4];
-          const int cc = j * 8 + (lane % 4) * 2;
-          *reinterpret_cast<__half2*>(sC + r * kStagingStride + cc) = staged_pair(p, col0 + cc, d[0], d[1]);
-          *reinterpret_cast<__half2*>(sC + (r + 8) * kStagingStride + cc) = staged_pair(p, col0 + cc, d[2], d[3]);
-        }
-      }
+      for_each_quad(acc, warp, lane, [&](int r, int cc, const float* d) {
+        *reinterpret_cast<__half2*>(sC + r * kStagingStride + cc) = staged_pair(p, col0 + cc, d[0], d[1]);
+        *reinterpret_cast<__half2*>(sC + (r + 8) * kStagingStride + cc) = staged_pair(p, col0 + cc, d[2], d[3]);
+      });
       named_barrier(1 + c, 128);
       copy_tile_to_global<kWM, kWN, kStagingStride, 128>(p, sC, row0, col0, t);
       named_barrier(1 + c, 128);  // the staging tile is reused by the next work unit
