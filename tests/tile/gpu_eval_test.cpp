@@ -19,10 +19,12 @@
 #include <fmt/format.h>
 
 #include "harness/sandbox.hpp"
+#include "harness/tile/cost_model.hpp"
 #include "harness/tile/emit.hpp"
 #include "harness/tile/legality.hpp"
 #include "harness/tile/space.hpp"
 #include "tests/testing.hpp"
+#include "tests/tile/new_paths.hpp"
 
 namespace tessera::tile {
 namespace {
@@ -74,6 +76,9 @@ TEST(TileGpu, SampledLegalConfigsVerify) {
       {"100x5000x3000", "NN", "bias", 3},      {"257x1000x520", "NN", "bias_gelu", 3},
       {"100x5000x3001", "TN", "bias_relu", 2}, {"333x777x1000", "TN", "none", 2},
       {"2048x2048x2048", "TN", "none", 1},     {"64x64x8192", "NN", "none", 1},
+      // LLM layers: decode, M just past a multiple of 128, skinny long K.
+      {"7x2112x7168", "TN", "bias", 2},        {"257x1000x4096", "TN", "none", 2},
+      {"100x1024x18944", "TN", "bias_gelu", 2},
   };
   int total_weight = 0;
   for (const auto& s : shapes) total_weight += s.weight;
@@ -131,6 +136,49 @@ TEST(TileGpu, DeepRingsVerify) {
     ASSERT_TRUE(legality(c, t, limits).ok) << n << ": " << legality(c, t, limits).reason;
     const EvalResult r = evaluator->evaluate(candidate_of(c, t), t, opt);
     EXPECT_EQ(r.status, Status::ok) << n << ": " << r.reason;
+  }
+}
+
+// Evaluates named configs on one shape (each must be legal there) and reports
+// every one that does not verify.
+void verify_named(Evaluator& evaluator, const Limits& limits, const Task& t, const std::vector<std::string>& names) {
+  const EvalOptions opt = verify_only();
+  std::vector<Candidate> cands;
+  for (const auto& n : names) {
+    const Config c = parse_name(n);
+    ASSERT_TRUE(legality(c, t, limits).ok) << n << " on " << t.id() << ": " << legality(c, t, limits).reason;
+    cands.push_back(candidate_of(c, t));
+  }
+  evaluator.precompile(cands);
+  for (const auto& n : names) {
+    const EvalResult r = evaluator.evaluate(candidate_of(parse_name(n), t), t, opt);
+    EXPECT_EQ(r.status, Status::ok) << n << " on " << t.id() << ": " << r.reason;
+  }
+}
+
+// Every code path issue 18 added (tests/tile/new_paths.hpp).
+TEST(TileGpu, NewPathsVerify) {
+  TESSERA_REQUIRE_GPU();
+  auto evaluator = make_evaluator(SandboxOptions{});
+  const Limits limits = with_device(Limits{}, evaluator->device());
+  for (const auto& k : testing::new_path_cases()) {
+    std::vector<std::string> names;
+    for (const auto& n : k.names)
+      if (n[0] == 'm' || limits.arch == "sm_90a") names.push_back(n);  // wgmma needs sm_90a
+    verify_named(*evaluator, limits, task_from_shape(k.shape, k.layout, k.epilogue), names);
+  }
+}
+
+// What a tune tries first: the cost model's top picks for LLM layers.
+TEST(TileGpu, ModelTopPicksVerifyOnLlmShapes) {
+  TESSERA_REQUIRE_GPU();
+  auto evaluator = make_evaluator(SandboxOptions{});
+  const Limits limits = with_device(Limits{}, evaluator->device());
+  for (const char* shape : {"1x4096x14336", "100x3584x18944", "257x6144x4096", "1537x4096x4096"}) {
+    const Task t = task_from_shape(shape);
+    std::vector<std::string> names;
+    for (const auto& r : rank_configs(t, limits, 8)) names.push_back(name(r.config));
+    verify_named(*evaluator, limits, t, names);
   }
 }
 
