@@ -26,7 +26,7 @@ TESSERA_JSON_STRUCT(TimingStats, status, method, samples, discarded_throttled,
                                                 discarded_other, median_us, mean_us, min_us, max_us, p10_us, p90_us,
                                                 rel_spread, median_ci, converged, elapsed_ms)
 TESSERA_JSON_STRUCT(BaselineResult, name, algo, cold, error)
-TESSERA_JSON_STRUCT(DeviceSummary, name, sm_count, arch, peak_tflops, peak_source, l2_bytes,
+TESSERA_JSON_STRUCT(DeviceSummary, name, sm_count, arch, peak_tflops, peak_source, dram_gbps, l2_bytes,
                                                 smem_per_block_optin, sm_clock_mhz)
 
 void to_json(nlohmann::json& j, const EvalResult& v) {

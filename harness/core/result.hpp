@@ -106,6 +106,7 @@ struct DeviceSummary {
   std::string arch;
   double peak_tflops = 0;  // measured dense fp16/fp32-acc peak used for peak_fraction
   std::string peak_source; // how the peak was obtained
+  double dram_gbps = 0;    // measured DRAM bandwidth, GB/s (0: not measured)
   long long l2_bytes = 0;
   int smem_per_block_optin = 0;  // bytes
   int sm_clock_mhz = 0;
