@@ -1,7 +1,8 @@
 // tessera bench harness: end-to-end evaluations per minute through the
 // sandbox, first with a cold compile cache, then with the same candidates
 // warm. A benchmark, not a test: it prints figures and asserts nothing.
-// tessera bench floor: bench_floor.cpp.
+// tessera bench floor: bench_floor.cpp; suite, compare and report: cmd_bench_suite.cpp
+// and cmd_bench_report.cpp.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -13,6 +14,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include "cli/bench_commands.hpp"
 #include "cli/bench_floor.hpp"
 #include "cli/command.hpp"
 #include "cli/task_args.hpp"
@@ -112,6 +114,8 @@ void setup(CLI::App& root) {
   fl->add_option("--device", f.device, "CUDA device ordinal")->capture_default_str();
   fl->add_flag("--json", f.json, "print the figures as JSON");
   fl->callback([] { tessera::cli::run_bench_floor(f); });
+  tessera::cli::add_bench_suite_command(bench);
+  tessera::cli::add_bench_report_commands(bench);
 }
 
 }  // namespace

@@ -9,6 +9,14 @@ namespace tessera::testing {
 // Empty when a usable CUDA GPU is present, else the reason there is none.
 std::string gpu_unavailable_reason();
 
+// A shell command's exit code (-1 when it did not exit) and its stdout (add
+// 2>&1 to the command for stderr too).
+struct CommandResult {
+  int code = -1;
+  std::string out;
+};
+CommandResult run_command(const std::string& shell_command);
+
 }  // namespace tessera::testing
 
 // Skips the current test, printing why, when there is no GPU.

@@ -54,10 +54,10 @@ struct ShimError : std::runtime_error {
 };
 
 // tessera_launch's return codes (docs/abi.md).
-constexpr int kEntryThrew = 1;        // the entry threw (TORCH_CHECK, runtime_error)
-constexpr int kCudaErrorAfter = 2;    // a CUDA error was pending after the entry returned
-constexpr int kMissingOperand = 3;    // the entry read an operand this task's layout does not provide
-constexpr int kStreamJoinFailed = 4;  // ordering the per-thread stream with the harness's failed
+inline constexpr int kEntryThrew = 1;        // the entry threw (TORCH_CHECK, runtime_error)
+inline constexpr int kCudaErrorAfter = 2;    // a CUDA error was pending after the entry returned
+inline constexpr int kMissingOperand = 3;    // the entry read an operand this task's layout does not provide
+inline constexpr int kStreamJoinFailed = 4;  // ordering the per-thread stream with the harness's failed
 
 struct Device {
   bool is_cuda() const { return true; }
@@ -190,6 +190,9 @@ struct Module {
 
 }  // namespace tessera_shim
 
+// The names live in c10 (and c10::cuda); at and torch see them through
+// using-directives, so at::Half, at::cuda::getCurrentCUDAStream() and
+// torch::kHalf all name the same thing.
 namespace c10 {
 struct alignas(2) Half {
   unsigned short x;
@@ -197,8 +200,13 @@ struct alignas(2) Half {
 using ScalarType = tessera_shim::ScalarType;
 using Device = tessera_shim::Device;
 using IntArrayRef = tessera_shim::IntList;
-constexpr ScalarType kHalf = ScalarType::Half;
-constexpr ScalarType kFloat = ScalarType::Float;
+using Tensor = tessera_shim::Tensor;
+using TensorOptions = tessera_shim::TensorOptions;
+inline constexpr ScalarType kHalf = ScalarType::Half;
+inline constexpr ScalarType kFloat16 = ScalarType::Half;
+inline constexpr ScalarType kFloat = ScalarType::Float;
+inline constexpr ScalarType kFloat32 = ScalarType::Float;
+inline constexpr tessera_shim::Device kCUDA{};
 namespace cuda {
 using CUDAStream = tessera_shim::CUDAStream;
 inline CUDAStream getCurrentCUDAStream(int = -1) { return {tessera_shim::current_stream_slot()}; }
@@ -208,26 +216,6 @@ struct CUDAGuard {
   explicit CUDAGuard(Args&&...) {}
 };
 using OptionalCUDAGuard = CUDAGuard;
-}  // namespace cuda
-}  // namespace c10
-
-namespace at {
-using c10::Half;
-using c10::kFloat;
-using c10::kHalf;
-using c10::ScalarType;
-using Device = tessera_shim::Device;
-using IntArrayRef = tessera_shim::IntList;
-using Tensor = tessera_shim::Tensor;
-using TensorOptions = tessera_shim::TensorOptions;
-constexpr ScalarType kFloat16 = ScalarType::Half;
-constexpr ScalarType kFloat32 = ScalarType::Float;
-namespace cuda {
-using c10::cuda::CUDAGuard;
-using c10::cuda::CUDAStream;
-using c10::cuda::getCurrentCUDAStream;
-using c10::cuda::getDefaultCUDAStream;
-using c10::cuda::OptionalCUDAGuard;
 inline cudaDeviceProp* getCurrentDeviceProperties() {
   static cudaDeviceProp prop = [] {
     cudaDeviceProp p{};
@@ -239,18 +227,14 @@ inline cudaDeviceProp* getCurrentDeviceProperties() {
   return &prop;
 }
 }  // namespace cuda
+}  // namespace c10
+
+namespace at {
+using namespace c10;
 }  // namespace at
 
 namespace torch {
-using at::Half;
-using at::kFloat;
-using at::kFloat16;
-using at::kFloat32;
-using at::kHalf;
-using at::ScalarType;
-using at::Tensor;
-using at::TensorOptions;
-constexpr tessera_shim::Device kCUDA{};
+using namespace c10;
 }  // namespace torch
 
 namespace pybind11 {

@@ -46,6 +46,20 @@ extern "C" int tessera_launch(const TesseraGemmParams* p, cudaStream_t s) {
 }
 )";
 
+// A folder with the kernel and its header, and the options that build it.
+struct Project {
+  fs::path dir;
+  BuildOptions build;
+};
+Project project(const std::string& name) {
+  Project p{temp_dir(name), {}};
+  write(p.dir / "inc" / "scale.cuh", "constexpr float kScale = 2.0f;\n");
+  write(p.dir / "k.cu", kTu);
+  p.build.include_dirs = {(p.dir / "inc").string()};
+  p.build.nvcc_flags = {"-DTESSERA_TEST_FLAG"};
+  return p;
+}
+
 TEST(BuildOptions, DirectivesRoundTrip) {
   const std::vector<std::string> args = {"-I/opt/x", "-DFOO=1", "--use_fast_math"};
   const std::string src = detail::nvcc_directive_lines(args) + "int x;\n  // tessera-nvcc:   -UBAR  \n";
@@ -64,12 +78,7 @@ TEST(BuildOptions, AllowListRejectsLinkingAndLoading) {
 }
 
 TEST(BuildOptions, LoadAddsDirectivesAndChecksInput) {
-  const auto dir = temp_dir("load");
-  write(dir / "inc" / "scale.cuh", "constexpr float kScale = 2.0f;\n");
-  write(dir / "k.cu", kTu);
-  BuildOptions b;
-  b.include_dirs = {(dir / "inc").string()};
-  b.nvcc_flags = {"-DTESSERA_TEST_FLAG"};
+  const auto [dir, b] = project("load");
   const Candidate c = load_candidate_with(dir / "k.cu", "auto", b);
   EXPECT_EQ(c.kind, CandidateKind::translation_unit);
   EXPECT_EQ(detail::nvcc_directives(c.source),
@@ -87,12 +96,7 @@ TEST(BuildOptions, LoadAddsDirectivesAndChecksInput) {
 }
 
 TEST(BuildOptions, ReachNvccKeyTheCacheAndAreRecorded) {
-  const auto dir = temp_dir("compile");
-  write(dir / "inc" / "scale.cuh", "constexpr float kScale = 2.0f;\n");
-  write(dir / "k.cu", kTu);
-  BuildOptions b;
-  b.include_dirs = {(dir / "inc").string()};
-  b.nvcc_flags = {"-DTESSERA_TEST_FLAG"};
+  const auto [dir, b] = project("compile");
   const Candidate c = load_candidate_with(dir / "k.cu", "auto", b);
   Compiler comp({dir / "cache", 300, false, {}});
   const CompileRequest req{c.kind, c.source, "sm_90a", {}};
@@ -114,8 +118,7 @@ TEST(BuildOptions, ReachNvccKeyTheCacheAndAreRecorded) {
 }
 
 TEST(BuildOptions, KeyFollowsTheHeadersOfIncludeFolders) {
-  const auto dir = temp_dir("key");
-  write(dir / "inc" / "scale.cuh", "constexpr float kScale = 2.0f;\n");
+  const auto dir = project("key").dir;
   const std::string src = detail::nvcc_directive_lines({"-I" + (dir / "inc").string()}) + kTu;
   Compiler comp({dir / "cache", 300, false, {}});
   const CompileRequest req{CandidateKind::translation_unit, src, "sm_90a", {}};
