@@ -56,6 +56,8 @@ double tflops_of(const Task& t, double us) { return t.flops() / (us * 1e-6) / 1e
 
 }  // namespace
 
+const std::vector<std::string>& baseline_names() { return kBaselineOrder; }
+
 const std::vector<std::string>& speedup_column_names() {
   static const std::vector<std::string> names = {
       "cuBLAS-tn", "cuBLAS-nn", "cuBLAS-max", "cuBLASLt-heuristic-tn", "cuBLASLt-heuristic-nn", "cuBLASLt-heuristic-max",

@@ -23,6 +23,8 @@ namespace tessera::bench {
 
 inline constexpr const char* kAllBuckets = "all";
 
+// The baselines by their result names, in the order tables list them.
+const std::vector<std::string>& baseline_names();
 // The speedup columns, in CSV order.
 const std::vector<std::string>& speedup_column_names();
 // The columns the summaries lead with: one per baseline family, and overall.

@@ -115,7 +115,7 @@ std::string buckets_html(const ReportData& d) {
       groups.push_back({"vs " + c, 3});
     }
   } else {
-    for (const auto& [b, _] : d.buckets.back().baseline_tflops) {
+    for (const auto& b : baseline_names()) {
       headers.insert(headers.end(), {"TFLOP/s (geomean)", "fastest on"});
       groups.push_back({b, 2});
     }
@@ -136,7 +136,7 @@ std::string buckets_html(const ReportData& d) {
         r.push_back(fmt::format("{} of {}", it->second.wins, it->second.n));
       }
     } else {
-      for (const auto& [b, _] : d.buckets.back().baseline_tflops) {
+      for (const auto& b : baseline_names()) {
         auto t = s.baseline_tflops.find(b);
         auto f = s.fastest_baseline.find(b);
         r.push_back(t == s.baseline_tflops.end() ? "-" : fmt::format("{:.1f}", t->second));
@@ -149,10 +149,12 @@ std::string buckets_html(const ReportData& d) {
   for (const auto& b : d.run->config.buckets)
     edges += fmt::format("{}{}: {}", edges.empty() ? "" : "; ", b.name,
                          b.max_flops ? fmt::format("≤ {} FLOP", charts::short_flops(*b.max_flops)) : std::string("the rest"));
+  const std::string reading = d.kernels ? "Geometric and arithmetic means of the per-shape speedups; \"faster on\" "
+                                          "counts the shapes with a speedup above 1."
+                                        : "Each baseline's geometric-mean TFLOP/s; \"fastest on\" counts the shapes "
+                                          "where it was the fastest of the four.";
   return "<h2>By size bucket</h2>\n" + table_html("buckets", headers, rows, groups) +
-         fmt::format("<p class=\"note\">Buckets by FLOPs = 2·M·N·K ({}). Geometric and arithmetic means of the "
-                     "per-shape speedups; \"faster on\" counts the shapes with a speedup above 1.</p>\n",
-                     escape(edges));
+         fmt::format("<p class=\"note\">Buckets by FLOPs = 2·M·N·K ({}). {}</p>\n", escape(edges), escape(reading));
 }
 
 std::string heatmaps_html(const ReportData& d) {
@@ -190,7 +192,7 @@ std::string heatmaps_html(const ReportData& d) {
       c.row = std::size_t(std::find(mv.begin(), mv.end(), r.task.m) - mv.begin());
       c.col = std::size_t(std::find(nv.begin(), nv.end(), r.task.n) - nv.begin());
       c.value = *v;
-      c.text = d.kernels ? fmt::format("{:.2f}", *v) : fmt::format("{:.0f}", *v);
+      c.text = d.kernels ? fmt::format("{:.2f}", *v) : fmt::format("{:.{}f}", *v, *v < 10 ? 1 : 0);
       c.tooltip = d.kernels ? fmt::format("{}: {:.3f}x, kernel {} {:.2f} µs, {} {:.2f} µs", r.task.shape(), *v, r.kernel,
                                           *r.kernel_us, r.best_baseline, *r.best_baseline_us)
                             : fmt::format("{}: {:.1f} TFLOP/s, {} {:.2f} µs", r.task.shape(), *v, r.best_baseline,

@@ -37,8 +37,9 @@ std::string method_text(const ReportData& d) {
                                     : "The four baselines (cuBLAS TN and NN, cuBLASLt heuristic, cuBLASLt autotuned) "
                                       "were timed in one process, interleaved";
   return who + ": cold kernel GPU time (CUPTI activity records), L2 flushed before every sample, fresh random inputs, "
-               "stopping once the median is known (or at a timeout). A speedup is a baseline's median over the "
-               "kernel's, both from that one run. Launch overhead is not in these times.";
+               "stopping once the median is known (or at a timeout)." +
+         (d.kernels ? " A speedup is a baseline's median over the kernel's, both from that one run." : "") +
+         " Launch overhead is not in these times.";
 }
 
 std::string ceiling_text(const ReportData& d) {
