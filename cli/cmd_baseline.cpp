@@ -9,25 +9,16 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "baselines/baselines.hpp"
-#include "baselines/kernels.hpp"
-#include "baselines/sample_check.hpp"
+#include "baselines/measure.hpp"
 #include "cli/command.hpp"
 #include "cli/gpu_device.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/result.hpp"
-#include "harness/gpu/check.hpp"
 #include "harness/gpu/counters.hpp"
-#include "harness/gpu/handles.hpp"
-#include "harness/gpu/timing.hpp"
 
 namespace tessera::cli {
 
 namespace {
-
-constexpr float kInputLo = -1.0f;  // inputs uniform in [lo, hi): random, never zeros or constants
-constexpr float kInputHi = 1.0f;
-constexpr std::uint64_t kSeedA = 0xA11CE, kSeedB = 0xB0B, kSeedBias = 0xB1A5;
 
 struct BaselineArgs {
   std::string shape;
@@ -40,12 +31,7 @@ struct BaselineArgs {
   int device = 0;
 };
 
-struct Row {
-  baselines::Baseline baseline;
-  baselines::SampleCheck check;
-  TimingStats cold, hot;
-  nlohmann::json counters;
-};
+using Row = baselines::MeasuredBaseline;
 
 double tflops(const Task& t, const TimingStats& s) {
   return s.status == "measured" && s.median_us > 0 ? t.flops() / (s.median_us * 1e-6) / 1e12 : 0.0;
@@ -57,7 +43,7 @@ std::string pct(const nlohmann::json& c, const char* key) {
 
 nlohmann::json row_json(const Task& task, const Row& r) {
   nlohmann::json j = {{"name", r.baseline.name}, {"algo", r.baseline.algo}, {"error", r.baseline.error}};
-  if (!r.baseline.runnable()) return j;
+  if (!r.measured) return j;
   j["verified"] = r.check.passed;
   j["check"] = {{"checked", r.check.checked},
                 {"failures", r.check.failures},
@@ -70,13 +56,13 @@ nlohmann::json row_json(const Task& task, const Row& r) {
   return j;
 }
 
-void print_table(const Task& task, const std::string& device, const std::vector<Row>& rows,
-                 const baselines::BaselineSuite& suite) {
+void print_table(const Task& task, const std::string& device, const baselines::BaselineMeasurement& m) {
+  const auto& rows = m.rows;
   fmt::print("{} on {} ({:.3g} GFLOP)\n", task.id(), device, task.flops() / 1e9);
   fmt::print("{:<20} {:>10} {:>8} {:>7} {:>9} {:>10} {:>8}  {}\n", "baseline", "cold µs", "spread", "samples",
              "TFLOP/s", "hot µs", "verified", "algo");
   for (const auto& r : rows) {
-    if (!r.baseline.runnable()) {
+    if (!r.measured) {
       fmt::print("{:<20} {:>10} {:>8} {:>7} {:>9} {:>10} {:>8}  n/a: {}\n", r.baseline.name, "-", "-", "-", "-", "-",
                  "-", r.baseline.error);
       continue;
@@ -95,12 +81,12 @@ void print_table(const Task& task, const std::string& device, const std::vector<
                    pct(r.counters, "achieved_occupancy_pct"), gpu::bottleneck_hint(r.counters));
     }
   }
-  const auto& rep = suite.autotune_report();
+  const auto& rep = m.autotune;
   if (rep.value("from_cache", false))
     fmt::print("autotune: cached choice (tuned {}); --remeasure to redo\n", rep.value("tuned_at", std::string("?")));
   else if (rep.contains("tried"))
     fmt::print("autotune: timed {} cuBLASLt algorithms\n", rep.at("tried").size());
-  const auto prev = suite.previous_times_us();
+  const auto& prev = m.previous_times_us;
   if (!prev.empty()) fmt::print("previous run (display only, not used in any ratio): {}\n", prev.dump());
 }
 
@@ -112,73 +98,24 @@ void run_baseline(const BaselineArgs& a) {
   if (!opened) return;
   const cudaDeviceProp& prop = *opened;
 
-  gpu::Stream stream;
-  const std::size_t M = std::size_t(task.m), N = std::size_t(task.n), K = std::size_t(task.k);
-  gpu::DeviceBuffer A(M * K * sizeof(__half)), B(N * K * sizeof(__half)), C(M * N * sizeof(__half));
-  gpu::DeviceBuffer bias(task.epilogue == Epilogue::none ? 0 : N * sizeof(__half));
-  baselines::fill_random_half(A.as<__half>(), M * K, kSeedA, kInputLo, kInputHi, stream.get());
-  baselines::fill_random_half(B.as<__half>(), N * K, kSeedB, kInputLo, kInputHi, stream.get());
-  if (bias.get()) baselines::fill_random_half(bias.as<__half>(), N, kSeedBias, kInputLo, kInputHi, stream.get());
-  TESSERA_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
-  const auto ops = baselines::operands_for(task, A.as<__half>(), B.as<__half>(), C.as<__half>(), bias.as<__half>());
-
-  gpu::Timer timer(stream.get(), gpu::TimingOptions{});
-  baselines::SuiteOptions so;
-  so.autotune_max_algos = a.max_algos;
-  so.remeasure = a.remeasure;
-  baselines::BaselineSuite suite(task, ops, stream.get(), so);
-  suite.prepare(timer);
-
-  std::vector<Row> rows;
-  std::vector<gpu::LaunchFn> launches;
-  std::vector<std::size_t> timed;  // indices into rows
-  for (const auto& b : suite.baselines()) {
-    Row r;
-    r.baseline = b;
-    if (b.runnable()) {
-      try {
-        // NaN poison first (0xFFFF is an fp16 NaN), so an unwritten output fails the check.
-        TESSERA_CUDA_CHECK(cudaMemsetAsync(C.get(), 0xFF, C.bytes(), stream.get()));
-        b.launch(stream.get());
-        TESSERA_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
-        r.check = baselines::check_sampled(ops, stream.get());
-        timed.push_back(rows.size());
-        launches.push_back(b.launch);
-      } catch (const Error& e) {
-        r.baseline.error = e.what();
-        r.baseline.launch = nullptr;
-      }
-    }
-    rows.push_back(std::move(r));
-  }
-  const std::vector<TimingStats> cold = launches.empty() ? std::vector<TimingStats>{} : timer.cold_interleaved(launches);
-  for (std::size_t i = 0; i < timed.size(); ++i) {
-    Row& r = rows[timed[i]];
-    r.cold = cold.at(i);
-    r.hot = timer.hot(r.baseline.launch);
-    if (a.counters) r.counters = gpu::collect_counters(r.baseline.launch, stream.get());
-  }
-
-  std::vector<BaselineResult> results;
-  bool all_verified = true;
-  for (const auto& r : rows) {
-    results.push_back({r.baseline.name, r.baseline.algo, r.cold, r.baseline.error});
-    if (r.baseline.runnable() && !r.check.passed) all_verified = false;
-  }
-  suite.record_times(results);
+  baselines::MeasureOptions mo;
+  mo.suite.autotune_max_algos = a.max_algos;
+  mo.suite.remeasure = a.remeasure;
+  mo.counters = a.counters;
+  const baselines::BaselineMeasurement m = baselines::measure_baselines(task, mo);
 
   if (a.json) {
     nlohmann::json out = {{"task", to_json(task)},
                           {"device", prop.name},
                           {"baselines", nlohmann::json::array()},
-                          {"autotune", suite.autotune_report()},
-                          {"previous_times_us", suite.previous_times_us()}};
-    for (const auto& r : rows) out["baselines"].push_back(row_json(task, r));
+                          {"autotune", m.autotune},
+                          {"previous_times_us", m.previous_times_us}};
+    for (const auto& r : m.rows) out["baselines"].push_back(row_json(task, r));
     fmt::print("{}\n", out.dump(2));
   } else {
-    print_table(task, prop.name, rows, suite);
+    print_table(task, prop.name, m);
   }
-  set_exit_code(all_verified ? 0 : 1);
+  set_exit_code(m.all_verified() ? 0 : 1);
 }
 
 void setup(CLI::App& root) {

@@ -1,7 +1,8 @@
 // tessera bench harness: end-to-end evaluations per minute through the
 // sandbox, first with a cold compile cache, then with the same candidates
 // warm. A benchmark, not a test: it prints figures and asserts nothing.
-// tessera bench floor: bench_floor.cpp.
+// tessera bench floor: bench_floor.cpp; suite, compare and report: cmd_bench_suite.cpp
+// and cmd_bench_report.cpp.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -13,6 +14,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include "cli/bench_commands.hpp"
 #include "cli/bench_floor.hpp"
 #include "cli/bench_protocol.hpp"
 #include "cli/command.hpp"
@@ -122,6 +124,8 @@ void setup(CLI::App& root) {
   prot->add_option("--repeat", pr.repeat, "passes, alternating which variant goes first")->capture_default_str()->check(CLI::Range(1, 50));
   prot->add_flag("--json", pr.json, "print the figures as JSON");
   prot->callback([] { tessera::cli::run_bench_protocol(pr); });
+  tessera::cli::add_bench_suite_command(bench);
+  tessera::cli::add_bench_report_commands(bench);
 }
 
 }  // namespace

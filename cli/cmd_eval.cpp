@@ -7,10 +7,11 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/build_args.hpp"
 #include "cli/command.hpp"
 #include "cli/result_print.hpp"
 #include "cli/task_args.hpp"
-#include "harness/candidate.hpp"
+#include "harness/candidate_build.hpp"
 #include "harness/core/counter_set.hpp"
 #include "harness/sandbox.hpp"
 
@@ -19,6 +20,7 @@ namespace {
 struct Args {
   std::vector<std::string> files;
   tessera::cli::TaskArgs task;
+  tessera::BuildOptions build;
   std::string kind = "auto";
   std::string mode = "auto";
   bool json = false;
@@ -37,7 +39,8 @@ struct Args {
 void run(const Args& a) {
   const tessera::Task task = tessera::cli::resolve_task(a.task);
   std::vector<tessera::Candidate> cands;
-  for (const auto& f : a.files) cands.push_back(tessera::load_candidate(f, a.kind));  // bad files fail before any work
+  for (const auto& f : a.files)  // bad files fail before any work
+    cands.push_back(tessera::load_candidate_with(f, a.kind, a.build));
   tessera::SandboxOptions so;
   so.mode = a.compile_only ? "compile_only" : a.mode;
   so.device = a.device;
@@ -74,6 +77,7 @@ void setup(CLI::App& root) {
   cmd->add_option("files", a.files, "candidate .cu files (device-only or translation unit, docs/abi.md)")->required();
   tessera::cli::add_task_options(cmd, a.task);
   cmd->add_option("--kind", a.kind, "auto, device or tu")->capture_default_str();
+  tessera::cli::add_build_options(cmd, a.build);
   cmd->add_option("--mode", a.mode, "auto, full or compile_only")->capture_default_str();
   cmd->add_flag("--compile-only", a.compile_only, "same as --mode compile_only (as in tile eval and search)");
   cmd->add_flag("--json", a.json, "print the result record(s) as JSON");

@@ -1,6 +1,7 @@
 #include "cli/result_print.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "harness/gpu/counters.hpp"
 
@@ -31,8 +32,9 @@ std::string format_result(const EvalResult& r) {
                           to_string(r.task.epilogue)));
   row("status", to_string(r.status) + (r.reason.empty() ? "" : ": " + r.reason));
   if (!r.compile.compiler.empty())
-    row("compile", fmt::format("{} {} in {:.0f} ms{}", r.compile.compiler, r.compile.arch, r.compile.ms,
-                               r.compile.cached ? " (cache hit)" : ""));
+    row("compile", fmt::format("{} {} in {:.0f} ms{}{}", r.compile.compiler, r.compile.arch, r.compile.ms,
+                               r.compile.cached ? " (cache hit)" : "",
+                               r.compile.options.empty() ? "" : ", options " + fmt::format("{}", fmt::join(r.compile.options, " "))));
   if (r.resources.registers >= 0)
     row("resources", fmt::format("{} regs, smem {} static + {} dynamic, stack {}, spills {} st / {} ld",
                                  r.resources.registers, bytes(r.resources.static_smem_bytes),

@@ -6,8 +6,16 @@ CUDA-L2 evaluates HGEMM on M, N, K in {64, 128, 256, 512, 1024, 2048, 4096,
 2*M*N*K <= 2**30 (about 1.07e9 FLOP): 364 of them. small_grid.json keeps a
 deterministic, FLOP-stratified subset: the small shapes sorted by FLOPs (then
 by M, N, K) are cut into N_SMALL equal bins and the middle shape of each bin
-is kept, so the set spans the whole small range. Re-running this script
-reproduces the files byte for byte.
+is kept, so the set spans the whole small range.
+
+grid1000.json is the whole grid (TN, fp32 accumulate) in CUDA-L2's order
+(M, then N, then K ascending), with the size buckets the bench suite groups
+its means and win counts by (BUCKETS below; datasets/README.md).
+grid1000_sample300.json keeps 300 of them, each bucket in proportion to its
+size and FLOP-stratified within it, ordered so that any prefix of the file is
+spread over every bucket (a sweep stopped early still covers all of them).
+
+Re-running this script reproduces the files byte for byte.
 
 usage: python3 datasets/generate_grid.py [--out-dir datasets] [--count 24]
 """
@@ -18,6 +26,14 @@ import os
 GRID = [64, 128, 256, 512, 1024, 2048, 4096, 8192, 12288, 16384]
 SMALL_FLOP_LIMIT = 2**30
 N_SMALL = 24
+# Size buckets by FLOPs = 2*M*N*K: a task goes to the first bucket whose
+# max_flops it does not exceed; the last bucket has no limit. "small" is the
+# small grid's bucket; the medium/large edge (2^36 FLOP, about 100 us at the
+# H100's dense fp16 rate) splits the rest into latency- and compute-bound.
+BUCKETS = [{"name": "small", "max_flops": 2**30},
+           {"name": "medium", "max_flops": 2**36},
+           {"name": "large", "max_flops": None}]
+N_SAMPLE = 300
 
 
 def task(m, n, k, layout="TN"):
@@ -40,9 +56,41 @@ def stratified(shapes, count):
     return out
 
 
-def write(path, doc):
+def bucket_of(shape):
+    flops = 2 * shape[0] * shape[1] * shape[2]
+    for b in BUCKETS:
+        if b["max_flops"] is None or flops <= b["max_flops"]:
+            return b["name"]
+    raise ValueError(shape)
+
+
+def interleaved_sample(shapes, count):
+    """count shapes, each bucket in proportion to its size (largest remainders),
+    FLOP-stratified within it; ordered by relative position in their bucket so
+    that every prefix is spread over all buckets."""
+    by_bucket = {b["name"]: [] for b in BUCKETS}
+    for s in sorted(shapes, key=lambda s: (s[0] * s[1] * s[2], s)):
+        by_bucket[bucket_of(s)].append(s)
+    exact = {name: count * len(v) / len(shapes) for name, v in by_bucket.items()}
+    take = {name: int(e) for name, e in exact.items()}
+    for name in sorted(exact, key=lambda n: (take[n] - exact[n], n))[:count - sum(take.values())]:
+        take[name] += 1
+    keyed = []
+    for name, members in by_bucket.items():
+        chosen = stratified(members, take[name])
+        keyed += [((i + 0.5) / len(chosen), [b["name"] for b in BUCKETS].index(name), s) for i, s in enumerate(chosen)]
+    return [s for _, _, s in sorted(keyed)]
+
+
+def write(path, doc, one_task_per_line=False):
     with open(path, "w") as f:
-        json.dump(doc, f, indent=1)
+        if one_task_per_line:  # the large files: a task per line keeps them small and diffable
+            head = {k: v for k, v in doc.items() if k != "tasks"}
+            f.write(json.dumps(head, indent=1)[:-2] + ',\n "tasks": [\n')
+            f.write(",\n".join("  " + json.dumps(t) for t in doc["tasks"]))
+            f.write("\n ]\n}")
+        else:
+            json.dump(doc, f, indent=1)
         f.write("\n")
     print(f"wrote {path} ({len(doc['tasks'])} tasks)")
 
@@ -62,6 +110,21 @@ def main():
            "description": f"{len(chosen)} of the {len(small)} CUDA-L2 grid shapes with 2*M*N*K <= 2^30, "
                           "FLOP-stratified (datasets/generate_grid.py).",
            "tasks": [task(*s) for s in chosen]})
+    grid = [(m, n, k) for m in GRID for n in GRID for k in GRID]
+    write(os.path.join(a.out_dir, "grid1000.json"),
+          {"name": "grid1000",
+           "description": "The CUDA-L2 HGEMM grid: M, N, K in {" + ", ".join(map(str, GRID)) + "}, TN, fp32 "
+                          "accumulate, in CUDA-L2's order (datasets/generate_grid.py). Buckets by FLOPs = 2*M*N*K "
+                          "(datasets/README.md).",
+           "buckets": BUCKETS,
+           "tasks": [task(*s) for s in grid]}, one_task_per_line=True)
+    write(os.path.join(a.out_dir, "grid1000_sample300.json"),
+          {"name": "grid1000_sample300",
+           "description": f"{N_SAMPLE} of the {len(grid)} grid1000 shapes: each bucket in proportion, "
+                          "FLOP-stratified, interleaved so that any prefix covers every bucket "
+                          "(datasets/generate_grid.py).",
+           "buckets": BUCKETS,
+           "tasks": [task(*s) for s in interleaved_sample(grid, N_SAMPLE)]}, one_task_per_line=True)
     # The issue's acceptance runs: 4096^3 and two small grid shapes (one square, one skinny).
     write(os.path.join(a.out_dir, "acceptance.json"),
           {"name": "acceptance", "description": "4096^3 TN plus two small CUDA-L2 grid shapes (issue 4).",

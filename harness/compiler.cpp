@@ -12,6 +12,7 @@
 #include "harness/core/error.hpp"
 #include "harness/core/fs.hpp"
 #include "harness/core/hash.hpp"
+#include "harness/detail/build_directives.hpp"
 #include "harness/detail/compile_steps.hpp"
 #include "harness/detail/subprocess.hpp"
 
@@ -48,6 +49,7 @@ std::string Compiler::key(const CompileRequest& r) const {
   h.add(to_string(r.kind)).add(r.source).add(r.arch).add(abi_header_source());
   h.add(r.kind == CandidateKind::device_only ? nvrtc_version() : detail::nvcc_version());
   for (const auto& o : r.extra_options) h.add(o);
+  if (r.kind == CandidateKind::translation_unit) h.add(detail::include_fingerprint(r.source));  // -I folders' files
   return h.hex();
 }
 

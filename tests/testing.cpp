@@ -1,5 +1,10 @@
 #include "tests/testing.hpp"
 
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+
 #include <cuda_runtime_api.h>
 #include <unistd.h>
 
@@ -63,6 +68,15 @@ std::vector<int> descendants_running(const std::string& needle) {
     if (ours && command_line(pid).find(needle) != std::string::npos) out.push_back(pid);
   }
   return out;
+CommandResult run_command(const std::string& shell_command) {
+  CommandResult r;
+  FILE* p = popen(shell_command.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf{};
+  while (std::size_t n = fread(buf.data(), 1, buf.size(), p)) r.out.append(buf.data(), n);
+  const int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
 }
 
 }  // namespace tessera::testing

@@ -14,6 +14,14 @@ std::string gpu_unavailable_reason();
 // (e.g. "__worker": the sandbox worker), from /proc.
 std::vector<int> descendants_running(const std::string& needle);
 
+// A shell command's exit code (-1 when it did not exit) and its stdout (add
+// 2>&1 to the command for stderr too).
+struct CommandResult {
+  int code = -1;
+  std::string out;
+};
+CommandResult run_command(const std::string& shell_command);
+
 }  // namespace tessera::testing
 
 // Skips the current test, printing why, when there is no GPU.

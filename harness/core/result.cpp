@@ -14,7 +14,7 @@ Status parse_status(const std::string& s) {
   return st;
 }
 
-TESSERA_JSON_STRUCT(CompileInfo, compiler, arch, key, cached, ms, log)
+TESSERA_JSON_STRUCT(CompileInfo, compiler, arch, key, cached, ms, log, options)
 TESSERA_JSON_STRUCT(Resources, registers, static_smem_bytes, dynamic_smem_bytes,
                                                 local_bytes, spill_stores, spill_loads, max_threads_per_block)
 TESSERA_JSON_STRUCT(TrialStats, distribution, max_abs_err, rel_l2_err, mismatches,

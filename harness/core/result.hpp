@@ -43,6 +43,9 @@ struct CompileInfo {
   bool cached = false;
   double ms = 0;
   std::string log;       // trimmed
+  // nvcc arguments from the candidate's build directives (include folders,
+  // extra flags; docs/abi.md "Build options"); part of the key through the source.
+  std::vector<std::string> options;
 };
 
 struct Resources {

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstring>
 #include <regex>
 
 #include <fmt/format.h>
@@ -9,6 +10,7 @@
 #include "harness/core/error.hpp"
 #include "harness/core/fs.hpp"
 #include "harness/core/hash.hpp"
+#include "harness/detail/build_directives.hpp"
 #include "harness/detail/compile_steps.hpp"
 #include "harness/detail/elf.hpp"
 #include "harness/detail/subprocess.hpp"
@@ -28,6 +30,17 @@ constexpr std::array kForbiddenSymbols = {"dlopen", "dlmopen", "dlsym", "dlvsym"
                                           // Ways to find another library's code at run time.
                                           "dl_iterate_phdr", "cuGetProcAddress", "cuGetProcAddress_v2",
                                           "cudaGetDriverEntryPoint", "cudaGetDriverEntryPointByVersion"};
+
+// What a candidate's build directives may pass nvcc: absolute include folders,
+// macros and code-generation switches; nothing that links, loads or runs
+// anything (docs/abi.md, "Build options").
+constexpr std::array kAllowedFlags = {"--expt-relaxed-constexpr", "--expt-extended-lambda", "--extended-lambda",
+                                      "--use_fast_math", "-use_fast_math", "-lineinfo", "-w", "-O0", "-O1", "-O2",
+                                      "-O3", "-std=c++17", "-std=c++20", "--default-stream=per-thread",
+                                      "--default-stream=legacy"};
+constexpr std::array kAllowedFlagPrefixes = {"-I/", "-D", "-U", "-maxrregcount=", "--maxrregcount=", "--ftz=",
+                                             "--prec-div=", "--prec-sqrt=", "--fmad=", "--diag-suppress=",
+                                             "-Xptxas="};
 
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
@@ -79,6 +92,25 @@ std::string tu_source_policy(const std::string& source) {
   return {};
 }
 
+std::string nvcc_args_policy(const std::vector<std::string>& args) {
+  for (const auto& a : args) {
+    const bool exact = std::find(kAllowedFlags.begin(), kAllowedFlags.end(), a) != kAllowedFlags.end();
+    const bool prefixed = std::any_of(kAllowedFlagPrefixes.begin(), kAllowedFlagPrefixes.end(),
+                                      [&](const char* p) { return a.size() > std::strlen(p) && a.rfind(p, 0) == 0; });
+    if (!exact && !prefixed)
+      return fmt::format("nvcc argument '{}' is not allowed (allowed: -I/absolute/folder, -DNAME[=VALUE], -UNAME, "
+                         "-O0..3, -std=c++17|20, --expt-relaxed-constexpr, --extended-lambda, --use_fast_math, "
+                         "--default-stream=per-thread|legacy, -maxrregcount=N, --ftz=, --prec-div=, --prec-sqrt=, "
+                         "--fmad=, --diag-suppress=, -Xptxas=..., -lineinfo, -w)",
+                         a);
+    if (a.rfind("-D", 0) == 0 || a.rfind("-U", 0) == 0)
+      for (const char* lib : kForbiddenLibraries)
+        if (lower(a).find(lib) != std::string::npos)
+          return fmt::format("nvcc argument '{}' names a forbidden library ({})", a, lib);
+  }
+  return {};
+}
+
 std::string tu_binary_policy(const std::string& so_image) {
   std::string err;
   auto elf = read_elf(so_image, &err);
@@ -106,7 +138,10 @@ CompileOutput compile_nvcc(const CompileRequest& request, const std::filesystem:
                            const std::filesystem::path& work_dir, double timeout_seconds) {
   CompileOutput out;
   out.info.compiler = "nvcc";
-  if (auto why = tu_source_policy(request.source); !why.empty()) {
+  const std::vector<std::string> user_args = nvcc_directives(request.source);
+  out.info.options = user_args;
+  for (const auto& why : {tu_source_policy(request.source), nvcc_args_policy(user_args)}) {
+    if (why.empty()) continue;
     out.status = Status::rejected;
     out.reason = why;
     return out;
@@ -121,6 +156,14 @@ CompileOutput compile_nvcc(const CompileRequest& request, const std::filesystem:
                                    "-Xptxas", "-v", "-I", dir.string(), "-cudart", "shared",
                                    "-Xlinker", "--no-undefined", "-o", (dir / "candidate.so").string(), (dir / "candidate.cu").string()};
   args.insert(args.end(), request.extra_options.begin(), request.extra_options.end());
+  for (const auto& a : user_args) {  // a default the user sets again is replaced: nvcc refuses a second -O or -std
+    auto same = std::find_if(args.begin(), args.end(), [&](const std::string& d) {
+      return (a.rfind("-O", 0) == 0 && d.rfind("-O", 0) == 0) || (a.rfind("-std=", 0) == 0 && d.rfind("-std=", 0) == 0) ||
+             a == d;
+    });
+    if (same == args.end()) args.push_back(a);
+    else *same = a;
+  }
   auto pr = run_process(nvcc_path(), args, "", timeout_seconds, kCompileLogLimitBytes * 4, dir);
   out.info.log = pr.output;
   if (process_failed(pr, "nvcc", timeout_seconds, out)) return out;

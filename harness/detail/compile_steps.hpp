@@ -2,6 +2,7 @@
 // The two compile paths and the static checks that follow them.
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "harness/compiler.hpp"
 #include "harness/detail/ptxas_log.hpp"
@@ -24,6 +25,9 @@ bool process_failed(const ProcessResult& pr, const std::string& what, double tim
 // built shared object's needed libraries and undefined symbols.
 std::string tu_source_policy(const std::string& source);
 std::string tu_binary_policy(const std::string& so_image);
+// Policy for the nvcc arguments of a translation unit's build directives
+// (harness/detail/build_directives.hpp): an allow-list. Empty = allowed.
+std::string nvcc_args_policy(const std::vector<std::string>& args);
 
 // The timer's own kernels (gpu::kFlushKernelName, gpu::kProbeKernelName; a
 // test keeps the two lists equal). Samples leave out the time of kernels with

@@ -18,21 +18,10 @@
 
 namespace {
 
-struct CliRun {
-  int code = -1;
-  std::string out;
-};
+using CliRun = tessera::testing::CommandResult;
 
 CliRun run(const std::string& args) {
-  const std::string cmd = "timeout 60 " + std::string(TESSERA_BINARY) + " " + args + " 2>&1";
-  CliRun r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf{};
-  while (fgets(buf.data(), buf.size(), p)) r.out += buf.data();
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return tessera::testing::run_command("timeout 60 " + std::string(TESSERA_BINARY) + " " + args + " 2>&1");
 }
 
 void expect_clear_error(const std::string& args, const std::string& needle) {
@@ -58,7 +47,8 @@ TEST(Cli, BadInputGetsOneClearLine) {
 }
 
 TEST(Cli, EveryCommandHasHelp) {
-  for (const char* cmd : {"", "doctor", "eval", "baseline", "tile", "agent", "bench", "bench harness", "bench floor"}) {
+  for (const char* cmd : {"", "doctor", "eval", "baseline", "tile", "agent", "bench", "bench harness", "bench floor",
+                          "bench suite", "bench compare", "bench report"}) {
     CliRun r = run(std::string(cmd) + " --help");
     EXPECT_EQ(r.code, 0) << cmd << "\n" << r.out;
     EXPECT_NE(r.out.find("Usage"), std::string::npos) << cmd;

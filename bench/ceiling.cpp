@@ -1,0 +1,46 @@
+#include "bench/ceiling.hpp"
+
+#include <fmt/format.h>
+
+namespace tessera::bench {
+
+Ceiling resolve_ceiling(const std::vector<ShapeRecord>& records, double peak_override, double dram_override) {
+  Ceiling c;
+  for (const auto& r : records) {
+    if (r.device.peak_tflops > c.peak_tflops) {
+      c.peak_tflops = r.device.peak_tflops;
+      c.peak_source = r.device.peak_source.empty() ? "stored with the results" : r.device.peak_source;
+    }
+    if (r.device.dram_gbps > c.dram_gbps) {
+      c.dram_gbps = r.device.dram_gbps;
+      c.dram_source = "stored with the results";
+    }
+  }
+  if (peak_override > 0) c = {peak_override, "given on the command line (--peak-tflops)", c.dram_gbps, c.dram_source};
+  if (dram_override > 0) {
+    c.dram_gbps = dram_override;
+    c.dram_source = "given on the command line (--dram-gbps)";
+  }
+  return c;
+}
+
+std::vector<AbovePeak> above_peak(const std::vector<ShapeRecord>& records, const Ceiling& ceiling) {
+  std::vector<AbovePeak> out;
+  if (!ceiling.has_peak()) return out;
+  for (const auto& r : records) {
+    auto check = [&](const std::string& who, double us) {
+      const double tflops = r.task.flops() / (us * 1e-6) / 1e12;
+      if (tflops > ceiling.peak_tflops) out.push_back({r.task.shape(), who, tflops});
+    };
+    if (auto us = kernel_us(r)) check("kernel " + r.kernel->name, *us);
+    for (const auto& b : r.baselines)
+      if (auto us = baseline_us(r, b.name)) check(b.name, *us);
+  }
+  return out;
+}
+
+double percent_of_peak(double tflops, const Ceiling& ceiling) {
+  return ceiling.has_peak() ? 100.0 * tflops / ceiling.peak_tflops : 0.0;
+}
+
+}  // namespace tessera::bench

@@ -1,0 +1,87 @@
+// Baselines-only sweeps: every baseline timed in this process, one CUDA
+// context for the whole sweep.
+#include <cuda_runtime_api.h>
+
+#include <chrono>
+
+#include <fmt/format.h>
+
+#include "baselines/measure.hpp"
+#include "bench/measure.hpp"
+#include "harness/core/error.hpp"
+#include "harness/core/fs.hpp"
+#include "harness/gpu/check.hpp"
+
+namespace tessera::bench {
+
+namespace {
+
+// The device as the records describe it. The peak and DRAM bandwidth stay 0
+// here ("not measured in this process"): a report takes them from a stored
+// measurement or the command line (bench/ceiling.hpp).
+DeviceSummary device_here(int ordinal) {
+  cudaDeviceProp p{};
+  TESSERA_CUDA_CHECK(cudaGetDeviceProperties(&p, ordinal));
+  DeviceSummary d;
+  d.name = p.name;
+  d.sm_count = p.multiProcessorCount;
+  d.arch = fmt::format("sm_{}{}{}", p.major, p.minor, p.major == 9 ? "a" : "");
+  d.l2_bytes = p.l2CacheSize;
+  d.smem_per_block_optin = int(p.sharedMemPerBlockOptin);
+  int clock_khz = 0;
+  if (cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, ordinal) == cudaSuccess) d.sm_clock_mhz = clock_khz / 1000;
+  d.peak_source = "not measured in this process";
+  return d;
+}
+
+class BaselineMeasurer final : public ShapeMeasurer {
+public:
+  explicit BaselineMeasurer(const MeasureSettings& s) : settings_(s) {
+    int devices = 0;
+    const cudaError_t err = cudaGetDeviceCount(&devices);
+    if (err != cudaSuccess || devices == 0)
+      throw Error(Error::Kind::unavailable, fmt::format("no CUDA GPU: {}", err != cudaSuccess ? cudaGetErrorString(err)
+                                                                                            : "no CUDA devices"));
+    if (s.device < 0 || s.device >= devices)
+      fail_bad_input(fmt::format("--device {} does not exist (this machine has {} CUDA devices)", s.device, devices));
+    TESSERA_CUDA_CHECK(cudaSetDevice(s.device));
+    device_ = device_here(s.device);
+    options_.hot = s.hot;
+    options_.counters = s.counters;
+    options_.suite.autotune_max_algos = s.max_algos;
+    options_.suite.remeasure = s.remeasure;
+    if (s.max_timing_ms > 0) options_.timing.timeout_ms = s.max_timing_ms;
+  }
+
+  ShapeRecord measure(const Task& task, const std::string& bucket) override {
+    const auto t0 = std::chrono::steady_clock::now();
+    ShapeRecord r;
+    r.task = task;
+    r.bucket = bucket;
+    r.device = device_;
+    const auto m = baselines::measure_baselines(task, options_);
+    r.baselines = m.results();
+    for (const auto& row : m.rows)
+      r.baseline_details.push_back({row.baseline.name, row.check.passed, row.check.error, row.hot, row.counters});
+    r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    r.finished_at = utc_now_iso();
+    return r;
+  }
+
+  std::string describe() const override {
+    return fmt::format("{} ({}, {} SMs), baselines timed in this process", device_.name, device_.arch, device_.sm_count);
+  }
+
+private:
+  MeasureSettings settings_;
+  baselines::MeasureOptions options_;
+  DeviceSummary device_;
+};
+
+}  // namespace
+
+std::unique_ptr<ShapeMeasurer> make_baseline_measurer(const MeasureSettings& settings) {
+  return std::make_unique<BaselineMeasurer>(settings);
+}
+
+}  // namespace tessera::bench

@@ -1,0 +1,88 @@
+#pragma once
+// A bench run on disk, runs/<id>/ (docs/bench.md):
+//   bench.json     what is measured: the tasks, their buckets, the kernels, the options
+//   results.jsonl  one record per finished shape, appended and fsync'd (bench/record.hpp)
+//   shapes.csv, buckets.csv, summary.json, report.html, report.md: derived, rewritable
+// A sweep that stops (Ctrl-C, a time limit, a killed process) is continued by
+// running it again on the same folder: finished shapes are skipped.
+#include <filesystem>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "bench/buckets.hpp"
+#include "bench/record.hpp"
+#include "harness/core/task.hpp"
+
+namespace tessera::bench {
+
+inline constexpr const char* kRunSchema = "tessera.bench_run/1";
+inline constexpr const char* kConfigFile = "bench.json";
+inline constexpr const char* kResultsFile = "results.jsonl";
+
+struct RunConfig {
+  std::string tasks_file;   // as given; the tasks themselves are below
+  std::string task_set;     // the task file's "name", or its file name
+  std::vector<Task> tasks;
+  std::vector<Bucket> buckets;
+  std::string kernels = "none";  // the kernel source (bench/kernels.hpp)
+  // What changes a measurement: build options, hot timing, counters, limits.
+  // A run is continued only with the same values.
+  nlohmann::json options = nlohmann::json::object();
+  std::string created_at;
+};
+
+nlohmann::json to_json(const RunConfig& c);
+RunConfig config_from_json(const nlohmann::json& j, const std::string& where);
+
+// Empty when `next` may continue a run started with `prev`, else what differs.
+std::string config_difference(const RunConfig& prev, const RunConfig& next);
+
+// A run folder opened for writing: holds an exclusive lock (a second sweep on
+// the same folder is refused), creates or checks bench.json, and repairs a
+// results file whose last line was cut by a crash.
+class RunWriter {
+public:
+  RunWriter(const std::filesystem::path& dir, const RunConfig& config);
+  RunWriter(const RunWriter&) = delete;
+  RunWriter& operator=(const RunWriter&) = delete;
+
+  const std::filesystem::path& dir() const { return dir_; }
+  // Task ids already in results.jsonl.
+  const std::set<std::string>& finished() const { return finished_; }
+  bool resumed() const { return resumed_; }
+  // What the repair did ("" when nothing was needed), for the user.
+  const std::string& repair_note() const { return repair_note_; }
+  // Appends and fsyncs one record; the shape then counts as finished.
+  void append(const ShapeRecord& record);
+
+private:
+  // The folder's lock file, held open (and flock'ed) for the writer's life;
+  // a member, so that a constructor that throws after taking it lets it go.
+  struct Lock {
+    int fd = -1;
+    Lock() = default;
+    Lock(const Lock&) = delete;
+    Lock& operator=(const Lock&) = delete;
+    ~Lock() noexcept;
+  };
+
+  std::filesystem::path dir_;
+  Lock lock_;
+  std::set<std::string> finished_;
+  bool resumed_ = false;
+  std::string repair_note_;
+};
+
+struct Run {
+  std::filesystem::path dir;
+  RunConfig config;
+  std::vector<ShapeRecord> records;  // file order; the last record of a task wins
+};
+
+// Reads a run folder (read-only); bad_input when it is not a bench run.
+Run load_run(const std::filesystem::path& dir);
+
+}  // namespace tessera::bench

@@ -1,0 +1,37 @@
+#pragma once
+// The sweep: every task of a run not yet in its results, in file order, one
+// record appended (and fsync'd) as soon as its shape is done. Stopping at any
+// point loses at most the shape being measured; running again continues.
+#include <atomic>
+#include <string>
+
+#include "bench/measure.hpp"
+#include "bench/run.hpp"
+
+namespace tessera::bench {
+
+inline constexpr int kTablesEveryShapes = 20;  // shapes.csv and friends are rewritten this often during a sweep
+// A shape whose measurement is a harness failure (infra_error, an exception
+// from the in-process baselines) is not recorded, so a later run retries it;
+// this many in a row stop the sweep.
+inline constexpr int kMaxHarnessFailuresInARow = 3;
+
+struct SuiteOptions {
+  double max_minutes = 0;  // stop between shapes after this long (0: no limit)
+  bool progress = true;    // the progress bar on stderr
+};
+
+struct SuiteOutcome {
+  int total = 0;
+  int done_before = 0;  // finished in earlier sessions
+  int measured = 0;     // recorded in this session
+  int harness_failures = 0;
+  bool complete = false;
+  std::string stopped_because;  // why it stopped before the end ("" when complete)
+};
+
+// `stop` is polled between shapes (Ctrl-C sets it).
+SuiteOutcome run_suite(RunWriter& writer, const RunConfig& config, ShapeMeasurer& measurer, const SuiteOptions& options,
+                       const std::atomic<bool>& stop);
+
+}  // namespace tessera::bench

@@ -1,0 +1,272 @@
+#include "bench/table.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "baselines/baselines.hpp"
+#include "harness/core/fs.hpp"
+
+namespace tessera::bench {
+
+namespace {
+
+using baselines::kCublasLtAutotuned;
+using baselines::kCublasLtHeuristic;
+using baselines::kCublasNN;
+using baselines::kCublasTN;
+
+const std::vector<std::string> kBaselineOrder = {kCublasTN, kCublasNN, kCublasLtHeuristic, kCublasLtAutotuned};
+
+// The baselines a speedup column is taken over, for a task of this layout.
+std::vector<std::string> column_baselines(const std::string& column, Layout layout) {
+  const std::string own = layout == Layout::TN ? "tn" : "nn";
+  auto lt = [&](const char* family, const char* name) -> std::vector<std::string> {
+    const std::string c = std::string(family) + "-";
+    if (column == c + "max" || column == c + own) return {name};
+    return {};
+  };
+  if (column == "cuBLAS-tn") return {kCublasTN};
+  if (column == "cuBLAS-nn") return {kCublasNN};
+  if (column == "cuBLAS-max") return {kCublasTN, kCublasNN};
+  if (column.rfind("cuBLASLt-heuristic-", 0) == 0) return lt("cuBLASLt-heuristic", kCublasLtHeuristic);
+  if (column.rfind("cuBLASLt-auto-tuning-", 0) == 0) return lt("cuBLASLt-auto-tuning", kCublasLtAutotuned);
+  if (column == "baseline-max") return kBaselineOrder;
+  return {};
+}
+
+std::string num(std::optional<double> v, int precision) {
+  return v ? fmt::format("{:.{}f}", *v, precision) : std::string();
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+std::optional<double> find(const std::map<std::string, double>& m, const std::string& key) {
+  auto it = m.find(key);
+  return it == m.end() ? std::nullopt : std::optional(it->second);
+}
+
+double tflops_of(const Task& t, double us) { return t.flops() / (us * 1e-6) / 1e12; }
+
+}  // namespace
+
+const std::vector<std::string>& baseline_names() { return kBaselineOrder; }
+
+const std::vector<std::string>& speedup_column_names() {
+  static const std::vector<std::string> names = {
+      "cuBLAS-tn", "cuBLAS-nn", "cuBLAS-max", "cuBLASLt-heuristic-tn", "cuBLASLt-heuristic-nn", "cuBLASLt-heuristic-max",
+      "cuBLASLt-auto-tuning-tn", "cuBLASLt-auto-tuning-nn", "cuBLASLt-auto-tuning-max", "baseline-max"};
+  return names;
+}
+
+const std::vector<std::string>& max_column_names() {
+  static const std::vector<std::string> names = {"cuBLAS-max", "cuBLASLt-heuristic-max", "cuBLASLt-auto-tuning-max",
+                                                 "baseline-max"};
+  return names;
+}
+
+std::string mnk_of(const Task& t) { return fmt::format("{}_{}_{}", t.m, t.n, t.k); }
+
+ShapeRow shape_row(const ShapeRecord& r) {
+  ShapeRow row;
+  row.task = r.task;
+  row.mnk = mnk_of(r.task);
+  row.bucket = r.bucket;
+  row.note = r.note;
+  for (const auto& name : kBaselineOrder)
+    if (auto us = baseline_us(r, name)) {
+      row.baseline_us[name] = *us;
+      if (!row.best_baseline_us || *us < *row.best_baseline_us) {
+        row.best_baseline = name;
+        row.best_baseline_us = *us;
+      }
+    }
+  if (!r.kernel) {
+    row.status = r.note.empty() ? "baselines" : "no kernel";
+    return row;
+  }
+  const auto& res = r.kernel->result;
+  row.kernel = r.kernel->name;
+  row.status = to_string(res.status);
+  row.counters = res.counters;
+  if (row.note.empty() && res.status != Status::ok) row.note = res.reason;
+  row.kernel_us = kernel_us(r);
+  if (!row.kernel_us) return row;
+  row.kernel_tflops = tflops_of(r.task, *row.kernel_us);
+  row.kernel_spread = res.cold.rel_spread;
+  for (const auto& column : speedup_column_names()) {
+    std::optional<double> fastest;
+    for (const auto& name : column_baselines(column, r.task.layout))
+      if (auto it = row.baseline_us.find(name); it != row.baseline_us.end())
+        fastest = fastest ? std::min(*fastest, it->second) : it->second;
+    if (fastest) row.speedup[column] = *fastest / *row.kernel_us;
+  }
+  return row;
+}
+
+std::vector<ShapeRow> shape_rows(const std::vector<ShapeRecord>& records) {
+  std::vector<ShapeRow> rows;
+  for (const auto& r : records) rows.push_back(shape_row(r));
+  return rows;
+}
+
+Stat stat_of(const std::vector<double>& v) {
+  Stat s;
+  double log_sum = 0, sum = 0;
+  for (double x : v) {
+    if (!(x > 0)) continue;
+    s.min = s.n ? std::min(s.min, x) : x;
+    s.max = s.n ? std::max(s.max, x) : x;
+    ++s.n;
+    log_sum += std::log(x);
+    sum += x;
+    s.wins += x > 1.0;
+    s.losses += x < 1.0;
+  }
+  if (s.n) {
+    s.geomean = std::exp(log_sum / s.n);
+    s.mean = sum / s.n;
+  }
+  return s;
+}
+
+std::vector<BucketSummary> summarize(const Run& run, const std::vector<ShapeRow>& rows) {
+  std::vector<std::string> names;
+  for (const auto& b : run.config.buckets) names.push_back(b.name);
+  names.push_back(kAllBuckets);
+  std::vector<BucketSummary> out;
+  for (const auto& name : names) {
+    const bool all = name == kAllBuckets;
+    BucketSummary s;
+    s.bucket = name;
+    for (const auto& t : run.config.tasks) s.shapes += all || bucket_of(t, run.config.buckets) == name;
+    std::map<std::string, std::vector<double>> speedups, tflops;
+    for (const auto& row : rows) {
+      if (!all && row.bucket != name) continue;
+      ++s.done;
+      if (row.kernel_us) ++s.kernel_ok;
+      else if (row.status == to_string(Status::compiled)) ++s.kernel_compiled;
+      else if (!row.kernel.empty()) ++s.kernel_failed;
+      for (const auto& [column, v] : row.speedup) speedups[column].push_back(v);
+      if (!row.best_baseline.empty()) ++s.fastest_baseline[row.best_baseline];
+      for (const auto& [b, us] : row.baseline_us) tflops[b].push_back(tflops_of(row.task, us));
+    }
+    for (const auto& [column, v] : speedups) s.speedup[column] = stat_of(v);
+    for (const auto& [b, v] : tflops) s.baseline_tflops[b] = stat_of(v).geomean;
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+std::string shapes_csv(const std::vector<ShapeRow>& rows, const Ceiling& ceiling) {
+  std::string out = "mnk,m,n,k,layout,bucket,gflop,kernel,status,kernel_us,kernel_tflops,kernel_pct_of_peak,"
+                    "kernel_spread,best_baseline,best_baseline_us,best_baseline_tflops";
+  for (const auto& c : speedup_column_names()) out += "," + c;
+  for (const auto& b : kBaselineOrder) out += "," + b + "_us";
+  out += ",note\n";
+  for (const auto& r : rows) {
+    const auto best_tflops = r.best_baseline_us ? std::optional(tflops_of(r.task, *r.best_baseline_us)) : std::nullopt;
+    const auto pct = r.kernel_tflops && ceiling.has_peak() ? std::optional(percent_of_peak(*r.kernel_tflops, ceiling))
+                                                           : std::nullopt;
+    out += fmt::format("{},{},{},{},{},{},{:.6g},{},{},{},{},{},{},{},{},{}", r.mnk, r.task.m, r.task.n, r.task.k,
+                       to_string(r.task.layout), r.bucket, r.task.flops() / 1e9, csv_field(r.kernel), r.status,
+                       num(r.kernel_us, 3), num(r.kernel_tflops, 2), num(pct, 1),
+                       r.kernel_us ? fmt::format("{:.4f}", r.kernel_spread) : "", r.best_baseline,
+                       num(r.best_baseline_us, 3), num(best_tflops, 2));
+    for (const auto& c : speedup_column_names()) out += fmt::format(",{}", num(find(r.speedup, c), 3));
+    for (const auto& b : kBaselineOrder) out += fmt::format(",{}", num(find(r.baseline_us, b), 3));
+    out += "," + csv_field(r.note) + "\n";
+  }
+  return out;
+}
+
+std::string buckets_csv(const std::vector<BucketSummary>& summaries) {
+  std::string out = "bucket,column,shapes,done,kernel_ok,n,geomean,mean,min,max,wins,losses\n";
+  for (const auto& s : summaries)
+    for (const auto& c : speedup_column_names()) {
+      auto it = s.speedup.find(c);
+      if (it == s.speedup.end()) continue;
+      const Stat& st = it->second;
+      out += fmt::format("{},{},{},{},{},{},{:.4f},{:.4f},{:.4f},{:.4f},{},{}\n", s.bucket, c, s.shapes, s.done,
+                         s.kernel_ok, st.n, st.geomean, st.mean, st.min, st.max, st.wins, st.losses);
+    }
+  return out;
+}
+
+std::string buckets_markdown(const std::vector<BucketSummary>& summaries) {
+  const auto& all = summaries.back();
+  const bool kernels = all.kernel_ok + all.kernel_failed + all.kernel_compiled > 0;
+  std::string md;
+  if (kernels) {
+    if (all.kernel_compiled > 0)
+      md += fmt::format("Compile-only: {} kernels compiled and checked, none run or timed.\n\n", all.kernel_compiled);
+    md += "| bucket | shapes (done) | kernel ok | failed |";
+    for (const auto& c : max_column_names()) md += " vs " + c + ": geomean / mean / wins |";
+    md += "\n|---|---|---|---|";
+    for (std::size_t i = 0; i < max_column_names().size(); ++i) md += "---|";
+    md += "\n";
+    for (const auto& s : summaries) {
+      md += fmt::format("| {} | {} ({}) | {} | {} |", s.bucket, s.shapes, s.done, s.kernel_ok, s.kernel_failed);
+      for (const auto& c : max_column_names()) {
+        auto it = s.speedup.find(c);
+        if (it == s.speedup.end() || it->second.n == 0) md += " - |";
+        else md += fmt::format(" {:.3f}x / {:.3f}x / {} of {} |", it->second.geomean, it->second.mean, it->second.wins, it->second.n);
+      }
+      md += "\n";
+    }
+    return md;
+  }
+  md += "| bucket | shapes (done) |";
+  for (const auto& b : kBaselineOrder) md += " " + b + ": TFLOP/s (geomean), fastest on |";
+  md += "\n|---|---|";
+  for (std::size_t i = 0; i < kBaselineOrder.size(); ++i) md += "---|";
+  md += "\n";
+  for (const auto& s : summaries) {
+    md += fmt::format("| {} | {} ({}) |", s.bucket, s.shapes, s.done);
+    for (const auto& b : kBaselineOrder) {
+      auto t = s.baseline_tflops.find(b);
+      auto f = s.fastest_baseline.find(b);
+      if (t == s.baseline_tflops.end()) md += " - |";
+      else md += fmt::format(" {:.1f}, {} |", t->second, f == s.fastest_baseline.end() ? 0 : f->second);
+    }
+    md += "\n";
+  }
+  return md;
+}
+
+nlohmann::json summary_json(const Run& run, const std::vector<BucketSummary>& summaries, const Ceiling& ceiling) {
+  nlohmann::json buckets = nlohmann::json::array();
+  for (const auto& s : summaries) {
+    nlohmann::json speedups = nlohmann::json::object();
+    for (const auto& [c, st] : s.speedup)
+      speedups[c] = {{"n", st.n}, {"geomean", st.geomean}, {"mean", st.mean}, {"min", st.min}, {"max", st.max},
+                     {"wins", st.wins}, {"losses", st.losses}};
+    buckets.push_back({{"bucket", s.bucket}, {"shapes", s.shapes}, {"done", s.done}, {"kernel_ok", s.kernel_ok},
+                       {"kernel_failed", s.kernel_failed}, {"speedup", speedups},
+                       {"fastest_baseline", s.fastest_baseline}, {"baseline_geomean_tflops", s.baseline_tflops}});
+  }
+  return {{"schema", "tessera.bench_summary/1"},
+          {"task_set", run.config.task_set},
+          {"kernels", run.config.kernels},
+          {"device", run.records.empty() ? std::string() : run.records.front().device.name},
+          {"ceiling",
+           {{"peak_tflops", ceiling.peak_tflops}, {"peak_source", ceiling.peak_source},
+            {"dram_gbps", ceiling.dram_gbps}, {"dram_source", ceiling.dram_source}}},
+          {"buckets", buckets}};
+}
+
+void write_tables(const Run& run, const Ceiling& ceiling) {
+  const auto rows = shape_rows(run.records);
+  const auto summaries = summarize(run, rows);
+  atomic_write_file(run.dir / "shapes.csv", shapes_csv(rows, ceiling));
+  atomic_write_file(run.dir / "buckets.csv", buckets_csv(summaries));
+  atomic_write_file(run.dir / "summary.json", summary_json(run, summaries, ceiling).dump(1) + "\n");
+}
+
+}  // namespace tessera::bench

@@ -1,0 +1,182 @@
+// `tessera bench suite`: the baselines, and optionally a kernel per shape,
+// over a task file, resumable (docs/bench.md). The library is bench/; this
+// file turns options into a run folder, a measurer and a sweep.
+#include <csignal>
+#include <cstdio>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "bench/buckets.hpp"
+#include "bench/kernels.hpp"
+#include "bench/measure.hpp"
+#include "bench/run.hpp"
+#include "bench/suite.hpp"
+#include "bench/table.hpp"
+#include "cli/bench_commands.hpp"
+#include "cli/build_args.hpp"
+#include "cli/command.hpp"
+#include "harness/core/error.hpp"
+#include "harness/core/fs.hpp"
+#include "harness/sandbox.hpp"
+#include "search/tasks_file.hpp"
+
+namespace tessera::cli {
+
+namespace {
+
+constexpr int kExitStoppedEarly = 5;  // shapes left: run the same command again to continue
+
+struct SuiteArgs {
+  std::string tasks_file;
+  std::string kernels = "none";
+  std::string out;
+  std::string resume;
+  BuildOptions build;
+  bench::MeasureSettings measure;
+  double max_minutes = 0;
+  bool no_progress = false;
+};
+
+std::atomic<bool> g_stop{false};
+
+// First Ctrl-C: finish the shape being measured, then stop; a second one ends the process.
+void on_interrupt(int) {
+  g_stop = true;
+  std::signal(SIGINT, SIG_DFL);
+}
+
+std::string default_out(const std::string& task_set, const bench::KernelSource& source) {
+  std::string stamp = utc_now_iso().substr(0, 19);
+  for (char& c : stamp)
+    if (c == ':') c = '-';
+  const std::string kind = source.spec().substr(0, source.spec().find(':'));
+  return fmt::format("runs/bench-{}-{}-{}", task_set, kind, stamp);
+}
+
+// The run's config from the arguments (a new run, or one to continue with the same ones).
+bench::RunConfig config_from_args(const SuiteArgs& a, const bench::KernelSource& source) {
+  bench::RunConfig c;
+  c.tasks_file = a.tasks_file;
+  c.tasks = search::load_tasks_file(a.tasks_file);
+  c.buckets = bench::load_buckets(a.tasks_file);
+  const auto j = nlohmann::json::parse(read_file(a.tasks_file), nullptr, false);
+  c.task_set = j.is_object() && j.contains("name") && j.at("name").is_string()
+                   ? j.at("name").get<std::string>()
+                   : std::filesystem::path(a.tasks_file).stem().string();
+  c.kernels = source.spec();
+  c.options = {{"measure", a.measure.to_json()}, {"build", to_json(a.build)}};
+  c.created_at = utc_now_iso();
+  return c;
+}
+
+// --resume DIR: the run's own tasks, kernels and options.
+void arguments_from_run(SuiteArgs& a) {
+  if (!a.tasks_file.empty() || a.kernels != "none" || !a.out.empty() || !a.build.empty())
+    fail_bad_input("--resume continues a run with its own arguments: give no --tasks, --kernels, --out or build options");
+  const bench::Run run = bench::load_run(a.resume);
+  const auto& c = run.config;
+  a.tasks_file = c.tasks_file;
+  a.kernels = c.kernels;
+  a.out = a.resume;
+  const auto& m = c.options.value("measure", nlohmann::json::object());
+  a.measure.hot = m.value("hot", false);
+  a.measure.counters = m.value("counters", false);
+  a.measure.max_timing_ms = m.value("max_timing_ms", 0.0);
+  a.measure.max_algos = m.value("max_algos", a.measure.max_algos);
+  a.measure.compile_only = m.value("compile_only", false);
+  const auto& b = c.options.value("build", nlohmann::json::object());
+  a.build.include_dirs = b.value("include_dirs", std::vector<std::string>{});
+  a.build.nvcc_flags = b.value("nvcc_flags", std::vector<std::string>{});
+  a.build.torch_entry = b.value("torch_entry", "");
+}
+
+void run_suite_command(SuiteArgs a) {
+  if (!a.resume.empty()) arguments_from_run(a);
+  if (a.tasks_file.empty()) fail_bad_input("no tasks: give --tasks FILE (e.g. datasets/grid1000.json) or --resume DIR");
+  if (a.max_minutes < 0) fail_bad_input("--max-minutes must be >= 0");
+  if (a.measure.max_timing_ms < 0) fail_bad_input("--max-timing-ms must be >= 0");
+  if (a.measure.max_algos < 1) fail_bad_input("--max-algos must be >= 1");
+  const bench::KernelSource source = bench::parse_kernel_source(a.kernels);
+  (void)build_arguments(a.build);  // bad folders and flags fail before any work
+  if (!a.build.empty() && source.kind != bench::KernelSourceKind::run && source.kind != bench::KernelSourceKind::dir &&
+      source.kind != bench::KernelSourceKind::file)
+    fail_bad_input("--include-dir, --nvcc-flag and --torch-entry apply to kernel files (--kernels run:, dir: or file:)");
+  const bench::RunConfig config = config_from_args(a, source);
+  bench::check_covers_some(source, config.tasks);
+  if (source.kind == bench::KernelSourceKind::none && a.measure.compile_only)
+    fail_bad_input("--compile-only needs kernels to compile: --kernels none only times the baselines, on a GPU");
+
+  std::unique_ptr<Evaluator> evaluator;
+  std::unique_ptr<bench::ShapeMeasurer> measurer;
+  if (source.kind == bench::KernelSourceKind::none) {
+    measurer = bench::make_baseline_measurer(a.measure);
+  } else {
+    SandboxOptions so;
+    so.mode = a.measure.compile_only ? "compile_only" : "full";  // never a silent compile-only sweep
+    so.device = a.measure.device;
+    so.remeasure_baselines = a.measure.remeasure;
+    so.autotune_max_algos = a.measure.max_algos;
+    evaluator = make_evaluator(so);
+    measurer = source.kind == bench::KernelSourceKind::tile
+                   ? bench::make_tile_measurer(*evaluator, source.budget, a.measure)
+                   : bench::make_file_measurer(*evaluator, source, a.build, a.measure);
+  }
+  // The run folder after the measurer: no GPU (or a bad --device) leaves no folder behind.
+  const std::string out = a.out.empty() ? default_out(config.task_set, source) : a.out;
+  bench::RunWriter writer(out, config);
+  if (!writer.repair_note().empty()) std::fprintf(stderr, "bench: %s\n", writer.repair_note().c_str());
+  std::fprintf(stderr, "bench suite: %zu tasks from %s (%s), kernels %s, on %s\n%s %s: %zu of them already done\n",
+               config.tasks.size(), config.tasks_file.c_str(), config.task_set.c_str(), config.kernels.c_str(),
+               measurer->describe().c_str(), writer.resumed() ? "continuing" : "new run", out.c_str(),
+               writer.finished().size());
+
+  g_stop = false;
+  std::signal(SIGINT, on_interrupt);
+  bench::SuiteOptions so;
+  so.max_minutes = a.max_minutes;
+  so.progress = !a.no_progress;
+  const bench::SuiteOutcome outcome = bench::run_suite(writer, config, *measurer, so, g_stop);
+  std::signal(SIGINT, SIG_DFL);
+
+  const bench::Run run = bench::load_run(out);
+  const auto rows = bench::shape_rows(run.records);
+  fmt::print("{}", bench::buckets_markdown(bench::summarize(run, rows)));
+  fmt::print("\n{} of {} shapes recorded in {} ({} this session); tables: shapes.csv, buckets.csv, summary.json\n",
+             run.records.size(), outcome.total, out, outcome.measured);
+  if (!outcome.complete) {
+    fmt::print("stopped: {}; continue with: tessera bench suite --resume {}\n", outcome.stopped_because, out);
+    set_exit_code(kExitStoppedEarly);
+  } else {
+    fmt::print("report: tessera bench report {}\n", out);
+  }
+}
+
+}  // namespace
+
+void add_bench_suite_command(CLI::App* bench) {
+  auto a = std::make_shared<SuiteArgs>();
+  auto* cmd = bench->add_subcommand("suite", "Baselines (and kernels) over a task file, resumable, CSV/JSON out");
+  cmd->add_option("--tasks", a->tasks_file, "task file, e.g. datasets/grid1000.json (datasets/README.md)");
+  cmd->add_option("--kernels", a->kernels,
+                  "none (baselines only), tile:BUDGET (tile-tuned per shape), run:DIR (a search run's best kernels), "
+                  "dir:DIR (a kernel per shape: <task id>.cu, MxNxK.cu or M_N_K.cu), file:FILE.cu (one for all)")
+      ->capture_default_str();
+  cmd->add_option("--out", a->out, "run folder (default runs/bench-<tasks>-<kernels>-<time>); an existing run "
+                                   "folder with the same arguments is continued");
+  cmd->add_option("--resume", a->resume, "continue the run in this folder with its own arguments");
+  add_build_options(cmd, a->build);
+  cmd->add_flag("--hot", a->measure.hot, "also time warm back-to-back launches and host latency (slower)");
+  cmd->add_flag("--counters", a->measure.counters, "CUPTI counters for every kernel or baseline (slower)");
+  cmd->add_option("--max-timing-ms", a->measure.max_timing_ms,
+                  "baselines-only sweeps: cap each cold measurement at this many ms (default: the protocol's 2000)");
+  cmd->add_option("--max-algos", a->measure.max_algos, "cuBLASLt algorithms the autotuner times")->capture_default_str();
+  cmd->add_flag("--remeasure", a->measure.remeasure, "autotune cuBLASLt again instead of using the cached choice");
+  cmd->add_option("--max-minutes", a->max_minutes, "stop between shapes after this long (exit 5; run again to continue)");
+  cmd->add_flag("--compile-only", a->measure.compile_only, "compile and check the kernels only (no GPU needed)");
+  cmd->add_option("--device", a->measure.device, "CUDA device ordinal")->capture_default_str();
+  cmd->add_flag("--no-progress", a->no_progress, "no progress bar");
+  cmd->callback([a] { run_suite_command(*a); });
+}
+
+}  // namespace tessera::cli

@@ -1,0 +1,86 @@
+// The report as a browser draws it: headless Chromium (Debian's `chromium`,
+// installed by scripts/setup.sh) loads report.html from a synthetic run and
+// its DOM must hold every chart laid out with a size, the bucket table's
+// rows and the heat-map cells; a screenshot is left in the build folder
+// (bench-report/report.png) for people to look at. Skips when chromium is absent.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cmath>
+#include <regex>
+
+#include <fmt/format.h>
+
+#include "bench/report.hpp"
+#include "harness/core/fs.hpp"
+#include "tests/bench/synthetic.hpp"
+#include "tests/testing.hpp"
+
+namespace tessera::bench {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kWindowWidth = 1400, kWindowHeight = 5200;  // px, the screenshot
+
+std::string chromium() {
+  if (const char* c = std::getenv("TESSERA_CHROMIUM"); c && *c) return c;
+  for (const char* candidate : {"/usr/bin/chromium", "/usr/bin/chromium-browser"})
+    if (fs::exists(candidate)) return candidate;
+  return {};
+}
+
+int attribute(const std::string& dom, const std::string& name) {
+  std::smatch m;
+  if (!std::regex_search(dom, m, std::regex(name + "=\"(\\d+)\""))) return -1;
+  return std::stoi(m[1].str());
+}
+
+std::size_t count(const std::string& text, const std::string& needle) {
+  std::size_t n = 0;
+  for (auto p = text.find(needle); p != std::string::npos; p = text.find(needle, p + needle.size())) ++n;
+  return n;
+}
+
+TEST(BenchReportBrowser, ChromiumDrawsThePlotsAndTables) {
+  const std::string browser = chromium();
+  if (browser.empty()) GTEST_SKIP() << "chromium is not installed (scripts/setup.sh installs Debian's chromium)";
+  const fs::path dir = fs::path(TESSERA_BINARY).parent_path().parent_path() / "bench-report";
+  fs::remove_all(dir);
+  const bench::Run run = testing::write_synthetic_run(dir);
+  std::string csv = "mnk,cuBLASLt-auto-tuning-max,cuBLAS-max\n";
+  for (std::size_t i = 0; i < run.config.tasks.size(); i += 2) {
+    const auto& t = run.config.tasks[i];
+    csv += fmt::format("{}_{}_{},{:.3f},{:.3f}\n", t.m, t.n, t.k, 1.0 + 0.3 * std::sin(double(i)), 1.1);
+  }
+  atomic_write_file(dir / "other.csv", csv);
+  ReportOptions o;
+  o.against = dir / "other.csv";
+  const auto files = write_report(run, o);
+
+  const std::string flags = "--headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run";
+  const std::string url = "file://" + fs::absolute(files.html).string();
+  const auto dumped = tessera::testing::run_command("timeout 180 " + browser + " " + flags + " --dump-dom '" + url +
+                                                    "' 2>/dev/null");
+  ASSERT_EQ(dumped.code, 0) << "chromium --dump-dom failed";
+  const std::string& dom = dumped.out;
+  const std::string html = read_file(files.html);
+  const int svgs = int(count(html, "<svg "));
+  EXPECT_GE(svgs, 14);  // 10 heat maps, a legend, three scatter plots
+  EXPECT_EQ(attribute(dom, "data-charts-drawn"), svgs) << "every chart laid out with a non-zero size";
+  EXPECT_EQ(attribute(dom, "data-bucket-rows"), 6);  // two header rows, three buckets, all
+  EXPECT_EQ(count(dom, "class=\"cell\""), count(html, "class=\"cell\""));
+  EXPECT_GT(count(dom, "class=\"cell\""), 700u);
+
+  const fs::path png = dir / "report.png";
+  fs::remove(png);
+  (void)tessera::testing::run_command(fmt::format("timeout 180 {} {} --window-size={},{} --screenshot='{}' '{}' 2>/dev/null",
+                                                browser, flags, kWindowWidth, kWindowHeight, png.string(), url));
+  ASSERT_TRUE(fs::exists(png)) << "no screenshot";
+  EXPECT_GT(fs::file_size(png), 100u * 1024u) << "a screenshot of a page with plots is not this small";
+  std::printf("report screenshot: %s\n", png.c_str());
+}
+
+}  // namespace
+}  // namespace tessera::bench

@@ -1,0 +1,193 @@
+// `tessera bench suite | compare | report` as a user runs them: one clear
+// line for bad input, and a kernel sweep (compile-only here, so it runs
+// without a GPU) that is stopped, killed and continued without losing or
+// repeating a shape.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "bench/run.hpp"
+#include "harness/core/fs.hpp"
+#include "tests/bench/synthetic.hpp"
+#include "tests/testing.hpp"
+
+namespace tessera::bench {
+namespace {
+
+namespace fs = std::filesystem;
+
+using CliRun = tessera::testing::CommandResult;
+
+// Runs tessera with its own compile cache, so compiles are real the first time.
+CliRun run(const std::string& args, const fs::path& cache, int timeout_s = 300) {
+  return tessera::testing::run_command(fmt::format("TESSERA_CACHE_DIR='{}' timeout {} {} {} 2>&1", cache.string(),
+                                                   timeout_s, TESSERA_BINARY, args));
+}
+
+void expect_clear_error(const std::string& args, const std::string& needle) {
+  const CliRun r = run(args, testing::fresh_dir("cli-errors-cache"), 60);
+  EXPECT_EQ(r.code, 2) << args << "\n" << r.out;
+  EXPECT_EQ(r.out.rfind("error: ", 0), 0u) << args << "\n" << r.out;
+  EXPECT_NE(r.out.find(needle), std::string::npos) << args << "\n" << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << "one line only:\n" << r.out;
+}
+
+fs::path task_file(const fs::path& dir, const std::vector<std::string>& shapes) {
+  fs::create_directories(dir);
+  std::string list;
+  for (const auto& s : shapes) list += (list.empty() ? "\"" : ", \"") + s + "\"";
+  atomic_write_file(dir / "tasks.json", "{\"name\": \"cli\", \"tasks\": [" + list + "]}\n");
+  return dir / "tasks.json";
+}
+
+std::vector<std::string> result_ids(const fs::path& run_dir) {
+  std::vector<std::string> ids;
+  if (!fs::exists(run_dir / kResultsFile)) return ids;
+  std::istringstream in(read_file(run_dir / kResultsFile));
+  for (std::string line; std::getline(in, line);) {
+    const auto j = nlohmann::json::parse(line, nullptr, false);
+    if (!j.is_discarded()) ids.push_back(record_from_json(j).task.id());
+  }
+  return ids;
+}
+
+TEST(BenchCli, BadInputGetsOneClearLine) {
+  const auto dir = testing::fresh_dir("cli-bad");
+  const auto tasks = task_file(dir, {"64x64x64"});
+  atomic_write_file(dir / "bad_shape.json", "{\"tasks\": [\"64x64\"]}");
+  const std::string ex = std::string(TESSERA_SOURCE_DIR) + "/examples";
+  expect_clear_error("bench suite", "no tasks");
+  expect_clear_error("bench suite --tasks /nonexistent/tasks.json", "file not found");
+  expect_clear_error("bench suite --tasks " + (dir / "bad_shape.json").string(), "bad shape");
+  expect_clear_error("bench suite --tasks " + tasks.string() + " --kernels cutlass:x", "unknown kernel source");
+  expect_clear_error("bench suite --tasks " + tasks.string() + " --kernels dir:/nonexistent/k", "no such file or folder");
+  expect_clear_error("bench suite --tasks " + tasks.string() + " --kernels tile:0", "positive integer");
+  expect_clear_error("bench suite --tasks " + tasks.string() + " --kernels dir:" + ex + " --compile-only",
+                     "holds a kernel for none");
+  expect_clear_error("bench suite --tasks " + tasks.string() + " --compile-only", "needs kernels");
+  expect_clear_error("bench suite --tasks " + tasks.string() + " --kernels file:" + ex +
+                         "/hgemm_tu.cu --nvcc-flag=-lcublas --compile-only",
+                     "not allowed");
+  expect_clear_error("bench suite --tasks " + tasks.string() + " --kernels file:" + ex +
+                         "/torch_ext_hgemm.cu --torch-entry 'hgemm(a, w, c)' --compile-only",
+                     "unknown argument 'w'");
+  expect_clear_error("bench suite --resume /nonexistent/run", "no such run folder");
+  expect_clear_error("bench report /nonexistent/run", "no such run folder");
+  expect_clear_error("bench compare /nonexistent/run --against x.csv", "no such run folder");
+}
+
+TEST(BenchCli, BaselineSweepMeasuresOrSaysWhyNot) {
+  const auto dir = testing::fresh_dir("cli-baselines");
+  const auto tasks = task_file(dir, {"256x256x256", "512x128x1024"});
+  if (!tessera::testing::gpu_unavailable_reason().empty()) {
+    expect_clear_error("bench suite --tasks " + tasks.string() + " --out " + (dir / "run").string(), "no CUDA GPU");
+    EXPECT_FALSE(fs::exists(dir / "run")) << "no folder is left behind";
+    expect_clear_error("bench suite --tasks " + tasks.string() + " --kernels tile:2", "needs a CUDA GPU");
+    return;
+  }
+  const CliRun r = run("bench suite --no-progress --tasks " + tasks.string() + " --out " + (dir / "run").string(), dir / "cache");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(result_ids(dir / "run").size(), 2u);
+  const std::string csv = read_file(dir / "run" / "shapes.csv");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 3) << csv;
+  EXPECT_NE(csv.find("256_256_256,"), std::string::npos) << csv;
+  const CliRun rep = run("bench report " + (dir / "run").string(), dir / "cache");
+  EXPECT_EQ(rep.code, 0) << rep.out;
+  EXPECT_TRUE(fs::exists(dir / "run" / "report.html"));
+}
+
+// Distinct kernels per shape, so each one is a real compile.
+fs::path kernel_dir(const fs::path& dir, const std::vector<std::string>& shapes) {
+  const std::string naive = read_file(std::string(TESSERA_SOURCE_DIR) + "/examples/hgemm_naive.cu");
+  for (std::size_t i = 0; i < shapes.size(); ++i)
+    atomic_write_file(dir / "kernels" / (shapes[i] + ".cu"), fmt::format("// variant {}\n{}", i, naive));
+  return dir / "kernels";
+}
+
+TEST(BenchCli, InterruptedSweepContinuesWithoutLosingOrRepeatingAShape) {
+  const auto dir = testing::fresh_dir("cli-resume");
+  const std::vector<std::string> shapes = {"64x64x64", "64x128x64", "128x64x64", "128x128x64", "64x64x128", "128x128x128"};
+  const auto tasks = task_file(dir, shapes);
+  const auto kernels = kernel_dir(dir, shapes);
+  const fs::path out = dir / "run";
+  const fs::path cache = dir / "cache";
+  const std::string args = fmt::format("bench suite --no-progress --compile-only --tasks {} --kernels dir:{} --out {}",
+                                       tasks.string(), kernels.string(), out.string());
+
+  // 1. A time limit stops it after the first shape: exit 5 and how to go on.
+  CliRun r = run(args + " --max-minutes 0.000001", cache);
+  EXPECT_EQ(r.code, 5) << r.out;
+  EXPECT_NE(r.out.find("tessera bench suite --resume " + out.string()), std::string::npos) << r.out;
+  EXPECT_EQ(result_ids(out).size(), 1u);
+
+  // 2. Killed (SIGKILL) in the middle of the sweep.
+  const fs::path pid_file = dir / "pid";
+  const std::string bg = fmt::format("TESSERA_CACHE_DIR='{}' {} bench suite --resume {} --no-progress >/dev/null 2>&1 & "
+                                     "echo $! > '{}'",
+                                     cache.string(), TESSERA_BINARY, out.string(), pid_file.string());
+  ASSERT_EQ(std::system(bg.c_str()), 0);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(240);
+  while (result_ids(out).size() < 3 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  const pid_t pid = pid_t(std::stol(read_file(pid_file)));
+  ::kill(pid, SIGKILL);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const auto after_kill = result_ids(out);
+  EXPECT_GE(after_kill.size(), 3u);
+
+  // 3. Run again: it finishes the rest, each shape exactly once, in order.
+  r = run(args, cache);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("6 of 6 shapes recorded"), std::string::npos) << r.out;
+  const auto ids = result_ids(out);
+  ASSERT_EQ(ids.size(), shapes.size());
+  EXPECT_EQ(std::set<std::string>(ids.begin(), ids.end()).size(), shapes.size());
+  for (std::size_t i = 0; i < after_kill.size(); ++i) EXPECT_EQ(ids[i], after_kill[i]) << "records are only appended";
+  const bench::Run final_run = load_run(out);
+  for (const auto& rec : final_run.records) {
+    ASSERT_TRUE(rec.kernel.has_value());
+    EXPECT_EQ(rec.kernel->result.status, Status::compiled) << rec.kernel->result.reason;
+  }
+  // A finished run is continued as a no-op; other arguments are refused.
+  r = run(args, cache);
+  EXPECT_EQ(r.code, 0) << r.out;
+  const CliRun other = run(fmt::format("bench suite --compile-only --tasks {} --kernels tile:4 --out {}", tasks.string(),
+                                       out.string()),
+                           cache);
+  EXPECT_EQ(other.code, 2) << other.out;
+  EXPECT_NE(other.out.find("cannot be continued"), std::string::npos) << other.out;
+  // The report of a run with nothing timed still renders, and says so.
+  r = run("bench report " + out.string(), cache);
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(read_file(out / "report.html").find("Nothing timed yet"), std::string::npos);
+}
+
+TEST(BenchCli, TorchExtensionKernelGoesThroughTheSuite) {
+  const auto dir = testing::fresh_dir("cli-torch");
+  const auto tasks = task_file(dir, {"256x256x256"});
+  const CliRun r = run(fmt::format("bench suite --no-progress --compile-only --tasks {} --kernels file:{}/examples/"
+                                   "torch_ext_hgemm.cu --torch-entry 'hgemm(a, b_nk, c)' --out {}",
+                                   tasks.string(), TESSERA_SOURCE_DIR, (dir / "run").string()),
+                       dir / "cache", 600);
+  ASSERT_EQ(r.code, 0) << r.out;
+  const bench::Run run_dir = load_run(dir / "run");
+  ASSERT_EQ(run_dir.records.size(), 1u);
+  const auto& k = *run_dir.records[0].kernel;
+  EXPECT_EQ(k.result.status, Status::compiled) << k.result.reason << "\n" << k.result.compile.log;
+  EXPECT_EQ(k.result.compile.options, std::vector<std::string>{"--default-stream=per-thread"});
+}
+
+}  // namespace
+}  // namespace tessera::bench

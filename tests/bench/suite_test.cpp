@@ -1,0 +1,149 @@
+// The sweep loop with a fake measurer: only unfinished shapes are measured,
+// a stop between shapes loses nothing, harness failures are retried later.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+#include "bench/progress.hpp"
+#include "bench/suite.hpp"
+#include "harness/core/error.hpp"
+#include "tests/bench/synthetic.hpp"
+
+namespace tessera::bench {
+namespace {
+
+class FakeMeasurer final : public ShapeMeasurer {
+public:
+  explicit FakeMeasurer(testing::SyntheticOptions o) : o_(std::move(o)) {}
+  ShapeRecord measure(const Task& task, const std::string& bucket) override {
+    measured.push_back(task.id());
+    if (throw_for == task.id()) throw Error(Error::Kind::unavailable, "GPU fell off the bus");
+    ShapeRecord r = testing::synthetic_record(task, default_buckets(), o_);
+    EXPECT_EQ(r.bucket, bucket);
+    if (infra_for.count(task.id())) r.kernel->result.status = Status::infra_error;
+    if (stop_after && int(measured.size()) == stop_after) *stop_flag = true;
+    return r;
+  }
+  std::string describe() const override { return "fake"; }
+
+  std::vector<std::string> measured;
+  std::string throw_for;
+  std::set<std::string> infra_for;
+  int stop_after = 0;
+  std::atomic<bool>* stop_flag = nullptr;
+
+private:
+  testing::SyntheticOptions o_;
+};
+
+struct Fixture {
+  testing::SyntheticOptions o;
+  RunConfig config;
+  std::filesystem::path dir;
+  explicit Fixture(const std::string& name) {
+    o.sizes = {64, 128};
+    config = testing::synthetic_config(o);
+    dir = testing::fresh_dir(name);
+  }
+};
+
+SuiteOptions quiet() {
+  SuiteOptions s;
+  s.progress = false;
+  return s;
+}
+
+TEST(BenchSuite, MeasuresEveryShapeOnceAcrossAStop) {
+  Fixture f("suite-stop");
+  std::atomic<bool> stop{false};
+  {
+    RunWriter w(f.dir, f.config);
+    FakeMeasurer m(f.o);
+    m.stop_after = 3;
+    m.stop_flag = &stop;
+    const auto out = run_suite(w, f.config, m, quiet(), stop);
+    EXPECT_FALSE(out.complete);
+    EXPECT_EQ(out.stopped_because, "interrupted");
+    EXPECT_EQ(out.measured, 3);
+  }
+  stop = false;
+  RunWriter w(f.dir, f.config);
+  FakeMeasurer m(f.o);
+  const auto out = run_suite(w, f.config, m, quiet(), stop);
+  EXPECT_TRUE(out.complete);
+  EXPECT_EQ(out.done_before, 3);
+  EXPECT_EQ(out.measured, 5);
+  for (std::size_t i = 0; i < 3; ++i)
+    EXPECT_EQ(std::count(m.measured.begin(), m.measured.end(), f.config.tasks[i].id()), 0);
+  const bench::Run run = load_run(f.dir);
+  ASSERT_EQ(run.records.size(), 8u);
+  for (std::size_t i = 0; i < 8; ++i) EXPECT_EQ(run.records[i].task.id(), f.config.tasks[i].id());
+  EXPECT_TRUE(std::filesystem::exists(f.dir / "shapes.csv"));
+  EXPECT_TRUE(std::filesystem::exists(f.dir / "buckets.csv"));
+  EXPECT_TRUE(std::filesystem::exists(f.dir / "summary.json"));
+}
+
+TEST(BenchSuite, HarnessFailuresAreNotRecordedAndStopAfterARun) {
+  Fixture f("suite-infra");
+  std::atomic<bool> stop{false};
+  RunWriter w(f.dir, f.config);
+  FakeMeasurer m(f.o);
+  m.infra_for = {f.config.tasks[1].id()};
+  m.throw_for = f.config.tasks[2].id();
+  auto out = run_suite(w, f.config, m, quiet(), stop);
+  EXPECT_EQ(out.harness_failures, 2);
+  EXPECT_EQ(out.measured, 6);
+  EXPECT_FALSE(out.complete);
+  EXPECT_FALSE(w.finished().count(f.config.tasks[1].id()));
+  EXPECT_FALSE(w.finished().count(f.config.tasks[2].id()));
+
+  FakeMeasurer again(f.o);  // the next run retries exactly those two
+  out = run_suite(w, f.config, again, quiet(), stop);
+  EXPECT_TRUE(out.complete);
+  EXPECT_EQ(again.measured, (std::vector<std::string>{f.config.tasks[1].id(), f.config.tasks[2].id()}));
+
+  Fixture g("suite-infra-stop");
+  RunWriter w2(g.dir, g.config);
+  FakeMeasurer failing(g.o);
+  for (const auto& t : g.config.tasks) failing.infra_for.insert(t.id());
+  out = run_suite(w2, g.config, failing, quiet(), stop);
+  EXPECT_EQ(int(failing.measured.size()), kMaxHarnessFailuresInARow);
+  EXPECT_NE(out.stopped_because.find("harness failures in a row"), std::string::npos);
+}
+
+TEST(BenchSuite, TimeLimitStopsBetweenShapes) {
+  Fixture f("suite-time");
+  std::atomic<bool> stop{false};
+  RunWriter w(f.dir, f.config);
+  FakeMeasurer m(f.o);
+  SuiteOptions o = quiet();
+  o.max_minutes = 1e-9;  // over as soon as the first shape is done
+  const auto out = run_suite(w, f.config, m, o, stop);
+  EXPECT_EQ(out.measured, 1);
+  EXPECT_NE(out.stopped_because.find("--max-minutes"), std::string::npos);
+}
+
+TEST(BenchProgress, EtaWeighsEachBucketByItsOwnPace) {
+  std::FILE* sink = std::tmpfile();
+  SweepProgress p(sink, 10, 2, {{"small", 5}, {"large", 3}});
+  EXPECT_LT(p.eta_seconds(), 0);
+  testing::SyntheticOptions o;
+  ShapeRecord small = testing::synthetic_record(task_from_shape("64x64x64"), default_buckets(), o);
+  small.wall_s = 1.0;
+  p.shape_done(small);  // 4 small left at 1 s; large unknown: the overall pace (1 s)
+  EXPECT_DOUBLE_EQ(p.eta_seconds(), 4 * 1.0 + 3 * 1.0);
+  ShapeRecord large = testing::synthetic_record(task_from_shape("8192x8192x8192"), default_buckets(), o);
+  large.wall_s = 10.0;
+  p.shape_done(large);  // 4 small at 1 s, 2 large at 10 s
+  EXPECT_DOUBLE_EQ(p.eta_seconds(), 4 * 1.0 + 2 * 10.0);
+  EXPECT_NE(p.text().find("4/10 shapes"), std::string::npos) << p.text();
+  EXPECT_NE(p.text().find("ETA 24s"), std::string::npos) << p.text();
+  EXPECT_NE(p.text().find("last 8192x8192x8192"), std::string::npos) << p.text();
+  std::fclose(sink);
+  EXPECT_EQ(format_duration(45), "45s");
+  EXPECT_EQ(format_duration(372), "6m12s");
+  EXPECT_EQ(format_duration(7500), "2h05m");
+}
+
+}  // namespace
+}  // namespace tessera::bench
