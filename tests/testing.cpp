@@ -68,6 +68,8 @@ std::vector<int> descendants_running(const std::string& needle) {
     if (ours && command_line(pid).find(needle) != std::string::npos) out.push_back(pid);
   }
   return out;
+}
+
 CommandResult run_command(const std::string& shell_command) {
   CommandResult r;
   FILE* p = popen(shell_command.c_str(), "r");
