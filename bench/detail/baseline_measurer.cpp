@@ -10,7 +10,9 @@
 #include "bench/measure.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/fs.hpp"
+#include "harness/detail/ceiling_store.hpp"
 #include "harness/gpu/check.hpp"
+#include "harness/gpu/device_summary.hpp"
 
 namespace tessera::bench {
 
@@ -19,18 +21,13 @@ namespace {
 // The device as the records describe it. The peak and DRAM bandwidth stay 0
 // here ("not measured in this process"): a report takes them from a stored
 // measurement or the command line (bench/ceiling.hpp).
+// The device with its ceiling from the per-GPU store (docs/harness.md, "The
+// ceiling"), so the suite's "% of peak" uses the same figures as every
+// evaluation; without a stored ceiling the report says it was not measured.
 DeviceSummary device_here(int ordinal) {
-  cudaDeviceProp p{};
-  TESSERA_CUDA_CHECK(cudaGetDeviceProperties(&p, ordinal));
-  DeviceSummary d;
-  d.name = p.name;
-  d.sm_count = p.multiProcessorCount;
-  d.arch = fmt::format("sm_{}{}{}", p.major, p.minor, p.major == 9 ? "a" : "");
-  d.l2_bytes = p.l2CacheSize;
-  d.smem_per_block_optin = int(p.sharedMemPerBlockOptin);
-  int clock_khz = 0;
-  if (cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, ordinal) == cudaSuccess) d.sm_clock_mhz = clock_khz / 1000;
-  d.peak_source = "not measured in this process";
+  DeviceSummary d = gpu::device_summary(ordinal);
+  if (auto stored = detail::load_ceiling(d.uuid)) detail::apply_ceiling(d, *stored);
+  else d.peak_source = "not measured on this GPU yet (tessera doctor --measure-peak)";
   return d;
 }
 

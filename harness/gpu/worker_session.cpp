@@ -13,6 +13,7 @@
 #include "harness/core/result.hpp"
 #include "harness/gpu/candidate_runtime.hpp"
 #include "harness/gpu/ceiling_probe.hpp"
+#include "harness/gpu/device_summary.hpp"
 #include "harness/gpu/check.hpp"
 #include "harness/gpu/counters.hpp"
 #include "harness/gpu/lap_clock.hpp"
@@ -34,33 +35,12 @@ struct WorkerSession::State {
   DeviceSummary device;
 };
 
-namespace {
-// "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", as nvidia-smi spells it.
-std::string uuid_text(const cudaUUID_t& u) {
-  std::string hex;
-  for (int i = 0; i < 16; ++i) hex += fmt::format("{:02x}", static_cast<unsigned char>(u.bytes[i]));
-  return fmt::format("GPU-{}-{}-{}-{}-{}", hex.substr(0, 8), hex.substr(8, 4), hex.substr(12, 4), hex.substr(16, 4),
-                     hex.substr(20));
-}
-}  // namespace
-
 WorkerSession::WorkerSession(WorkerConfig config) : config_(config) {
   TESSERA_CUDA_CHECK(cudaSetDevice(config.device));
   TESSERA_CUDA_CHECK(cudaFree(nullptr));  // create the context now, not inside the first measurement
   state_ = std::make_unique<State>();
   state_->timer.emplace(state_->stream.get(), TimingOptions{});
-  cudaDeviceProp p{};
-  TESSERA_CUDA_CHECK(cudaGetDeviceProperties(&p, config.device));
-  auto& d = state_->device;
-  d.name = p.name;
-  d.sm_count = p.multiProcessorCount;
-  d.arch = fmt::format("sm_{}{}{}", p.major, p.minor, p.major == 9 ? "a" : "");
-  d.l2_bytes = p.l2CacheSize;
-  d.smem_per_block_optin = static_cast<int>(p.sharedMemPerBlockOptin);
-  int clock_khz = 0;
-  cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, config.device);
-  d.sm_clock_mhz = clock_khz / 1000;
-  d.uuid = uuid_text(p.uuid);
+  state_->device = device_summary(config.device);
 }
 
 WorkerSession::~WorkerSession() = default;
