@@ -4,10 +4,12 @@
 // open, a well-formed error event claiming an infrastructure failure
 // ({"event":"error","status":"infra_error",...}) -- a status masked from the
 // reward and retried, never penalised -- and then launches an honest kernel.
+// (Only write-only pipes: the runner's channel is a duplicate of its stdout.)
 // Caught (expected): nothing the runner says after it has loaded a candidate
 // can be trusted to blame the machine; such an event must be the candidate's
 // failure -> rejected or launch_error, never infra_error.
 #include <cuda_runtime.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -23,7 +25,8 @@ const char kForged[] =
 void forge_on_every_pipe() {
   for (int fd = 3; fd < kMaxFd; ++fd) {
     struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode)) (void)!write(fd, kForged, std::strlen(kForged));
+    if (fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode) || (fcntl(fd, F_GETFL) & O_ACCMODE) != O_WRONLY) continue;
+    (void)!write(fd, kForged, std::strlen(kForged));
   }
 }
 
