@@ -1,6 +1,7 @@
 #include "agent/accounting.hpp"
 
 #include <cstdlib>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -124,10 +125,80 @@ nlohmann::json Ledger::to_json() const {
   return j;
 }
 
+long long max_prompt_tokens(const std::vector<ChatMessage>& messages) {
+  long long n = kChatTemplateTokensPerRequest;
+  for (const auto& m : messages) n += (long long)(m.content.size() + m.role.size()) + kChatTemplateTokensPerMessage;
+  return n;
+}
+
+CallCost worst_case_cost(long long prompt_tokens, long long max_completion_tokens, const std::optional<Price>& price) {
+  CallCost c;
+  c.prompt_tokens = prompt_tokens;
+  c.completion_tokens = max_completion_tokens;
+  if (price)
+    c.usd = (double(prompt_tokens) * price->input_per_mtok + double(max_completion_tokens) * price->output_per_mtok) / 1e6;
+  return c;
+}
+
+BudgetReservation::~BudgetReservation() noexcept { release(); }
+
+BudgetReservation::BudgetReservation(BudgetReservation&& other) noexcept
+    : budget_(std::exchange(other.budget_, nullptr)), cost_(other.cost_) {}
+
+BudgetReservation& BudgetReservation::operator=(BudgetReservation&& other) noexcept {
+  if (this != &other) {
+    release();
+    budget_ = std::exchange(other.budget_, nullptr);
+    cost_ = other.cost_;
+  }
+  return *this;
+}
+
+void BudgetReservation::settle(long long tokens, double usd) {
+  if (budget_ == nullptr) return;
+  budget_->finish(cost_, tokens, usd);
+  budget_ = nullptr;
+}
+
+void BudgetReservation::release() noexcept {
+  if (budget_ == nullptr) return;
+  budget_->finish(cost_, 0, 0);
+  budget_ = nullptr;
+}
+
 void Budget::charge(const Usage& usage) {
   std::lock_guard lock(mutex_);
   tokens_ += usage.prompt_tokens + usage.completion_tokens;
   usd_ += usage.cost_usd;
+}
+
+std::optional<BudgetReservation> Budget::reserve(const CallCost& cost, std::string& why, std::string& limit) {
+  std::lock_guard lock(mutex_);
+  if (max_tokens_ > 0 && tokens_ + reserved_tokens_ + cost.tokens() > max_tokens_) {
+    limit = "tokens";
+    why = fmt::format("token budget: this call may use up to {} tokens ({} prompt + {} completion), and {} of {} are "
+                      "spent and {} held by calls in flight",
+                      cost.tokens(), cost.prompt_tokens, cost.completion_tokens, tokens_, max_tokens_, reserved_tokens_);
+    return std::nullopt;
+  }
+  if (max_usd_ > 0 && usd_ + reserved_usd_ + cost.usd > max_usd_) {
+    limit = "usd";
+    why = fmt::format("cost budget: this call may cost up to ${:.4f} ({} prompt + {} completion tokens), and ${:.4f} of "
+                      "${:.4f} is spent and ${:.4f} held by calls in flight",
+                      cost.usd, cost.prompt_tokens, cost.completion_tokens, usd_, max_usd_, reserved_usd_);
+    return std::nullopt;
+  }
+  reserved_tokens_ += cost.tokens();
+  reserved_usd_ += cost.usd;
+  return BudgetReservation(this, cost);
+}
+
+void Budget::finish(const CallCost& reserved, long long tokens, double usd) noexcept {
+  std::lock_guard lock(mutex_);
+  reserved_tokens_ -= reserved.tokens();
+  reserved_usd_ -= reserved.usd;
+  tokens_ += tokens;
+  usd_ += usd;
 }
 
 bool Budget::exhausted() const { return exhausted_reason().has_value(); }

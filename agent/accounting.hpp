@@ -6,6 +6,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -61,23 +62,86 @@ private:
   std::map<std::string, UsageTotals> by_model_;
 };
 
+// An upper bound on the prompt tokens of a request: no tokenizer in use makes
+// more than one token per byte of text, and a chat template adds a few tokens
+// per message and per request.
+inline constexpr long long kChatTemplateTokensPerMessage = 8;
+inline constexpr long long kChatTemplateTokensPerRequest = 16;
+long long max_prompt_tokens(const std::vector<ChatMessage>& messages);
+
+// The worst a call can cost: every prompt token of the bound above, and every
+// completion token the request allows (max_tokens), at the model's prices.
+struct CallCost {
+  long long prompt_tokens = 0;
+  long long completion_tokens = 0;
+  double usd = 0;
+  long long tokens() const { return prompt_tokens + completion_tokens; }
+};
+CallCost worst_case_cost(long long prompt_tokens, long long max_completion_tokens, const std::optional<Price>& price);
+
+class Budget;
+
+// A call's worst case, held against a Budget while the call is in flight, so
+// calls in flight together can never overspend. settle() charges what the
+// call really cost; a reservation never settled (the call was abandoned) is
+// released unchanged. Move-only.
+class BudgetReservation {
+public:
+  BudgetReservation() = default;
+  ~BudgetReservation() noexcept;
+  BudgetReservation(BudgetReservation&& other) noexcept;
+  BudgetReservation& operator=(BudgetReservation&& other) noexcept;
+  BudgetReservation(const BudgetReservation&) = delete;
+  BudgetReservation& operator=(const BudgetReservation&) = delete;
+
+  bool held() const { return budget_ != nullptr; }
+  const CallCost& reserved() const { return cost_; }
+  // Releases the reservation and charges `tokens` and `usd`.
+  void settle(long long tokens, double usd);
+
+private:
+  friend class Budget;
+  BudgetReservation(Budget* budget, CallCost cost) : budget_(budget), cost_(cost) {}
+  void release() noexcept;
+  Budget* budget_ = nullptr;
+  CallCost cost_;
+};
+
 // A spending limit in tokens (prompt + completion) and/or USD. Zero = no limit.
+// Calls reserve their worst case before they are sent (reserve), so the spend
+// never passes a limit as long as servers bill no more than they were allowed
+// (max_tokens) and report what they bill.
 class Budget {
 public:
   Budget(long long max_tokens, double max_usd) : max_tokens_(max_tokens), max_usd_(max_usd) {}
+  Budget(const Budget&) = delete;
+  Budget& operator=(const Budget&) = delete;
+
+  // Charges spending that went around reserve (a resumed run's past steps).
   void charge(const Usage& usage);
+  // Holds `cost` when spent + reserved + cost stays within every limit; else
+  // nullopt, with the reason in `why` and the limit ("tokens" or "usd") in `limit`.
+  std::optional<BudgetReservation> reserve(const CallCost& cost, std::string& why, std::string& limit);
   bool exhausted() const;
   // Why the budget is exhausted, or nullopt while there is some left.
   std::optional<std::string> exhausted_reason() const;
   long long tokens_spent() const;
   double usd_spent() const;
+  long long max_tokens() const { return max_tokens_; }
+  double max_usd() const { return max_usd_; }
+  bool limited() const { return max_tokens_ > 0 || max_usd_ > 0; }
 
 private:
+  friend class BudgetReservation;
+  void finish(const CallCost& reserved, long long tokens, double usd) noexcept;
+
   mutable std::mutex mutex_;
   long long max_tokens_;
   double max_usd_;
   long long tokens_ = 0;
   double usd_ = 0;
+  long long reserved_tokens_ = 0;
+  double reserved_usd_ = 0;
 };
 
 }  // namespace tessera::agent

@@ -41,20 +41,78 @@ public:
 
   ChatResult chat(const ChatRequest& request, const CancelToken* cancel) override {
     const auto started = clock_.now();
-    const nlohmann::json body = detail::build_body(config_, request);
-    ChatResult result = run(request, body, cancel);
+    std::optional<BudgetReservation> reservation;
+    ChatResult result = run(request, cancel, reservation);
     result.endpoint = config_.label();
     if (result.model.empty()) result.model = config_.model;
     result.usage.latency_ms = std::chrono::duration<double, std::milli>(clock_.now() - started).count();
     result.priced = prices_.price(result.model, result.usage) || prices_.price(config_.model, result.usage);
     if (result.from_cache) result.usage.cost_usd = 0;  // nothing was paid for a replayed reply
-    if (result.ok && !result.from_cache && options_.budget) options_.budget->charge(result.usage);
+    if (reservation) settle(*reservation, result);
+    else if (options_.budget && result.ok && !result.from_cache) options_.budget->charge(result.usage);  // no limit: totals only
     if (options_.ledger) options_.ledger->record(config_.label(), result.usage, result.ok, result.from_cache, result.priced);
     return result;
   }
 
 private:
-  ChatResult run(const ChatRequest& request, const nlohmann::json& body, const CancelToken* cancel) {
+  // Whether the body sent for `request` limits the reply's tokens. extra_body
+  // is merged last, so a bound there counts (max_completion_tokens is how
+  // OpenAI's reasoning models take it).
+  bool bounded(const ChatRequest& request) const {
+    if (request.max_tokens || config_.max_tokens || config_.provider == Provider::anthropic) return true;
+    for (const char* key : {"max_tokens", "max_completion_tokens"})
+      if (config_.extra_body.contains(key) && config_.extra_body[key].is_number_integer()) return true;
+    return false;
+  }
+
+  // The completion tokens a request allows. Under a budget a request must
+  // have a bound, so one without any is sent with kBudgetedMaxTokens.
+  long long max_completion_tokens(const ChatRequest& request) const {
+    long long n = request.max_tokens ? *request.max_tokens
+                  : config_.max_tokens ? *config_.max_tokens
+                  : config_.provider == Provider::anthropic ? kDefaultAnthropicMaxTokens
+                                                            : 0;
+    for (const char* key : {"max_tokens", "max_completion_tokens"})
+      if (config_.extra_body.contains(key) && config_.extra_body[key].is_number_integer())
+        n = std::max(n, config_.extra_body[key].get<long long>());
+    return n > 0 ? n : kBudgetedMaxTokens;
+  }
+
+  // Holds the call's worst case against the budget, or says why it may not be sent.
+  std::optional<ChatResult> reserve(const ChatRequest& request, std::optional<BudgetReservation>& reservation) {
+    Budget& budget = *options_.budget;
+    const std::optional<Price> price = prices_.find(config_.model);
+    if (!price && budget.max_usd() > 0) {
+      ChatResult refused = error(ChatErrorKind::budget,
+                                 fmt::format("model '{}' is not in the price table, so a cost budget cannot be kept; "
+                                             "add its price to a table named by $TESSERA_PRICES (docs/agent.md) or "
+                                             "limit tokens instead", config_.model));
+      refused.budget_limit = "usd";
+      return refused;
+    }
+    const CallCost worst = worst_case_cost(max_prompt_tokens(request.messages), max_completion_tokens(request), price);
+    std::string why, limit;
+    reservation = budget.reserve(worst, why, limit);
+    if (reservation) return std::nullopt;
+    ChatResult refused = error(ChatErrorKind::budget, why);
+    refused.budget_limit = limit;
+    return refused;
+  }
+
+  // Charges what the call cost. A reply that reports no usage is charged its
+  // worst case: nothing else bounds what it was billed. A failed call is
+  // charged what it reported (usually nothing: servers bill replies).
+  static void settle(BudgetReservation& reservation, const ChatResult& result) {
+    if (result.from_cache) return reservation.settle(0, 0);
+    const long long tokens = result.usage.prompt_tokens + result.usage.completion_tokens;
+    if (result.ok && tokens == 0) return reservation.settle(reservation.reserved().tokens(), reservation.reserved().usd);
+    reservation.settle(tokens, result.usage.cost_usd);
+  }
+
+  ChatResult run(const ChatRequest& request, const CancelToken* cancel, std::optional<BudgetReservation>& reservation) {
+    // The cache key is the request as asked; a bound added for the budget
+    // below does not change which recorded reply it is.
+    const nlohmann::json body = detail::build_body(config_, request);
     std::string key;
     if (options_.cache && options_.cache->mode() != CacheMode::off) {
       key = ResponseCache::key(config_, body, request.sample_index);
@@ -69,10 +127,17 @@ private:
         return miss;
       }
     }
-    if (options_.budget)
-      if (auto why = options_.budget->exhausted_reason()) return error(ChatErrorKind::budget, *why);
-    ChatResult result = with_retries(body, cancel);
-    if (result.ok && !key.empty()) options_.cache->store(key, body, result);
+    nlohmann::json sent = body;
+    if (options_.budget && options_.budget->limited()) {
+      if (auto refused = reserve(request, reservation)) return *refused;
+      if (!bounded(request)) {
+        ChatRequest with_bound = request;
+        with_bound.max_tokens = kBudgetedMaxTokens;
+        sent = detail::build_body(config_, with_bound);
+      }
+    }
+    ChatResult result = with_retries(sent, cancel);
+    if (result.ok && !key.empty()) options_.cache->store(key, sent, result);
     return result;
   }
 

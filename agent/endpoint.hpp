@@ -29,6 +29,9 @@ inline constexpr std::size_t kDefaultMaxResponseBytes = 16u << 20;  // 16 MiB
 inline constexpr int kDefaultMaxConcurrency = 8;
 inline constexpr double kDefaultRequestsPerSecond = 0;  // unlimited
 inline constexpr int kDefaultAnthropicMaxTokens = 8192;  // Anthropic requires max_tokens
+// Under a token or cost budget every call needs a bound on its reply: a
+// request with no max_tokens is sent with this one (completion tokens).
+inline constexpr int kBudgetedMaxTokens = 16384;
 inline constexpr const char* kDefaultApiKeyEnv = "OPENAI_API_KEY";
 inline constexpr const char* kAnthropicVersion = "2023-06-01";
 
@@ -59,7 +62,16 @@ struct EndpointConfig {
 // Strict parsing of one endpoint object (docs/agent.md lists the keys);
 // unknown keys are bad_input so typos do not pass silently.
 EndpointConfig parse_endpoint_config(const nlohmann::json& j);
+// Every key parse_endpoint_config reads, so a run can be resumed from it. It
+// holds the name of the key's variable, never a key: extra headers that may
+// carry a secret (is_secret_header) are left out and named under
+// "redacted_headers", which endpoint_from_record reports.
 nlohmann::json to_json(const EndpointConfig& c);
+// Reads to_json's output back. `redacted` (when given) receives the names of
+// the headers that were left out.
+EndpointConfig endpoint_from_record(const nlohmann::json& j, std::vector<std::string>* redacted = nullptr);
+// Authorization, cookies, and any name holding "key", "token", "secret" or "auth".
+bool is_secret_header(const std::string& name);
 // A file with one endpoint object, or {"endpoints": [...]} (an ensemble).
 std::vector<EndpointConfig> load_endpoint_configs(const std::filesystem::path& path);
 
@@ -95,6 +107,10 @@ enum class ChatErrorKind {
   config,          // bad URL, missing key variable...
 };
 std::string to_string(ChatErrorKind k);
+// Errors that no retry and no other prompt can fix: the key, the model name or
+// the URL is wrong (auth, http_status, config, content_type). A search stops
+// after a few of them in a row instead of spending its steps on them.
+bool is_permanent(ChatErrorKind k);
 
 struct ChatResult {
   bool ok = false;
@@ -110,6 +126,7 @@ struct ChatResult {
   bool priced = true;         // false: model missing from the price table
   bool from_cache = false;
   int attempts = 0;
+  std::string budget_limit;   // error_kind budget: the limit that refused the call, "tokens" or "usd"
 };
 
 class LlmClient {

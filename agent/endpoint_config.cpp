@@ -1,3 +1,4 @@
+#include <cctype>
 #include <cstdlib>
 #include <set>
 
@@ -36,6 +37,11 @@ std::string to_string(ChatErrorKind k) {
     case ChatErrorKind::config: return "config";
   }
   return "unknown";
+}
+
+bool is_permanent(ChatErrorKind k) {
+  return k == ChatErrorKind::auth || k == ChatErrorKind::http_status || k == ChatErrorKind::config ||
+         k == ChatErrorKind::content_type;
 }
 
 namespace {
@@ -114,6 +120,14 @@ EndpointConfig parse_endpoint_config(const nlohmann::json& j) {
   return c;
 }
 
+bool is_secret_header(const std::string& name) {
+  std::string n;
+  for (char ch : name) n += char(std::tolower(static_cast<unsigned char>(ch)));
+  for (const char* word : {"auth", "key", "token", "secret", "cookie", "session", "password"})
+    if (n.find(word) != std::string::npos) return true;
+  return false;
+}
+
 nlohmann::json to_json(const EndpointConfig& c) {
   nlohmann::json j = {{"name", c.label()},
                       {"provider", to_string(c.provider)},
@@ -121,13 +135,43 @@ nlohmann::json to_json(const EndpointConfig& c) {
                       {"model", c.model},
                       {"api_key_env", c.api_key_env},
                       {"stream", c.stream},
+                      {"connect_timeout_s", c.connect_timeout_s},
+                      {"total_timeout_s", c.total_timeout_s},
+                      {"max_response_bytes", c.max_response_bytes},
+                      {"retry",
+                       {{"max_attempts", c.retry.max_attempts},
+                        {"initial_backoff_ms", c.retry.initial_backoff.count()},
+                        {"multiplier", c.retry.multiplier},
+                        {"max_backoff_ms", c.retry.max_backoff.count()},
+                        {"jitter", c.retry.jitter},
+                        {"max_retry_after_ms", c.retry.max_retry_after.count()}}},
+                      {"max_concurrency", c.max_concurrency},
+                      {"requests_per_second", c.requests_per_second},
                       {"weight", c.weight}};
   if (c.temperature) j["temperature"] = *c.temperature;
   if (c.top_p) j["top_p"] = *c.top_p;
   if (c.max_tokens) j["max_tokens"] = *c.max_tokens;
   if (c.seed) j["seed"] = *c.seed;
   if (!c.extra_body.empty()) j["extra_body"] = c.extra_body;
+  nlohmann::json headers = nlohmann::json::object(), redacted = nlohmann::json::array();
+  for (const auto& [k, v] : c.extra_headers) {
+    if (is_secret_header(k)) redacted.push_back(k);
+    else headers[k] = v;
+  }
+  if (!headers.empty()) j["extra_headers"] = headers;
+  if (!redacted.empty()) j["redacted_headers"] = redacted;
   return j;  // never the key itself, only the variable's name
+}
+
+EndpointConfig endpoint_from_record(const nlohmann::json& j, std::vector<std::string>* redacted) {
+  nlohmann::json copy = j;
+  if (copy.is_object() && copy.contains("redacted_headers")) {
+    if (redacted != nullptr)
+      for (const auto& h : copy["redacted_headers"])
+        if (h.is_string()) redacted->push_back(h.get<std::string>());
+    copy.erase("redacted_headers");
+  }
+  return parse_endpoint_config(copy);
 }
 
 std::vector<EndpointConfig> load_endpoint_configs(const std::filesystem::path& path) {

@@ -15,6 +15,14 @@
 
 namespace tessera::agent {
 
+// A step asked again because its answer repeated an evaluated kernel is sent
+// warmer each time, from the context's temperature (else the endpoint's, else
+// kAssumedServerTemperature, a typical server default), up to the cap.
+inline constexpr double kReaskTemperatureStep = 0.15;
+inline constexpr double kMaxReaskTemperature = 1.2;
+inline constexpr double kAssumedServerTemperature = 0.8;
+double reask_temperature(double base, int reask);
+
 struct LlmProposerOptions {
   std::vector<EndpointConfig> endpoints;  // the ensemble; at least one
   PromptOptions prompt;
@@ -35,5 +43,13 @@ std::unique_ptr<Proposer> make_llm_proposer(std::shared_ptr<Ensemble> ensemble, 
 // endpoint_from_env() plus TESSERA_LLM_CACHE (off | read_write | replay) and
 // TESSERA_LLM_CACHE_DIR. nullopt when the endpoint variables are not set.
 std::optional<LlmProposerOptions> llm_proposer_options_from_env();
+// The endpoints (from a file, an ensemble) with the cache settings of the environment.
+LlmProposerOptions llm_proposer_options(std::vector<EndpointConfig> endpoints);
+
+// What a run keeps to build the same proposer again (a resumed search): the
+// endpoints (to_json: never a key) and the cache settings. Reading it back
+// warns about extra headers that were not kept because they may hold secrets.
+nlohmann::json llm_options_record(const LlmProposerOptions& options);
+LlmProposerOptions llm_options_from_record(const nlohmann::json& record);  // throws bad_input
 
 }  // namespace tessera::agent

@@ -1,8 +1,7 @@
 #pragma once
 // Prompts are built from template files (agent/prompts/*.md) with
-// {{placeholder}} substitution. Token counts are approximated as
-// characters / kCharsPerToken, which is close enough for budgeting English
-// text and code with the tokenisers of current models.
+// {{placeholder}} substitution, trimmed to a token budget estimated with a
+// chars-per-token ratio (agent/tokens.hpp).
 #include <cstddef>
 #include <filesystem>
 #include <map>
@@ -11,17 +10,15 @@
 #include <vector>
 
 #include "agent/proposer.hpp"
+#include "agent/tokens.hpp"
 
 namespace tessera::agent {
 
-inline constexpr double kCharsPerToken = 4.0;
 inline constexpr std::size_t kDefaultMaxPromptTokens = 24000;
 inline constexpr std::size_t kDefaultMaxHistory = 6;        // attempts
 inline constexpr std::size_t kDefaultMaxInspirations = 2;   // kernels
 inline constexpr std::size_t kDefaultMaxLogChars = 3000;    // compile log shown to the model
 inline constexpr std::size_t kMinLogChars = 400;            // trimming stops here
-
-std::size_t approx_tokens(const std::string& text);
 
 // Replaces each {{name}} (spaces inside the braces allowed) with values[name].
 // Values are inserted verbatim and never rescanned (kernel code is full of
@@ -63,6 +60,7 @@ struct PromptOptions {
   std::size_t max_inspirations = kDefaultMaxInspirations;
   std::size_t max_log_chars = kDefaultMaxLogChars;
   bool allow_diff = true;  // offer SEARCH/REPLACE edits when there is a parent
+  double chars_per_token = kCharsPerToken;  // for the budget; build() may be given a learned one
 };
 
 class PromptBuilder {
@@ -70,8 +68,10 @@ public:
   explicit PromptBuilder(PromptOptions options);  // throws bad_input if templates or the ABI header are missing
   // [system, user]. Trims to max_prompt_tokens by dropping inspirations, then
   // the oldest history, then shortening the compile log; the parent's source
-  // is never cut (a diff must quote it exactly).
+  // is never cut (a diff must quote it exactly). Tokens are estimated at
+  // options().chars_per_token, or at the given ratio (one learned from replies).
   std::vector<ChatMessage> build(const ProposalContext& context) const;
+  std::vector<ChatMessage> build(const ProposalContext& context, double chars_per_token) const;
   const PromptOptions& options() const { return options_; }
 
 private:

@@ -115,16 +115,26 @@ std::string PromptBuilder::user_prompt(const ProposalContext& c, std::size_t his
     }
     insp = render_template(templates_.get("inspirations_header"), {{"entries", entries}}, "inspirations_header");
   }
+  // Never trimmed: without it a re-ask is the prompt that produced the repeat.
+  const std::string repeated =
+      c.repeated_step >= 0
+          ? render_template(templates_.get("repeated"), {{"step", std::to_string(c.repeated_step)}}, "repeated")
+          : std::string();
   return squeeze_blank_lines_outside_fences(render_template(templates_.get("user"),
                                                            {{"task", task_text(c.task)},
                                                             {"strategy", without_trailing_newlines(strategy)},
                                                             {"parent", without_trailing_newlines(parent)},
                                                             {"history", without_trailing_newlines(hist)},
-                                                            {"inspirations", without_trailing_newlines(insp)}},
+                                                            {"inspirations", without_trailing_newlines(insp)},
+                                                            {"repeated", without_trailing_newlines(repeated)}},
                                                            "user"));
 }
 
 std::vector<ChatMessage> PromptBuilder::build(const ProposalContext& c) const {
+  return build(c, options_.chars_per_token);
+}
+
+std::vector<ChatMessage> PromptBuilder::build(const ProposalContext& c, double chars_per_token) const {
   const Strategy* strategy = find_strategy(c.strategy);
   const bool diff = options_.allow_diff && c.parent.has_value() && !(strategy != nullptr && strategy->full_rewrite);
   const std::string system = system_prompt(c, diff);
@@ -132,14 +142,15 @@ std::vector<ChatMessage> PromptBuilder::build(const ProposalContext& c) const {
   std::size_t inspirations = std::min(options_.max_inspirations, c.inspirations.size());
   std::size_t log_chars = options_.max_log_chars;
   std::string user = user_prompt(c, history, inspirations, log_chars);
-  auto fits = [&] { return approx_tokens(system) + approx_tokens(user) <= options_.max_prompt_tokens; };
+  auto tokens = [&] { return approx_tokens(system, chars_per_token) + approx_tokens(user, chars_per_token); };
+  auto fits = [&] { return tokens() <= options_.max_prompt_tokens; };
   while (!fits()) {
     if (inspirations > 0) --inspirations;
     else if (history > 0 && !c.history.empty()) history = std::min(history, c.history.size()) - 1;
     else if (log_chars > kMinLogChars) log_chars = std::max(kMinLogChars, log_chars / 2);
     else {
       spdlog::warn("prompt is ~{} tokens, over the budget of {}, even after trimming (the kernel source is never cut)",
-                   approx_tokens(system) + approx_tokens(user), options_.max_prompt_tokens);
+                   tokens(), options_.max_prompt_tokens);
       break;
     }
     user = user_prompt(c, history, inspirations, log_chars);

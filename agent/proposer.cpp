@@ -23,9 +23,20 @@ void from_json(const nlohmann::json& j, Usage& u) {
   u.latency_ms = j.value("latency_ms", 0.0);
 }
 
+std::string to_string(ProposalFailure f) {
+  switch (f) {
+    case ProposalFailure::none: return "none";
+    case ProposalFailure::transient: return "transient";
+    case ProposalFailure::permanent: return "permanent";
+    case ProposalFailure::budget: return "budget";
+  }
+  return "unknown";
+}
+
 void to_json(nlohmann::json& j, const Proposal& p) {
   j = {{"ok", p.ok},
        {"error", p.error},
+       {"failure", to_string(p.failure)},
        {"candidate_kind", to_string(p.candidate.kind)},
        {"candidate_name", p.candidate.name},
        {"action_kind", p.action_kind},

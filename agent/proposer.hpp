@@ -60,12 +60,29 @@ struct ProposalContext {
   // output must not depend on call order (ReplayProposer) key on it, so a
   // resumed run is served what an uninterrupted one would have been.
   long long step = -1;
+  // A re-ask after the previous answer repeated a kernel that was already
+  // evaluated: the step that evaluated it (the prompt names it) and how many
+  // times this step has been asked again. Proposers that sample vary their
+  // sampling with `reask`.
+  long long repeated_step = -1;
+  int reask = 0;
   GpuInfo gpu;
 };
+
+// How a caller should treat a failed proposal.
+enum class ProposalFailure {
+  none,       // the proposal is ok
+  transient,  // this attempt failed (an unusable reply, a network error after retries); the next may not
+  permanent,  // no retry can fix it: a rejected key, an unknown model, a wrong URL (HTTP 401/403/404...)
+  budget,     // the spending budget refused the call before it was sent
+};
+std::string to_string(ProposalFailure f);
 
 struct Proposal {
   bool ok = false;
   std::string error;             // why no candidate (parse failure, endpoint error, budget)
+  // Set with error; transient when a proposer leaves it at none on a failure.
+  ProposalFailure failure = ProposalFailure::none;
   Candidate candidate;
   std::string action_kind;       // full_source | diff | tile_config | replay
   std::string action;            // the diff, the full source, or the config JSON

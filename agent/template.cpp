@@ -13,10 +13,6 @@
 
 namespace tessera::agent {
 
-std::size_t approx_tokens(const std::string& text) {
-  return static_cast<std::size_t>(double(text.size()) / kCharsPerToken + 0.999);
-}
-
 std::string render_template(const std::string& text, const std::map<std::string, std::string>& values,
                             const std::string& template_name) {
   std::string out;

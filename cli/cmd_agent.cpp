@@ -37,26 +37,49 @@ void add_endpoint_options(CLI::App* cmd, EndpointArgs& a) {
   cmd->add_option("--provider", a.provider, "openai (Chat Completions) or anthropic (Messages)")
       ->check(CLI::IsMember({"openai", "anthropic"}))
       ->capture_default_str();
-  cmd->add_option("--config", a.config_file, "endpoint JSON file (its first endpoint) instead of --base-url/--model")
+  cmd->add_option("--config", a.config_file,
+                  "endpoint JSON file instead of --base-url: every endpoint of it (or the one --model names)")
       ->check(CLI::ExistingFile);
   cmd->add_flag("--stream", a.stream, "use server-sent events");
 }
 
-agent::EndpointConfig endpoint_from_args(const EndpointArgs& a, const char* command) {
-  agent::EndpointConfig c;
+// Every endpoint of --config (only the member --model names, when given), or
+// the one endpoint of --base-url and --model.
+std::vector<agent::EndpointConfig> endpoints_from_args(const EndpointArgs& a, const char* command) {
+  std::vector<agent::EndpointConfig> out;
   if (!a.config_file.empty()) {
-    c = agent::load_endpoint_configs(a.config_file).front();
+    out = agent::load_endpoint_configs(a.config_file);
+    if (!a.model.empty()) {
+      std::vector<std::string> labels;
+      std::vector<agent::EndpointConfig> chosen;
+      for (const auto& c : out) {
+        labels.push_back(c.label());
+        if (c.label() == a.model || c.model == a.model) chosen.push_back(c);
+      }
+      if (chosen.empty())
+        fail_bad_input(fmt::format("--model '{}' is not an endpoint of {} (it has: {})", a.model, a.config_file,
+                                   fmt::join(labels, ", ")));
+      out = std::move(chosen);
+    }
   } else {
     if (a.base_url.empty() || a.model.empty())
       fail_bad_input(fmt::format("agent {} needs --base-url and --model (or --config FILE)", command));
+    agent::EndpointConfig c;
     c.base_url = a.base_url;
     c.model = a.model;
     c.provider = agent::parse_provider(a.provider);
     if (c.provider == agent::Provider::anthropic) c.api_key_env = "ANTHROPIC_API_KEY";
+    out.push_back(std::move(c));
   }
-  if (a.api_key_env_option != nullptr && a.api_key_env_option->count() > 0) c.api_key_env = a.api_key_env;
-  if (a.stream) c.stream = true;
-  return c;
+  for (auto& c : out) {
+    if (a.api_key_env_option != nullptr && a.api_key_env_option->count() > 0) c.api_key_env = a.api_key_env;
+    if (a.stream) c.stream = true;
+  }
+  return out;
+}
+
+std::string cost_text(bool priced, double usd) {
+  return priced ? fmt::format("${:.6f}", usd) : std::string("unknown (model not in the price table)");
 }
 
 struct PingArgs {
@@ -65,8 +88,8 @@ struct PingArgs {
   double timeout_s = kPingTimeoutS;
 };
 
-void run_ping(const PingArgs& a) {
-  agent::EndpointConfig config = endpoint_from_args(a.endpoint, "ping");
+// One endpoint; false when it failed (the error is on stderr).
+bool ping_one(agent::EndpointConfig config, const PingArgs& a) {
   config.max_tokens = kPingMaxTokens;
   config.total_timeout_s = a.timeout_s;
   config.connect_timeout_s = std::min(config.connect_timeout_s, a.timeout_s);
@@ -78,18 +101,33 @@ void run_ping(const PingArgs& a) {
   if (!r.ok) {
     std::fprintf(stderr, "error: ping %s (%s) failed [%s]: %s\n", config.base_url.c_str(), config.model.c_str(),
                  agent::to_string(r.error_kind).c_str(), r.error.c_str());
-    set_exit_code(1);
-    return;
+    return false;
   }
   fmt::print("endpoint:   {} ({})\n", config.base_url, agent::to_string(config.provider));
   fmt::print("model:      {}\n", r.model);
   fmt::print("latency:    {:.0f} ms ({} attempt{})\n", r.usage.latency_ms, r.attempts, r.attempts == 1 ? "" : "s");
   fmt::print("tokens:     {} prompt, {} completion, {} reasoning\n", r.usage.prompt_tokens, r.usage.completion_tokens,
              r.usage.reasoning_tokens);
-  fmt::print("cost:       {}\n", r.priced ? fmt::format("${:.6f}", r.usage.cost_usd) : std::string("unknown (model not in the price table)"));
+  fmt::print("cost:       {}\n", cost_text(r.priced, r.usage.cost_usd));
   fmt::print("finish:     {}\n", r.finish_reason.empty() ? "-" : r.finish_reason);
   if (!r.reasoning.empty()) fmt::print("reasoning:  {} characters\n", r.reasoning.size());
   fmt::print("reply:      {}\n", r.content);
+  return true;
+}
+
+// Pings every endpoint in turn, so a mistake in any member of a file shows.
+void run_ping(const PingArgs& a) {
+  const auto endpoints = endpoints_from_args(a.endpoint, "ping");
+  std::size_t failed = 0;
+  for (std::size_t i = 0; i < endpoints.size(); ++i) {
+    if (endpoints.size() > 1)
+      fmt::print("{}== {} ({} of {}) ==\n", i ? "\n" : "", endpoints[i].label(), i + 1, endpoints.size());
+    std::fflush(stdout);  // stdout and stderr lines stay in order on a terminal
+    if (!ping_one(endpoints[i], a)) ++failed;
+    std::fflush(stdout);
+  }
+  if (endpoints.size() > 1) fmt::print("\n{} of {} endpoints answered\n", endpoints.size() - failed, endpoints.size());
+  if (failed > 0) set_exit_code(1);
 }
 
 struct ContextArgs {
@@ -141,7 +179,8 @@ void show_prompt(const ContextArgs& a) {
   const auto messages = agent::PromptBuilder(prompt_options(a)).build(context_from_args(a));
   std::size_t tokens = 0;
   for (const auto& m : messages) {
-    fmt::print("===== {} (~{} tokens) =====\n{}\n", m.role, agent::approx_tokens(m.content), m.content);
+    fmt::print("===== {} (~{} tokens at {} characters per token) =====\n{}\n", m.role, agent::approx_tokens(m.content),
+               agent::kCharsPerToken, m.content);
     tokens += agent::approx_tokens(m.content);
   }
   fmt::print("===== total ~{} tokens (budget {}) =====\n", tokens, a.max_prompt_tokens);
@@ -159,7 +198,7 @@ struct ProposeArgs {
 // One LlmProposer call: the candidate goes to --out (or stdout), the rest to stderr.
 void run_propose(const ProposeArgs& a) {
   agent::LlmProposerOptions o;
-  o.endpoints = {endpoint_from_args(a.endpoint, "propose")};
+  o.endpoints = endpoints_from_args(a.endpoint, "propose");  // an ensemble: the seed draws the member
   o.prompt = prompt_options(a.context);
   o.cache_mode = agent::parse_cache_mode(a.cache);
   agent::ProposalContext c = context_from_args(a.context);
@@ -167,8 +206,10 @@ void run_propose(const ProposeArgs& a) {
   c.temperature = a.temperature;
   const agent::Proposal p = agent::make_llm_proposer(std::move(o))->propose(c);
   if (a.json) fmt::print("{}\n", nlohmann::json(p).dump(2));
-  std::fprintf(stderr, "model %s, %lld+%lld tokens, %.0f ms, $%.6f\n", p.proposer_info.value("model", "").c_str(),
-               p.usage.prompt_tokens, p.usage.completion_tokens, p.usage.latency_ms, p.usage.cost_usd);
+  std::fprintf(stderr, "endpoint %s, model %s, %lld+%lld tokens, %.0f ms, cost %s\n",
+               p.proposer_info.value("endpoint", "").c_str(), p.proposer_info.value("model", "").c_str(),
+               p.usage.prompt_tokens, p.usage.completion_tokens, p.usage.latency_ms,
+               cost_text(p.proposer_info.value("priced", true), p.usage.cost_usd).c_str());
   if (!p.ok) {
     std::fprintf(stderr, "error: no candidate: %s\n", p.error.c_str());
     set_exit_code(1);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli/bench_floor.hpp"
+#include "cli/bench_protocol.hpp"
 #include "cli/command.hpp"
 #include "cli/task_args.hpp"
 #include "harness/candidate.hpp"
@@ -112,6 +113,15 @@ void setup(CLI::App& root) {
   fl->add_option("--device", f.device, "CUDA device ordinal")->capture_default_str();
   fl->add_flag("--json", f.json, "print the figures as JSON");
   fl->callback([] { tessera::cli::run_bench_floor(f); });
+  static tessera::cli::BenchProtocolArgs pr;
+  auto* prot = bench->add_subcommand("protocol", "The integrity guards' price: each kernel timed plain and guarded, interleaved");
+  prot->add_option("--device", pr.device, "CUDA device ordinal")->capture_default_str();
+  prot->add_option("--kernel", pr.kernels,
+                   "FILE.cu@MxNxK, tile:CONFIG@MxNxK, floor:empty or floor:touch (repeatable; default: the floor "
+                   "kernels, a 2-3 us small-grid tile and a 4096^3 tile)");
+  prot->add_option("--repeat", pr.repeat, "passes, alternating which variant goes first")->capture_default_str()->check(CLI::Range(1, 50));
+  prot->add_flag("--json", pr.json, "print the figures as JSON");
+  prot->callback([] { tessera::cli::run_bench_protocol(pr); });
 }
 
 }  // namespace

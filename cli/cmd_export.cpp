@@ -23,6 +23,7 @@ void run(const Args& a) {
   }
   const auto res = tessera::search::export_run(a.run, a.format, a.out);
   fmt::print("{}: {} lines from {} trajectory records -> {}\n", a.format, res.lines, res.records, res.path.string());
+  if (res.lines == 0 && !res.empty_reason.empty()) fmt::print("{}: no lines because {}\n", a.format, res.empty_reason);
 }
 
 void setup(CLI::App& root) {

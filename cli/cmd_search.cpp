@@ -1,5 +1,6 @@
 // tessera search: evolutionary or bandit search over HGEMM kernels (docs/search.md).
 #include <atomic>
+#include <optional>
 #include <cctype>
 #include <csignal>
 #include <cstdio>
@@ -10,7 +11,7 @@
 #include <fmt/format.h>
 
 #include "agent/llm_proposer.hpp"
-#include "agent/proposers.hpp"
+#include "agent/registry.hpp"
 #include "cli/command.hpp"
 #include "cli/task_args.hpp"
 #include "harness/core/error.hpp"
@@ -34,6 +35,7 @@ struct Args {
   std::string resume;
   std::string proposers = "tile";
   std::string replay;
+  std::string endpoints_file;
   std::string mode = "auto";
   bool compile_only = false;
   bool no_noise_aware = false;
@@ -74,35 +76,46 @@ std::string default_run_id(const search::SearchConfig& c) {
   return fmt::format("{}-{}-{}-s{}", stamp.substr(0, 8), stamp.substr(8), c.method, c.seed);
 }
 
-std::vector<search::ProposerSlot> make_proposers(const std::vector<std::string>& names, const std::string& replay,
-                                                 std::uint64_t seed, const std::string& arch) {
+bool has_proposer(const std::string& list, const std::string& name) {
+  for (const auto& n : split(list, ','))
+    if (n == name) return true;
+  return false;
+}
+
+// The run's LLM endpoints: --config, else those the run recorded (a resume
+// needs no environment), else TESSERA_LLM_* (docs/agent.md).
+std::optional<tessera::agent::LlmProposerOptions> llm_options(const Args& a, const nlohmann::json& recorded) {
+  if (!a.endpoints_file.empty())
+    return tessera::agent::llm_proposer_options(tessera::agent::load_endpoint_configs(a.endpoints_file));
+  if (recorded.is_object() && recorded.contains("endpoints")) return tessera::agent::llm_options_from_record(recorded);
+  return tessera::agent::llm_proposer_options_from_env();
+}
+
+// A cost budget is kept by pricing each call before it is sent: every model
+// must have a price. Replayed replies cost nothing, so replay mode needs none.
+void check_priced(const tessera::agent::LlmProposerOptions& o, double budget_usd) {
+  if (budget_usd <= 0 || o.cache_mode == tessera::agent::CacheMode::replay) return;
+  const auto& prices = o.client.prices ? *o.client.prices : tessera::agent::PriceTable::builtin();
+  for (const auto& e : o.endpoints)
+    if (!prices.find(e.model))
+      fail_bad_input(fmt::format("--budget-usd needs the price of every model, and '{}' (endpoint '{}') is not in the "
+                                 "price table: add it to a table named by $TESSERA_PRICES (docs/agent.md), or limit "
+                                 "--budget-tokens instead",
+                                 e.model, e.label()));
+}
+
+// After start(): a worker that could not start leaves the device unknown,
+// which is said in words rather than as empty fields.
+std::string describe_evaluator(const tessera::Evaluator& e, bool compile_only) {
+  if (!compile_only && e.device().name.empty())
+    return "device unknown: its worker did not start (the first evaluation will say why)";
+  return e.describe();
+}
+
+std::vector<search::ProposerSlot> make_proposers(const std::string& names, tessera::agent::ProposerOptions options) {
   std::vector<search::ProposerSlot> slots;
-  for (const auto& n : names) {
-    search::ProposerSlot s;
-    s.name = n;
-    if (n == "tile") {
-      tessera::agent::TileProposerOptions o;
-      o.seed = seed;
-      if (!arch.empty()) o.arch = arch;  // the GPU's architecture (sm_80 on Ampere)
-      s.proposer = tessera::agent::make_tile_proposer(o);
-    } else if (n == "llm") {
-      auto o = tessera::agent::llm_proposer_options_from_env();
-      if (!o)
-        fail_bad_input("--proposers llm needs an endpoint: set TESSERA_LLM_BASE_URL and TESSERA_LLM_MODEL (docs/agent.md)");
-      // One model arm per ensemble member: the bandit's arms are (strategy x model).
-      s.models.clear();
-      for (const auto& e : o->endpoints) s.models.push_back(e.label());
-      if (s.models.empty()) s.models.push_back("");
-      s.proposer = tessera::agent::make_llm_proposer(std::move(*o));
-    } else if (n == "replay") {
-      if (replay.empty()) fail_bad_input("the replay proposer needs --replay PATH (a trajectories.jsonl)");
-      s.proposer = tessera::agent::make_replay_proposer(replay);
-    } else {
-      fail_bad_input("unknown proposer '" + n + "' (tile | llm | replay)");
-    }
-    slots.push_back(std::move(s));
-  }
-  if (slots.empty()) fail_bad_input("--proposers needs at least one of tile, llm, replay");
+  for (auto& built : tessera::agent::ProposerRegistry::builtin().build_all(split(names, ','), options))
+    slots.push_back(search::make_slot(std::move(built)));
   return slots;
 }
 
@@ -118,6 +131,7 @@ void run(Args& a) {
   std::vector<tessera::Task> tasks;
   std::filesystem::path dir;
   nlohmann::json extra;
+  nlohmann::json recorded_llm;
   if (!a.resume.empty()) {
     dir = a.resume;
     const auto file = search::load_run_config(dir);
@@ -135,6 +149,7 @@ void run(Args& a) {
     a.replay = extra.value("replay", a.replay);
     if (!a.cmd->count("--gpus")) a.gpus = extra.value("gpus", a.gpus);
     a.mode = extra.value("mode", a.mode);
+    recorded_llm = extra.value("llm", nlohmann::json());
   } else {
     if (!a.tasks_file.empty()) {
       if (!a.task.task_json.empty() || !a.task.shape.empty()) fail_bad_input("give --tasks or --task/--shape, not both");
@@ -157,8 +172,12 @@ void run(Args& a) {
     dir = a.out.empty() ? std::filesystem::path("runs") / config.run_id : std::filesystem::path(a.out);
     if (std::filesystem::exists(search::config_path(dir)))
       fail_bad_input(dir.string() + " already holds a run; resume it with --resume " + dir.string());
+    // Endpoints given: the LLM proposes, unless --proposers says otherwise.
+    if (!a.endpoints_file.empty() && !a.cmd->count("--proposers")) a.proposers = "llm";
     extra = {{"proposers", a.proposers}, {"replay", a.replay}, {"gpus", a.gpus}, {"mode", a.mode}};
   }
+  if (!a.endpoints_file.empty() && !has_proposer(a.proposers, "llm"))
+    fail_bad_input("--config gives LLM endpoints, but the proposers (" + a.proposers + ") do not include llm");
   if (a.replay.empty() && a.proposers.find("replay") != std::string::npos)
     fail_bad_input("--proposers replay needs --replay PATH");
   if (!a.replay.empty() && a.proposers.find("replay") == std::string::npos) a.proposers += ",replay";
@@ -172,16 +191,32 @@ void run(Args& a) {
     so.device = d;
     evaluators.push_back(tessera::make_evaluator(so));
   }
-  auto slots = make_proposers(split(a.proposers, ','), a.replay, config.seed, evaluators.front()->device().arch);
+  // The worker reports the device: the banner and the tile proposer's arch need it.
+  for (auto& e : evaluators) e->start();
+  auto spend = std::make_shared<tessera::agent::Budget>(config.budget.tokens, config.budget.usd);
+  tessera::agent::ProposerOptions po;
+  po.seed = config.seed;
+  po.arch = evaluators.front()->device().arch;
+  po.replay = a.replay;
+  if (has_proposer(a.proposers, "llm")) {
+    po.llm = llm_options(a, recorded_llm);
+    if (po.llm) {
+      check_priced(*po.llm, config.budget.usd);
+      po.llm->budget = spend;
+      extra["llm"] = tessera::agent::llm_options_record(*po.llm);
+    }
+  }
+  auto slots = make_proposers(a.proposers, std::move(po));
   std::fprintf(stderr, "tessera search: %s, %zu task(s), proposers %s, %zu evaluator(s): %s\n  run directory %s\n",
                config.method.c_str(), tasks.size(), a.proposers.c_str(), evaluators.size(),
-               evaluators.front()->describe().c_str(), dir.string().c_str());
+               describe_evaluator(*evaluators.front(), config.compile_only).c_str(), dir.string().c_str());
 
-  auto progress = search::make_progress(stderr);
+  auto progress = search::make_progress(stderr, a.quiet);
   search::EngineOptions opts;
   opts.run_dir = dir;
-  opts.progress = a.quiet ? nullptr : progress.get();
+  opts.progress = progress.get();
   opts.extra = extra;
+  opts.spend = spend;
   search::SearchEngine engine(config, tasks, std::move(slots), std::move(evaluators), opts);
   g_engine = &engine;
   std::signal(SIGINT, on_interrupt);
@@ -204,6 +239,11 @@ void run(Args& a) {
   if (config.compile_only)
     fmt::print("COMPILE-ONLY run: nothing was verified or timed on a GPU; the numbers above are not measurements.\n");
   fmt::print("report: {}\ntrajectories: {}\n", report.string(), search::trajectories_path(dir).string());
+  if (summary.stop_reason == "proposer_errors") {
+    std::fprintf(stderr, "tessera search: stopped because a proposer kept failing with errors no retry can fix (above); "
+                         "fix the endpoint and continue with --resume %s\n", dir.string().c_str());
+    tessera::cli::set_exit_code(1);
+  }
 }
 
 void setup(CLI::App& root) {
@@ -225,8 +265,12 @@ void setup(CLI::App& root) {
   cmd->add_option("--out,--run-dir", a.out, "run directory (default runs/<run-id>)");
   cmd->add_option("--run-id", a.config.run_id, "run id (default: time, method and seed)");
   cmd->add_option("--resume", a.resume, "resume the run in this directory (same seed and decisions)");
-  cmd->add_option("--proposers", a.proposers, "comma-separated: tile, llm (needs TESSERA_LLM_* env), replay")
+  cmd->add_option("--proposers", a.proposers,
+                  "comma-separated: tile, llm (needs --config or TESSERA_LLM_* env), replay (default: tile; llm with --config)")
       ->capture_default_str();
+  cmd->add_option("--config", a.endpoints_file,
+                  "LLM endpoint file: one endpoint or {\"endpoints\": [...]}, an ensemble whose models are arms (docs/agent.md)")
+      ->check(CLI::ExistingFile);
   cmd->add_option("--replay", a.replay, "replay the actions of this trajectories.jsonl (adds the replay proposer)");
   cmd->add_option("--mode", a.mode, "auto, full or compile_only")->capture_default_str();
   cmd->add_flag("--compile-only", a.compile_only, "compile and check candidates only (no GPU needed, nothing timed)");

@@ -1,6 +1,7 @@
 #include "harness/sandbox.hpp"
 
 #include <cuda_runtime_api.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,12 +11,16 @@
 #include <thread>
 #include <array>
 #include <chrono>
+#include <optional>
 #include <random>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "harness/compiler.hpp"
+#include "harness/core/ceiling.hpp"
+#include "harness/detail/ceiling_store.hpp"
+#include "harness/detail/machine_state.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/fs.hpp"
 #include "harness/core/hash.hpp"
@@ -28,6 +33,7 @@ namespace tessera {
 namespace {
 
 constexpr std::size_t kWorkerLogTailBytes = 4096;
+constexpr double kCeilingTimeoutSeconds = 300.0;  // peak (three large GEMM sizes), bandwidth and floor
 constexpr unsigned kMaxParallelCompiles = 8;  // compile children at once
 constexpr int kSm90SmemOptin = 232448;  // bytes per block, H100 (used when no GPU is present)
 constexpr int kSm80SmemOptin = 166912;  // bytes per block, A100
@@ -88,6 +94,8 @@ public:
         if (auto why = ensure_worker(); !why.empty()) {
           r.status = Status::infra_error;
           r.reason = why;
+          r.fault = "infrastructure";
+          r.fault_evidence = "the sandbox worker did not start";
           return finish(r);
         }
       }
@@ -115,12 +123,18 @@ public:
         r.reason = "compile-only mode: compiled and statically checked; not verified and not timed";
         return finish(r);
       }
-      run_in_worker(r, cand, out, eo);
+      run_measured(r, cand, out, eo);
       if (r.status == Status::ok && (eo.shape_generic || cand.meta.value("shape_generic", false)))
         check_other_shapes(r, cand, eo);
     } catch (const std::exception& e) {
       r.status = Status::infra_error;
       r.reason = std::string("harness error: ") + e.what();
+      r.fault = "infrastructure";
+      r.fault_evidence = r.reason;
+    }
+    if (r.fault.empty() && is_policy_fault(r.status)) {
+      r.fault = "candidate";
+      r.fault_evidence = r.reason;
     }
     return finish(r);
   }
@@ -178,17 +192,18 @@ private:
       worker_.reset();
       return why;
     }
-    auto hello = worker_->call({{"op", "hello"}, {"measure_peak", options_.measure_peak && device_.peak_tflops == 0}}, "hello",
-                               kWorkerStartTimeoutSeconds);
+    auto hello = worker_->call({{"op", "hello"}}, "hello", kWorkerStartTimeoutSeconds);
     if (hello.kind != detail::WorkerReply::Kind::answer) {
       auto why = fmt::format("sandbox worker failed its first request: {}", hello.reason);
       worker_.reset();
       return why;
     }
     auto d = hello.body.at("device").get<DeviceSummary>();
-    if (device_.peak_tflops > 0) {  // keep the first measurement: one peak per harness
-      d.peak_tflops = device_.peak_tflops;
-      d.peak_source = device_.peak_source;
+    if (device_.peak_tflops > 0) {  // one ceiling per harness (it only goes up)
+      detail::apply_ceiling(d, ceiling_json(device_));
+    } else if (auto why = load_or_measure_ceiling(d); !why.empty()) {
+      worker_.reset();
+      return why;
     }
     device_ = d;
     update_compile_arch();
@@ -196,7 +211,98 @@ private:
     return {};
   }
 
+  static nlohmann::json ceiling_json(const DeviceSummary& d) {
+    return {{"peak_tflops", d.peak_tflops}, {"peak_source", d.peak_source}, {"dram_gbps", d.dram_gbps},
+            {"floor_us", d.floor_us}};
+  }
+
+  // The device's ceiling: stored once per GPU, measured when missing (or
+  // when asked to measure again) unless this evaluator skips it (verify-only
+  // runs under compute-sanitizer).
+  std::string load_or_measure_ceiling(DeviceSummary& d) {
+    if (!options_.remeasure_ceiling)
+      if (auto stored = detail::load_ceiling(d.uuid)) {
+        detail::apply_ceiling(d, *stored);
+        return {};
+      }
+    if (!options_.measure_peak && !options_.remeasure_ceiling) return {};
+    spdlog::info("measuring the ceiling of {} (peak, bandwidth, floor): once per GPU", d.name);
+    auto reply = worker_->call({{"op", "ceiling"}}, "ceiling", kCeilingTimeoutSeconds);
+    if (reply.kind != detail::WorkerReply::Kind::answer)
+      return fmt::format("sandbox worker could not measure the device's ceiling: {}", reply.reason);
+    const auto c = reply.body.at("ceiling");
+    detail::apply_ceiling(d, c);
+    try {
+      detail::store_ceiling(d, c);
+    } catch (const std::exception& e) {
+      spdlog::warn("could not store the measured ceiling: {}", e.what());
+    }
+    return {};
+  }
+
+  // One evaluation in the worker, retried on a fresh worker when the machine
+  // failed, and re-measured on a fresh worker when it claims a time faster
+  // than the device can go.
+  void run_measured(EvalResult& r, const Candidate& cand, const CompileOutput& out, const EvalOptions& eo) {
+    const EvalResult before = r;
+    std::string history;
+    for (int attempt = 1;; ++attempt) {
+      run_in_worker(r, cand, out, eo);
+      r.attempts = attempt;
+      if (!history.empty()) r.fault_evidence = history + r.fault_evidence;
+      if (r.status == Status::infra_error && attempt <= options_.infra_retries) {
+        history += fmt::format("attempt {}: {} ({}); ", attempt, r.reason, r.fault_evidence);
+        drop_worker();
+        if (auto why = ensure_worker(); !why.empty()) {
+          r.reason = why;
+          r.fault_evidence = history + "the fresh worker did not start";
+          return;
+        }
+        r = reset_for_retry(before, attempt);
+        continue;
+      }
+      break;
+    }
+    if (r.status != Status::ok) return;
+    const Ceiling c = ceiling_for(r.task, device_);
+    if (!c.implausible(r.cold.median_us)) return;
+    // Faster than the device allows: measured again by a fresh worker before
+    // anything is paid.
+    const EvalResult first = r;
+    drop_worker();
+    if (auto why = ensure_worker(); !why.empty()) {
+      r = reset_for_retry(before, r.attempts);
+      r.status = Status::infra_error;
+      r.reason = why;
+      r.fault = "infrastructure";
+      r.fault_evidence = "a fresh worker for the re-measurement of an implausible time did not start";
+      return;
+    }
+    r = reset_for_retry(before, first.attempts);
+    run_in_worker(r, cand, out, eo);
+    r.attempts = first.attempts + 1;
+    if (r.status != Status::ok || !c.implausible(r.cold.median_us)) return;
+    r.status = Status::rejected;
+    r.reason = fmt::format("implausible: {:.3f} us (and {:.3f} us in a fresh worker) is faster than the device allows "
+                           "({})", first.cold.median_us, r.cold.median_us, c.describe());
+    r.fault = "candidate";
+    r.fault_evidence = r.reason;
+  }
+
+  // The result as it was before the worker ran, for another attempt.
+  static EvalResult reset_for_retry(const EvalResult& before, int attempts) {
+    EvalResult r = before;
+    r.attempts = attempts;
+    return r;
+  }
+
+  void drop_worker() {
+    if (worker_) worker_->kill();
+    worker_.reset();
+  }
+
   void run_in_worker(EvalResult& r, const Candidate& cand, const CompileOutput& out, const EvalOptions& eo) {
+    oom_kills_at_start_ = detail::oom_kills();
     nlohmann::json req = {{"op", "eval"},
                           {"task", to_json(r.task)},
                           {"kind", to_string(cand.kind)},
@@ -204,6 +310,8 @@ private:
                           {"contract", out.contract},
                           {"peak_tflops", device_.peak_tflops},
                           {"peak_source", device_.peak_source},
+                          {"dram_gbps", device_.dram_gbps},
+                          {"floor_us", device_.floor_us},
                           {"options",
                            {{"verify_trials", eo.verify_trials},
                             {"counters", eo.counters},
@@ -224,18 +332,75 @@ private:
       return;
     }
     r.worker_log = worker_->log_tail(kWorkerLogTailBytes);
-    if (reply.kind == K::timed_out) {
-      r.status = Status::timeout;
-      r.reason = "the candidate ran past its limit: " + reply.reason;
-    } else if (reply.kind == K::died) {
-      r.status = Status::runtime_fault;
-      r.reason = "the candidate crashed the sandbox worker: " + reply.reason;
-    } else {
-      r.status = Status::infra_error;
-      r.reason = reply.reason;
-    }
+    const pid_t worker_pid = worker_->pid();
     worker_->kill();
     worker_.reset();
+    attribute_failure(r, reply, worker_pid);
+  }
+
+  // Whose fault a worker that did not answer is. The worker runs no host
+  // code of the candidate's (a translation unit's runs in the runner), so a
+  // worker that dies was ended by something else: a signal from outside (the
+  // OOM killer sends SIGKILL), or a bug of tessera's. A worker that stops
+  // answering while the candidate's kernel runs is the candidate's timeout,
+  // unless another process was using the GPU.
+  void attribute_failure(EvalResult& r, const detail::WorkerReply& reply, pid_t worker_pid) {
+    using K = detail::WorkerReply::Kind;
+    const auto others = gpu_neighbours(worker_pid);
+    if (reply.kind == K::timed_out) {
+      const bool candidate_phase = is_candidate_phase(reply.last_phase);
+      if (candidate_phase && others.empty()) {
+        r.status = Status::timeout;
+        r.reason = "the candidate ran past its limit: " + reply.reason;
+        r.fault = "candidate";
+        r.fault_evidence = fmt::format("no heartbeat during '{}', the candidate's phase; no other process on the GPU",
+                                       reply.last_phase);
+        return;
+      }
+      r.status = Status::infra_error;
+      r.reason = "the sandbox worker stopped answering: " + reply.reason;
+      r.fault = "infrastructure";
+      r.fault_evidence = !others.empty() ? "the GPU was busy with another process: " + others
+                                         : fmt::format("no heartbeat during '{}', a phase of the harness's own",
+                                                       reply.last_phase.empty() ? "start" : reply.last_phase);
+      return;
+    }
+    r.status = Status::infra_error;
+    r.fault = "infrastructure";
+    if (reply.kind == K::died) {
+      const auto oom = detail::oom_kills();
+      const bool oom_killed = oom && oom_kills_at_start_ && *oom > *oom_kills_at_start_;
+      r.reason = "the sandbox worker died: " + reply.reason;
+      r.fault_evidence =
+          reply.exit_signal == SIGKILL
+              ? fmt::format("killed by SIGKILL, not by tessera: {}", oom_killed ? "the OOM killer (memory.events "
+                                                                                 "oom_kill went up)"
+                                                                               : "another process or the OOM killer")
+              : fmt::format("the worker ended with {} outside any candidate host code",
+                            reply.exit_signal ? detail::signal_name(reply.exit_signal)
+                                              : "exit code " + std::to_string(reply.exit_code));
+      if (!others.empty()) r.fault_evidence += "; other processes on the GPU: " + others;
+    } else {
+      r.reason = reply.reason;
+      r.fault_evidence = "the worker reported a failure of its own: " + reply.reason;
+    }
+  }
+
+  // The candidate's code runs in these worker phases (heartbeat names).
+  static bool is_candidate_phase(const std::string& phase) {
+    for (const char* p : {"load", "verify", "timing", "counters"})
+      if (phase.rfind(p, 0) == 0) return true;
+    return false;
+  }
+
+  // Other processes holding the GPU (not the worker, its runner, or us), as text; empty when none or unknown.
+  std::string gpu_neighbours(pid_t worker_pid) const {
+    const auto procs = detail::gpu_processes(options_.device);
+    if (!procs) return {};
+    const auto foreign = detail::foreign_processes(*procs, {worker_pid, ::getpid()});
+    std::string out;
+    for (pid_t p : foreign) out += (out.empty() ? "pid " : ", pid ") + std::to_string(p);
+    return out;
   }
 
   // A shape-generic claim is checked on shapes unlike the task's: odd sizes
@@ -263,9 +428,21 @@ private:
     }
   }
 
-  static void merge_worker_result(EvalResult& r, const EvalResult& w) {
+  void merge_worker_result(EvalResult& r, const EvalResult& w) {
     r.status = w.status;
     r.reason = w.reason;
+    r.integrity = w.integrity;
+    r.fault = w.fault;
+    r.fault_evidence = w.fault_evidence;
+    if (r.fault.empty() && is_policy_fault(r.status)) {
+      r.fault = "candidate";
+      r.fault_evidence = r.reason;
+    }
+    // The peak only goes up (a baseline measured above it becomes the peak).
+    if (w.device.peak_tflops > device_.peak_tflops) {
+      device_.peak_tflops = w.device.peak_tflops;
+      device_.peak_source = w.device.peak_source;
+    }
     r.verify = w.verify;
     r.cold = w.cold;
     r.hot = w.hot;
@@ -278,6 +455,7 @@ private:
     r.peak_fraction = w.peak_fraction;
     r.counters = w.counters;
     r.device = w.device;
+    if (r.candidate_kind == to_string(CandidateKind::translation_unit)) r.integrity.host_code = "captured";
     for (const auto& [phase, ms] : w.phase_ms) r.phase_ms[phase] += ms;
     // The loaded function knows registers and shared memory exactly; ptxas
     // alone knows spills.
@@ -296,6 +474,7 @@ private:
   bool full_ = false;
   int spawned_ = 0;
   std::mt19937_64 rng_;
+  std::optional<long long> oom_kills_at_start_;
 };
 
 }  // namespace

@@ -28,10 +28,19 @@ struct SandboxOptions {
   double compile_timeout_s = 120.0;  // per candidate; a compile bomb becomes `timeout`
   bool remeasure_baselines = false;  // ignore the baseline autotune cache
   int autotune_max_algos = 16;
-  // Measure the device's peak (cuBLAS at 4096^3 and 8192^3) when the worker
-  // starts. Off for verify-only runs, e.g. under compute-sanitizer, where those
-  // GEMMs would take minutes; peak_fraction is then 0.
+  // Measure the device's ceiling (the cuBLAS peak over large squares, the
+  // DRAM bandwidth and an empty kernel's time; stored per GPU under the cache
+  // folder) when none is stored. Off for verify-only runs, e.g. under
+  // compute-sanitizer, where those GEMMs would take minutes; peak_fraction is
+  // then 0 and nothing is checked against the ceiling.
   bool measure_peak = true;
+  // Measure the device's ceiling again even when one is stored
+  // (`tessera doctor --measure-peak`).
+  bool remeasure_ceiling = false;
+  // An infra_error (the worker killed from outside, the GPU busy, a harness
+  // failure) is evaluated again on a fresh worker this many times before it
+  // is reported (masked) as infra_error.
+  int infra_retries = 1;
 };
 
 std::unique_ptr<Evaluator> make_evaluator(const SandboxOptions& options);

@@ -20,6 +20,13 @@ inline constexpr int kDefaultInspirations = 3;
 inline constexpr int kDefaultHistoryLength = 4;   // recent attempts shown to the proposer
 inline constexpr int kDefaultKernelArms = 6;      // bandit: best kernels a step may start from
 inline constexpr int kMaxNoveltyRetries = 4;      // re-proposals when a proposal is a duplicate
+// From this re-ask on, a proposer that has a `rewrite` strategy is asked with
+// it: two repeats in a row mean the step's strategy keeps leading back to the
+// same kernel.
+inline constexpr int kReaskRewriteFrom = 2;
+// A proposer whose proposals fail this many times in a row with errors that no
+// retry can fix (a rejected key, an unknown model) stops the run.
+inline constexpr int kMaxPermanentFailuresInARow = 3;
 inline constexpr double kBanditRewardScale = 0.25;  // improvement over the parent that earns reward 1
 inline constexpr double kFirstSuccessReward = 0.5;  // bandit reward of a timed kernel with no parent
 inline constexpr double kDuplicatePenalty = -0.1;   // scalar reward of a step whose proposals were all duplicates

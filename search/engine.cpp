@@ -1,5 +1,7 @@
 #include "search/engine.hpp"
 
+#include <cstdio>
+
 #include <spdlog/spdlog.h>
 
 #include "harness/core/error.hpp"
@@ -57,6 +59,16 @@ agent::GpuInfo gpu_info(const DeviceSummary& d) {
 
 agent::Evaluated evaluated(const IndividualPtr& i) { return {i->candidate, i->result}; }
 
+bool is_masked(const StepOutcome& o) { return o.evaluated && o.result.status == Status::infra_error; }
+
+// What a step cost, for a cost-aware bandit: thousands of tokens, or seconds
+// of proposal latency plus evaluation.
+double step_cost(const std::string& bandit_cost, const StepOutcome& o) {
+  if (bandit_cost == "tokens") return double(o.usage.prompt_tokens + o.usage.completion_tokens) / 1000.0;
+  if (bandit_cost == "seconds") return (o.usage.latency_ms + (o.evaluated ? o.result.wall_ms : 0.0)) / 1000.0;
+  return 0;
+}
+
 }  // namespace
 
 RunConfigFile load_run_config(const fs::path& run_dir) {
@@ -94,6 +106,8 @@ SearchEngine::SearchEngine(SearchConfig config, std::vector<Task> tasks, std::ve
   method_ = make_method(config_, slots_info_);
   gpu_ = gpu_info(pool_->evaluator(0).device());
   busy_.assign(pool_->size(), false);
+  permanent_in_a_row_.assign(slots_info_.size(), 0);
+  last_permanent_error_.assign(slots_info_.size(), std::string());
 }
 
 SearchEngine::~SearchEngine() {
@@ -212,6 +226,8 @@ void SearchEngine::plan_more() {
       slot.outcome = ot->second;
       ++summary_.reused_outcomes;
     }
+    // Spent in an earlier session: the LLM budget counts it before new calls.
+    if (slot.outcome && options_.spend) options_.spend->charge(slot.outcome->usage);
     slots_.emplace(step, std::move(slot));
     if (!slots_.at(step).outcome) submit_proposal(step);
     ++next_plan_;
@@ -265,12 +281,9 @@ bool SearchEngine::apply_ready() {
     Slot& s = it->second;
     const StepOutcome& o = *s.outcome;
     const Applied a = state_->apply(s.plan, o);
-    double cost = 0;
-    if (config_.bandit_cost == "tokens")
-      cost = double(o.usage.prompt_tokens + o.usage.completion_tokens) / 1000.0;
-    else if (config_.bandit_cost == "seconds")
-      cost = (o.usage.latency_ms + (o.evaluated ? o.result.wall_ms : 0.0)) / 1000.0;
-    method_->observe(s.plan, a.bandit_reward, cost);
+    // A masked step (the machine failed, not the candidate) teaches the
+    // bandit nothing: no pull, no reward, no cost.
+    if (!is_masked(o)) method_->observe(s.plan, a.bandit_reward, step_cost(config_.bandit_cost, o));
 
     const TaskState& ts = state_->task(s.plan.task_index);
     nlohmann::json record =
@@ -311,6 +324,11 @@ std::string SearchEngine::describe_slots() const {
     out += "[step " + std::to_string(step) + (s.proposing ? " proposing" : "") + (s.proposal ? " proposed" : "") +
            (s.dispatched ? " dispatched" : "") + (s.outcome ? " done" : "") + "]";
   return out + " next_dispatch " + std::to_string(next_dispatch_);
+}
+
+void SearchEngine::say(const std::string& line) const {
+  if (options_.progress) options_.progress->message(line);
+  else std::fprintf(stderr, "%s\n", line.c_str());
 }
 
 ProgressSnapshot SearchEngine::snapshot() const {

@@ -22,6 +22,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "agent/accounting.hpp"
 #include "harness/evaluator.hpp"
 #include "harness/pool.hpp"
 #include "search/config.hpp"
@@ -43,15 +44,22 @@ namespace tessera::search {
 struct EngineOptions {
   std::filesystem::path run_dir;
   EvalOptions eval;                    // compile_only is taken from the config
-  ProgressSink* progress = nullptr;    // not owned; null: silent
+  ProgressSink* progress = nullptr;    // not owned; null: no progress, messages on stderr
   // Test hook that simulates a crash: stop after applying this many steps in
   // this session, abandoning the steps in flight. -1: off.
   long long halt_after_steps = -1;
   nlohmann::json extra = nlohmann::json::object();  // kept in config.json (e.g. the CLI's proposer options)
+  // The budget the LLM clients reserve each call's worst case against. The
+  // steps read back from the run directory are charged to it, so a resumed
+  // run keeps the limits of the whole run. Null: the proposers spend freely
+  // (the step budgets below still apply).
+  std::shared_ptr<agent::Budget> spend;
 };
 
 struct RunSummary {
-  std::string stop_reason;  // budget_evals | budget_seconds | budget_tokens | budget_usd | peak_fraction | stopped | halted
+  // budget_evals | budget_seconds | budget_tokens | budget_usd | peak_fraction |
+  // proposer_errors (kMaxPermanentFailuresInARow) | stopped | halted
+  std::string stop_reason;
   Totals totals;
   long long resumed_steps = 0;  // steps replayed from the run directory
   long long reused_outcomes = 0;  // finished evaluations reused without re-running
@@ -95,6 +103,9 @@ private:
   void plan_more();
   void submit_proposal(long long step);
   bool dispatch_ready();
+  void note_failure(long long step, const Slot& slot);
+  void reask_after_repeat(long long step, Slot& slot, long long repeated_step);
+  void say(const std::string& line) const;
   bool apply_ready();
   void run_evaluation(int evaluator, StepOutcome outcome, Task task, Plan plan);
   ProgressSnapshot snapshot() const;
@@ -115,6 +126,8 @@ private:
   std::map<std::string, long long> novelty_;              // dispatch-time novelty index
   std::map<long long, Slot> slots_;
   std::vector<bool> busy_;
+  std::vector<int> permanent_in_a_row_;  // per proposer: failures no retry can fix, in step order
+  std::vector<std::string> last_permanent_error_;  // per proposer: shown in full once, then "again"
   long long next_plan_ = 0, next_dispatch_ = 0, next_apply_ = 0;
   long long applied_this_session_ = 0;
   std::optional<std::string> stop_reason_;

@@ -1,5 +1,6 @@
 // The dispatch half of the engine: novelty checks in step order, and the
 // evaluation workers (one per evaluator) with borderline re-measurement.
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "harness/core/fs.hpp"
@@ -62,24 +63,16 @@ bool SearchEngine::dispatch_ready() {
       moved = true;
     };
     if (!s.proposal->ok) {
+      note_failure(step, s);
       finish_without_eval(-1);
       continue;
     }
+    permanent_in_a_row_.at(s.plan.proposer) = 0;
     const std::string key = novelty_key(s.proposal->candidate);
     if (auto d = novelty_.find(key); d != novelty_.end()) {
       s.rejects.push_back({{"key", key}, {"duplicate_of", d->second}, {"attempt", s.attempt}});
       if (s.attempt < kMaxNoveltyRetries) {
-        add_usage(s.usage, s.proposal->usage);
-        // Show the proposer what it repeated, so the next attempt can avoid it
-        // (the tile proposer skips configs in the history).
-        s.context.history.push_back(
-            {s.proposal->candidate,
-             make_failure(Status::rejected,
-                          "duplicate of step " + std::to_string(d->second) + ": not evaluated again",
-                          s.context.task)});
-        s.proposal.reset();
-        ++s.attempt;
-        submit_proposal(step);
+        reask_after_repeat(step, s, d->second);
         moved = true;
         break;
       }
@@ -111,6 +104,62 @@ bool SearchEngine::dispatch_ready() {
     moved = true;
   }
   return moved;
+}
+
+// Failures that no retry can fix are shown at once, and a proposer that keeps
+// failing that way stops the run; a budget that refuses a call stops it too.
+// Called in step order, for live steps only: a resumed run starts counting
+// afresh (the user may have fixed the key in between).
+void SearchEngine::note_failure(long long step, const Slot& s) {
+  const agent::Proposal& p = *s.proposal;
+  int& in_a_row = permanent_in_a_row_.at(s.plan.proposer);
+  if (p.failure == agent::ProposalFailure::budget) {
+    const std::string limit = p.proposer_info.value("budget_limit", std::string("usd"));
+    if (!stop_reason_) {
+      say(fmt::format("step {}: the LLM budget refused the next call: {}; finishing the steps in flight", step, p.error));
+      stop_reason_ = "budget_" + limit;
+    }
+    return;
+  }
+  if (p.failure != agent::ProposalFailure::permanent) {
+    in_a_row = 0;
+    return;
+  }
+  ++in_a_row;
+  std::string& last = last_permanent_error_.at(s.plan.proposer);
+  if (p.error == last)
+    say(fmt::format("step {}: proposer '{}' failed again the same way", step, s.plan.proposer_name));
+  else
+    say(fmt::format("step {}: proposer '{}' failed and no retry can fix it: {}", step, s.plan.proposer_name, p.error));
+  last = p.error;
+  if (in_a_row >= kMaxPermanentFailuresInARow && !stop_reason_) {
+    say(fmt::format("stopping: {} proposals of '{}' in a row failed this way; fix the endpoint (docs/agent.md)",
+                    in_a_row, s.plan.proposer_name));
+    stop_reason_ = "proposer_errors";
+  }
+}
+
+// Asks the proposer again after it repeated the kernel of `repeated_step`:
+// the prompt names the step, the proposer warms its sampling (context.reask),
+// and from kReaskRewriteFrom on the strategy becomes `rewrite` where the
+// proposer has it. Deterministic in the attempt number, so a resume agrees.
+void SearchEngine::reask_after_repeat(long long step, Slot& s, long long repeated_step) {
+  add_usage(s.usage, s.proposal->usage);
+  // The tile proposer skips configs it finds in the history.
+  s.context.history.push_back(
+      {s.proposal->candidate,
+       make_failure(Status::rejected, "duplicate of step " + std::to_string(repeated_step) + ": not evaluated again",
+                    s.context.task)});
+  s.proposal.reset();
+  ++s.attempt;
+  s.context.repeated_step = repeated_step;
+  s.context.reask = s.attempt;
+  if (s.attempt >= kReaskRewriteFrom) {
+    const ProposerSlot& slot = slots_info_.at(s.plan.proposer);
+    for (const auto& arm : slot.strategies.empty() ? default_strategies(slot.name) : slot.strategies)
+      if (arm.name == "rewrite") s.context.strategy = arm.name;
+  }
+  submit_proposal(step);
 }
 
 void SearchEngine::run_evaluation(int e, StepOutcome o, Task task, Plan plan) {

@@ -160,6 +160,30 @@ std::vector<json> export_lines(const std::vector<json>& records, const std::stri
   return out;
 }
 
+std::string empty_export_reason(const std::vector<json>& records, const std::string& format) {
+  if (records.empty()) return "the run has no trajectory records yet";
+  long long evaluated = 0, timed_steps = 0;
+  for (const auto& r : records) {
+    evaluated += r.value("evaluated", false) ? 1 : 0;
+    timed_steps += timed(r) ? 1 : 0;
+  }
+  const std::string measured =
+      evaluated == 0 ? fmt::format("none of the {} steps was evaluated (every proposal failed or repeated a kernel)",
+                                   records.size())
+      : timed_steps == 0
+          ? fmt::format("none of the {} evaluated steps was timed (a compile-only run measures nothing)", evaluated)
+          : std::string();
+  if (format == "sft")
+    return (measured.empty() ? fmt::format("none of the {} timed steps improved on its parent", timed_steps) : measured) +
+           "; sft keeps only timed steps that improved on their parent or set a new best";
+  if (format == "dpo")
+    return (measured.empty() ? std::string("no parent kernel has two evaluated children of which a timed one is "
+                                           "clearly faster")
+                             : measured) +
+           "; dpo pairs children of one parent, the faster timed one chosen";
+  return "";
+}
+
 ExportResult export_run(const fs::path& run_dir, const std::string& format, const fs::path& out) {
   if (!fs::exists(trajectories_path(run_dir)))
     fail_bad_input("no trajectories at " + trajectories_path(run_dir).string());
@@ -173,6 +197,7 @@ ExportResult export_run(const fs::path& run_dir, const std::string& format, cons
   atomic_write_file(res.path, text);
   res.lines = (long long)lines.size();
   res.records = (long long)records.size();
+  if (lines.empty()) res.empty_reason = empty_export_reason(records, format);
   return res;
 }
 

@@ -20,6 +20,7 @@ struct ExportResult {
   std::filesystem::path path;
   long long lines = 0;
   long long records = 0;  // trajectory records read
+  std::string empty_reason;  // when lines == 0: why the records gave none (empty_export_reason)
 };
 
 // format: sft | dpo | rl. out empty: runs/<id>/export/<format>.jsonl. Throws bad_input.
@@ -28,5 +29,8 @@ ExportResult export_run(const std::filesystem::path& run_dir, const std::string&
 
 // The lines themselves (for tests and other writers).
 std::vector<nlohmann::json> export_lines(const std::vector<nlohmann::json>& records, const std::string& format);
+
+// Why `format` has no line for these records, in one sentence a user can act on.
+std::string empty_export_reason(const std::vector<nlohmann::json>& records, const std::string& format);
 
 }  // namespace tessera::search

@@ -19,9 +19,9 @@ std::string progress_text(const ProgressSnapshot& s) {
     if (status != "ok" && status != "compiled") fails += fmt::format(" {} {}", status, n);
   if (t.duplicates) fails += fmt::format(" duplicate {}", t.duplicates);
   if (t.proposal_failures) fails += fmt::format(" no_proposal {}", t.proposal_failures);
-  return fmt::format("{} | {}/{} steps, {} evals | fail:{} | {} tok ${:.3f} | {:.0f}s", best, t.steps,
-                     s.budget_steps, t.evaluations, fails.empty() ? " none" : fails, t.tokens, t.cost_usd,
-                     s.elapsed_s);
+  return fmt::format("{} | {}/{} steps, {} evals, {} repeats | fail:{} | {} tok ${:.3f} | {:.0f}s", best, t.steps,
+                     s.budget_steps, t.evaluations, t.repeated_proposals, fails.empty() ? " none" : fails, t.tokens,
+                     t.cost_usd, s.elapsed_s);
 }
 
 namespace {
@@ -40,6 +40,11 @@ public:
   void finish(const ProgressSnapshot& s) override {
     update(s);
     std::fprintf(out_, "\n");
+  }
+  void message(const std::string& line) override {
+    // Clears the bar's line; the next update draws the bar again below.
+    std::fprintf(out_, "\r\033[K%s\n", line.c_str());
+    std::fflush(out_);
   }
 
 private:
@@ -61,6 +66,10 @@ public:
     std::fprintf(out_, "search: done: %s\n", progress_text(s).c_str());
     std::fflush(out_);
   }
+  void message(const std::string& line) override {
+    std::fprintf(out_, "search: %s\n", line.c_str());
+    std::fflush(out_);
+  }
 
 private:
   std::FILE* out_;
@@ -68,9 +77,24 @@ private:
   std::chrono::steady_clock::time_point last_;
 };
 
+class MessagesOnly final : public ProgressSink {
+public:
+  explicit MessagesOnly(std::FILE* out) : out_(out) {}
+  void update(const ProgressSnapshot&) override {}
+  void finish(const ProgressSnapshot&) override {}
+  void message(const std::string& line) override {
+    std::fprintf(out_, "search: %s\n", line.c_str());
+    std::fflush(out_);
+  }
+
+private:
+  std::FILE* out_;
+};
+
 }  // namespace
 
-std::unique_ptr<ProgressSink> make_progress(std::FILE* out) {
+std::unique_ptr<ProgressSink> make_progress(std::FILE* out, bool quiet) {
+  if (quiet) return std::make_unique<MessagesOnly>(out);
   if (isatty(fileno(out))) return std::make_unique<TtyProgress>(out);
   return std::make_unique<LineProgress>(out);
 }

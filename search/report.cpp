@@ -41,6 +41,39 @@ std::string join(const std::vector<std::string>& v, const std::string& sep) {
   return out;
 }
 
+// One row per proposer and model arm (an ensemble's members apart).
+struct ArmRow {
+  long long steps = 0, failed = 0, repeats = 0, valid = 0, tokens = 0;
+  double cost = 0, best = 0;
+};
+
+std::string proposers_table(const std::vector<nlohmann::json>& records) {
+  std::map<std::pair<std::string, std::string>, ArmRow> rows;
+  for (nlohmann::json r : records) {  // a copy: operator[] on absent keys must not be const
+    const nlohmann::json plan = r.value("plan", nlohmann::json::object());
+    const nlohmann::json proposer = r.value("proposer", nlohmann::json::object());
+    std::string model = plan.value("model", std::string());
+    if (model.empty()) model = proposer.value("model", std::string());
+    ArmRow& row = rows[{proposer.value("name", std::string()), model}];
+    ++row.steps;
+    row.failed += r.value("proposal_ok", true) ? 0 : 1;
+    row.repeats += (long long)r.value("novelty_rejects", nlohmann::json::array()).size();
+    row.valid += r.value("reward", nlohmann::json::object()).value("valid", false) ? 1 : 0;
+    const nlohmann::json usage = r.value("usage", nlohmann::json::object());
+    row.tokens += usage.value("prompt_tokens", 0LL) + usage.value("completion_tokens", 0LL);
+    row.cost += usage.value("cost_usd", 0.0);
+    if (r.value("reward", nlohmann::json::object()).value("timed", false))
+      row.best = std::max(row.best, r["eval"].value("speedup", 0.0));
+  }
+  std::string md = "## Proposers and models\n\n| proposer | model | steps | no proposal | repeats | valid kernels | "
+                   "best speedup | tokens | cost |\n|---|---|---|---|---|---|---|---|---|\n";
+  for (const auto& [key, row] : rows)
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | ${:.4f} |\n", key.first,
+                      key.second.empty() ? "-" : key.second, row.steps, row.failed, row.repeats, row.valid,
+                      row.best > 0 ? fmt::format("{:.3f}x", row.best) : "-", row.tokens, row.cost);
+  return md + "\n";
+}
+
 }  // namespace
 
 RunView load_run(const fs::path& run_dir) {
@@ -183,8 +216,11 @@ fs::path write_report(const RunView& run) {
     md += fmt::format("| {} | {} |\n", status, n.get<long long>());
   md += fmt::format("| duplicate (not evaluated) | {} |\n| no proposal | {} |\n\n", run.totals.value("duplicates", 0),
                     run.totals.value("proposal_failures", 0));
+  md += fmt::format("{} proposal(s) repeated a kernel that was already evaluated and were asked again.\n\n",
+                    run.totals.value("repeated_proposals", 0));
   md += fmt::format("Noise-aware acceptance changed {} decision(s) compared with a plain median comparison.\n\n",
                     run.totals.value("noise_changed_decisions", 0));
+  md += proposers_table(run.records);
   const fs::path state = run.dir / "state.json";
   if (fs::exists(state)) {
     const auto st = nlohmann::json::parse(read_file(state), nullptr, false);

@@ -21,4 +21,12 @@ std::vector<StrategyArm> default_strategies(const std::string& proposer_name) {
   return proposer_name == "tile" ? tile_strategies() : llm_strategies();
 }
 
+ProposerSlot make_slot(agent::BuiltProposer built) {
+  ProposerSlot s;
+  s.name = std::move(built.name);
+  s.proposer = std::move(built.proposer);
+  s.models = built.models.empty() ? std::vector<std::string>{""} : std::move(built.models);
+  return s;
+}
+
 }  // namespace tessera::search

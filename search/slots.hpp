@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "agent/proposer.hpp"
+#include "agent/registry.hpp"
 
 namespace tessera::search {
 
@@ -33,5 +34,8 @@ struct ProposerSlot {
   // Proposers are not promised to be thread-safe: calls to one are serialised.
   std::shared_ptr<std::mutex> lock = std::make_shared<std::mutex>();
 };
+
+// The slot of a proposer built by agent::ProposerRegistry, with its model arms.
+ProposerSlot make_slot(agent::BuiltProposer built);
 
 }  // namespace tessera::search

@@ -15,6 +15,7 @@ void to_json(nlohmann::json& j, const Totals& t) {
        {"evaluations", t.evaluations},
        {"remeasured", t.remeasured},
        {"duplicates", t.duplicates},
+       {"repeated_proposals", t.repeated_proposals},
        {"proposal_failures", t.proposal_failures},
        {"noise_changed_decisions", t.noise_changed_decisions},
        {"tokens", t.tokens},
@@ -56,6 +57,7 @@ Applied SearchState::apply(const Plan& plan, const StepOutcome& o) {
   totals_.cost_usd += o.usage.cost_usd;
   if (!o.proposal_ok) ++totals_.proposal_failures;
   if (o.duplicate_of >= 0) ++totals_.duplicates;
+  totals_.repeated_proposals += (long long)o.novelty_rejects.size();
   if (o.evaluated) {
     const long long calls = o.first ? 2 : 1;
     ts.evaluations += calls;

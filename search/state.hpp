@@ -35,7 +35,8 @@ struct Totals {
   long long steps = 0;
   long long evaluations = 0;    // harness calls, re-measurements included
   long long remeasured = 0;
-  long long duplicates = 0;
+  long long duplicates = 0;           // steps whose every proposal repeated an evaluated kernel
+  long long repeated_proposals = 0;   // proposals that repeated an evaluated kernel (each one re-asked)
   long long proposal_failures = 0;
   long long noise_changed_decisions = 0;
   long long tokens = 0;

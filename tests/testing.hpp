@@ -1,6 +1,7 @@
 #pragma once
 // Shared test helpers.
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -8,6 +9,10 @@ namespace tessera::testing {
 
 // Empty when a usable CUDA GPU is present, else the reason there is none.
 std::string gpu_unavailable_reason();
+
+// Pids of this process's descendants whose command line contains `needle`
+// (e.g. "__worker": the sandbox worker), from /proc.
+std::vector<int> descendants_running(const std::string& needle);
 
 }  // namespace tessera::testing
 

@@ -26,8 +26,10 @@ TESSERA_JSON_STRUCT(TimingStats, status, method, samples, discarded_throttled,
                                                 discarded_other, median_us, mean_us, min_us, max_us, p10_us, p90_us,
                                                 rel_spread, median_ci, converged, elapsed_ms)
 TESSERA_JSON_STRUCT(BaselineResult, name, algo, cold, error)
-TESSERA_JSON_STRUCT(DeviceSummary, name, sm_count, arch, peak_tflops, peak_source, l2_bytes,
-                                                smem_per_block_optin, sm_clock_mhz)
+TESSERA_JSON_STRUCT(DeviceSummary, name, uuid, sm_count, arch, peak_tflops, peak_source, dram_gbps, floor_us, l2_bytes,
+                    smem_per_block_optin, sm_clock_mhz)
+TESSERA_JSON_STRUCT(IntegrityStats, timed_calls, checked_calls, checked_hot_replays, inputs_refreshed,
+                    reference_hidden, host_code)
 
 void to_json(nlohmann::json& j, const EvalResult& v) {
   j = nlohmann::json{{"status", v.status},
@@ -51,6 +53,10 @@ void to_json(nlohmann::json& j, const EvalResult& v) {
                      {"peak_fraction", v.peak_fraction},
                      {"counters", v.counters},
                      {"device", v.device},
+                     {"integrity", v.integrity},
+                     {"fault", v.fault},
+                     {"fault_evidence", v.fault_evidence},
+                     {"attempts", v.attempts},
                      {"worker_log", v.worker_log},
                      {"wall_ms", v.wall_ms},
                      {"phase_ms", v.phase_ms},
@@ -81,6 +87,10 @@ void from_json(const nlohmann::json& j, EvalResult& v) {
   v.peak_fraction = j.value("peak_fraction", d.peak_fraction);
   v.counters = j.value("counters", d.counters);
   v.device = j.value("device", d.device);
+  v.integrity = j.value("integrity", d.integrity);
+  v.fault = j.value("fault", d.fault);
+  v.fault_evidence = j.value("fault_evidence", d.fault_evidence);
+  v.attempts = j.value("attempts", d.attempts);
   v.worker_log = j.value("worker_log", d.worker_log);
   v.wall_ms = j.value("wall_ms", d.wall_ms);
   v.phase_ms = j.value("phase_ms", d.phase_ms);

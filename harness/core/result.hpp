@@ -102,13 +102,29 @@ struct BaselineResult {
 
 struct DeviceSummary {
   std::string name;
+  std::string uuid;        // "GPU-...", as nvidia-smi spells it (keys the stored ceiling)
   int sm_count = 0;
   std::string arch;
   double peak_tflops = 0;  // measured dense fp16/fp32-acc peak used for peak_fraction
   std::string peak_source; // how the peak was obtained
+  double dram_gbps = 0;    // measured DRAM bandwidth (bytes read + written per second), GB/s
+  double floor_us = 0;     // cold kernel GPU time of an empty kernel: nothing runs faster
   long long l2_bytes = 0;
   int smem_per_block_optin = 0;  // bytes
   int sm_clock_mhz = 0;
+};
+
+// What the harness did to keep the paid launches honest (docs/harness.md, "Integrity").
+struct IntegrityStats {
+  int timed_calls = 0;          // the candidate's cold timed calls: each on poisoned output and partly fresh inputs
+  int checked_calls = 0;        // of those, checked on the device at positions the candidate cannot know
+  int checked_hot_replays = 0;  // graph replays of hot timing with one rotated output checked
+  bool inputs_refreshed = false;  // rows of A and B refilled before every timed call (a checked call's reference made for them)
+  bool reference_hidden = false;  // the reference lives at a random, unmapped-around address
+  // Where the candidate's host code ran: "none" (device-only), "captured"
+  // (a translation unit's host code, run only under stream capture in the
+  // confined runner; every launch that is timed is replayed by the worker).
+  std::string host_code = "none";
 };
 
 struct EvalResult {
@@ -133,6 +149,13 @@ struct EvalResult {
   double peak_fraction = 0;
   nlohmann::json counters = nlohmann::json::object();  // CUPTI metrics, or {"error": ...}
   DeviceSummary device;
+  IntegrityStats integrity;
+  // Whose failure it is, for a status other than ok/compiled: "candidate"
+  // (penalised) or "infrastructure" (infra_error: masked, retried), with the
+  // evidence that decided it.
+  std::string fault;
+  std::string fault_evidence;
+  int attempts = 1;        // evaluations it took (an infra_error is retried once on a fresh worker)
   std::string worker_log;  // tail of the worker's stderr when something went wrong
   double wall_ms = 0;
   // Where wall_ms went: compile, and the worker's phases (setup, load, verify,
@@ -154,6 +177,8 @@ void from_json(const nlohmann::json& j, TimingStats& v);
 void to_json(nlohmann::json& j, const BaselineResult& v);
 void from_json(const nlohmann::json& j, BaselineResult& v);
 void to_json(nlohmann::json& j, const DeviceSummary& v);
+void to_json(nlohmann::json& j, const IntegrityStats& v);
+void from_json(const nlohmann::json& j, IntegrityStats& v);
 void from_json(const nlohmann::json& j, DeviceSummary& v);
 void to_json(nlohmann::json& j, const EvalResult& v);
 void from_json(const nlohmann::json& j, EvalResult& v);

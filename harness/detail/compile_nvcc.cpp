@@ -24,7 +24,10 @@ constexpr std::array kForbiddenLibraries = {"cublas", "cudnn", "cufft", "curand"
 constexpr std::array kForbiddenSymbols = {"dlopen", "dlmopen", "dlsym", "dlvsym", "cuLibraryLoadFromFile",
                                           "cuLibraryLoadData", "cuModuleLoad", "cuModuleLoadData",
                                           "cuModuleLoadDataEx", "cudaLibraryLoadFromFile", "cudaLibraryLoadData",
-                                          "fork", "execve", "system", "popen"};
+                                          "fork", "execve", "system", "popen",
+                                          // Ways to find another library's code at run time.
+                                          "dl_iterate_phdr", "cuGetProcAddress", "cuGetProcAddress_v2",
+                                          "cudaGetDriverEntryPoint", "cudaGetDriverEntryPointByVersion"};
 
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });

@@ -29,10 +29,14 @@ std::string tu_binary_policy(const std::string& so_image);
 // test keeps the two lists equal). Samples leave out the time of kernels with
 // these names.
 inline constexpr const char* kHarnessKernelNames[] = {"tessera_l2_flush", "tessera_clock_probe"};
+// Every name with this prefix belongs to the harness (poison, input variation,
+// output checks around timed calls: harness/gpu/integrity_kernels.hpp).
+inline constexpr const char* kHarnessKernelPrefix = "tessera_harness_";
 
 // Empty, or why the candidate is rejected: its source, its compiler's entry
 // functions (ptxas log) or its built module (cubin or shared object; may be
-// empty) use a name of kHarnessKernelNames (reserved_names.cpp).
+// empty) use a name of kHarnessKernelNames or one with kHarnessKernelPrefix
+// (reserved_names.cpp).
 std::string reserved_name_policy(const std::string& source, const std::string& ptxas_log,
                                  const std::string& binary_image);
 

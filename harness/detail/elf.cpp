@@ -83,4 +83,23 @@ const ElfSymbol* find_symbol(const ElfInfo& info, std::string_view name) {
   return nullptr;
 }
 
+std::optional<std::string> read_section(std::string_view image, std::string_view name) {
+  Elf64_Ehdr eh;
+  if (!read_at(image, 0, &eh) || std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+      eh.e_shentsize != sizeof(Elf64_Shdr))
+    return std::nullopt;
+  Elf64_Shdr names;
+  if (eh.e_shstrndx >= eh.e_shnum || !read_at(image, eh.e_shoff + eh.e_shstrndx * sizeof(Elf64_Shdr), &names))
+    return std::nullopt;
+  for (std::size_t i = 0; i < eh.e_shnum; ++i) {
+    Elf64_Shdr sh;
+    if (!read_at(image, eh.e_shoff + i * sizeof(Elf64_Shdr), &sh)) return std::nullopt;
+    if (c_string_at(image, names.sh_offset + sh.sh_name) != name) continue;
+    if (sh.sh_type == SHT_NOBITS || sh.sh_offset > image.size() || image.size() - sh.sh_offset < sh.sh_size)
+      return std::nullopt;
+    return std::string(image.substr(sh.sh_offset, sh.sh_size));
+  }
+  return std::nullopt;
+}
+
 }  // namespace tessera::detail

@@ -2,6 +2,7 @@
 
 #include <poll.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -153,11 +154,15 @@ WorkerReply WorkerClient::wait_for(const std::string& answer_event, double silen
       if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) {
         std::error_code ec;
         impl_->child.wait(ec);
-        const int code = impl_->child.exit_code();
-        return {WorkerReply::Kind::died, {},
-                fmt::format("the worker process died (exit status {}){}", code,
-                            phase.empty() ? "" : " during " + phase),
-                phase};
+        const int status = impl_->child.native_exit_code();
+        WorkerReply died{WorkerReply::Kind::died, {}, "", phase};
+        if (WIFSIGNALED(status)) died.exit_signal = WTERMSIG(status);
+        if (WIFEXITED(status)) died.exit_code = WEXITSTATUS(status);
+        died.reason = fmt::format("the worker process died ({}){}",
+                                  died.exit_signal ? "signal " + std::to_string(died.exit_signal)
+                                                   : "exit status " + std::to_string(died.exit_code),
+                                  phase.empty() ? "" : " during " + phase);
+        return died;
       }
     }
   }

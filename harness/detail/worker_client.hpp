@@ -15,6 +15,8 @@ struct WorkerReply {
   nlohmann::json body;  // the answering event
   std::string reason;   // for died / timed_out / fatal
   std::string last_phase;
+  int exit_signal = 0;  // died: the signal that ended the worker, or 0
+  int exit_code = -1;   // died: its exit code when it exited by itself
 };
 
 class WorkerClient {

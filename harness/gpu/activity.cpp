@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "harness/gpu/check.hpp"
+#include "harness/gpu/integrity_kernels.hpp"
 #include "harness/gpu/probes.hpp"
 
 namespace tessera::gpu::detail {
@@ -20,8 +21,12 @@ std::mutex g_mutex;
 std::vector<ActivityRecord> g_records;
 
 ActivityRecord::Who classify(const char* name) {
-  if (name && std::strcmp(name, kFlushKernelName) == 0) return ActivityRecord::Who::flush;
-  if (name && std::strcmp(name, kProbeKernelName) == 0) return ActivityRecord::Who::probe;
+  if (!name) return ActivityRecord::Who::other;
+  if (std::strcmp(name, kFlushKernelName) == 0) return ActivityRecord::Who::flush;
+  if (std::strcmp(name, kProbeKernelName) == 0) return ActivityRecord::Who::probe;
+  // Poison, input variation and output checks around a candidate's calls.
+  if (std::strncmp(name, kHarnessKernelPrefix, std::strlen(kHarnessKernelPrefix)) == 0)
+    return ActivityRecord::Who::harness;
   return ActivityRecord::Who::other;
 }
 

@@ -1,6 +1,5 @@
 #include "harness/gpu/candidate_runtime.hpp"
 
-#include <dlfcn.h>
 
 #include <algorithm>
 
@@ -10,32 +9,12 @@
 #include "harness/detail/contract.hpp"
 #include "harness/gpu/check.hpp"
 #include "harness/gpu/driver.hpp"
+#include "harness/gpu/module.hpp"
+#include "harness/gpu/tu_replay.hpp"
 
 namespace tessera::gpu {
 
 namespace {
-
-CandidateFault launch_fault(const std::string& what, CUresult r) {
-  return {Status::launch_error, fmt::format("{}: {}", what, driver_error_name(r))};
-}
-
-// Owns a loaded CUmodule.
-class Module {
-public:
-  explicit Module(const std::string& image) {
-    CUresult r = driver().cuModuleLoadData(&m_, image.data());
-    if (r != CUDA_SUCCESS) throw launch_fault("cannot load the module", r);
-  }
-  Module(const Module&) = delete;
-  Module& operator=(const Module&) = delete;
-  ~Module() noexcept {
-    if (m_) driver().cuModuleUnload(m_);
-  }
-  CUmodule get() const { return m_; }
-
-private:
-  CUmodule m_ = nullptr;
-};
 
 class DeviceOnlyKernel final : public GemmCallable {
 public:
@@ -142,54 +121,12 @@ private:
   int num_sms_ = 0;
 };
 
-// Owns a dlopen handle.
-class SharedObject {
-public:
-  explicit SharedObject(const std::filesystem::path& p) : h_(dlopen(p.c_str(), RTLD_NOW | RTLD_LOCAL)) {
-    if (!h_) throw CandidateFault{Status::launch_error, fmt::format("cannot load the shared object: {}", dlerror())};
-  }
-  SharedObject(const SharedObject&) = delete;
-  SharedObject& operator=(const SharedObject&) = delete;
-  ~SharedObject() noexcept {
-    if (h_) dlclose(h_);
-  }
-  void* symbol(const char* name) const { return dlsym(h_, name); }
-
-private:
-  void* h_;
-};
-
-class TranslationUnit final : public GemmCallable {
-public:
-  explicit TranslationUnit(const std::filesystem::path& so) : so_(so) {
-    launch_ = reinterpret_cast<LaunchFn>(so_.symbol("tessera_launch"));
-    workspace_ = reinterpret_cast<WorkspaceFn>(so_.symbol("tessera_workspace_bytes"));
-    if (!launch_) throw CandidateFault{Status::launch_error, "the shared object does not export tessera_launch"};
-  }
-  void launch(const TesseraGemmParams& p, cudaStream_t stream) override {
-    int rc = launch_(&p, stream);
-    if (rc != 0) throw CandidateFault{Status::launch_error, fmt::format("tessera_launch returned {}", rc)};
-  }
-  unsigned long long workspace_bytes(const Task& t) const override {
-    return workspace_ ? workspace_(static_cast<int>(t.m), static_cast<int>(t.n), static_cast<int>(t.k)) : 0;
-  }
-  Resources resources() const override { return {}; }
-  void prepare_params(TesseraGemmParams&) const override {}
-
-private:
-  using LaunchFn = int (*)(const TesseraGemmParams*, cudaStream_t);
-  using WorkspaceFn = unsigned long long (*)(int, int, int);
-  SharedObject so_;
-  LaunchFn launch_ = nullptr;
-  WorkspaceFn workspace_ = nullptr;
-};
-
 }  // namespace
 
 std::unique_ptr<GemmCallable> load_gemm_callable(const std::string& kind, const std::filesystem::path& artifact,
                                                  const nlohmann::json& contract, const Task& task) {
   if (kind == "device_only") return std::make_unique<DeviceOnlyKernel>(artifact, contract, task);
-  return std::make_unique<TranslationUnit>(artifact);
+  return load_translation_unit(artifact, task);
 }
 
 bool is_sticky(cudaError_t e) {
@@ -209,9 +146,23 @@ bool is_sticky(cudaError_t e) {
   }
 }
 
+bool is_machine_failure(cudaError_t e) {
+  switch (e) {
+    case cudaErrorECCUncorrectable:   // the GPU's memory failed
+    case cudaErrorDevicesUnavailable: // another process holds the GPU (exclusive mode)
+    case cudaErrorSystemNotReady:
+    case cudaErrorSystemDriverMismatch:
+    case cudaErrorNoDevice:
+    case cudaErrorInsufficientDriver: return true;
+    default: return false;
+  }
+}
+
 CandidateFault classify_cuda_error(cudaError_t e, const std::string& where) {
+  const std::string what = fmt::format("{}: {} ({})", where, cudaGetErrorName(e), cudaGetErrorString(e));
+  if (is_machine_failure(e)) return {Status::infra_error, what + ": a failure of the machine, not of the candidate"};
   const Status s = is_sticky(e) ? Status::runtime_fault : Status::launch_error;
-  return {s, fmt::format("{}: {} ({})", where, cudaGetErrorName(e), cudaGetErrorString(e))};
+  return {s, what};
 }
 
 }  // namespace tessera::gpu

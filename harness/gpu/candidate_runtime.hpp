@@ -16,7 +16,7 @@ namespace tessera::gpu {
 
 // A candidate's own failure to load or launch (not a tessera bug).
 struct CandidateFault {
-  Status status;  // launch_error or runtime_fault
+  Status status;  // launch_error, runtime_fault, rejected; infra_error for a machine failure noticed mid-run
   std::string reason;
 };
 
@@ -35,8 +35,11 @@ public:
 std::unique_ptr<GemmCallable> load_gemm_callable(const std::string& kind, const std::filesystem::path& artifact,
                                                  const nlohmann::json& contract, const Task& task);
 
-// Classifies a CUDA error raised while a candidate ran.
+// Classifies a CUDA error raised while a candidate ran: a machine failure
+// (ECC, the GPU unavailable) is infra_error, a sticky error runtime_fault,
+// anything else launch_error.
 CandidateFault classify_cuda_error(cudaError_t e, const std::string& where);
+bool is_machine_failure(cudaError_t e);
 bool is_sticky(cudaError_t e);
 
 }  // namespace tessera::gpu

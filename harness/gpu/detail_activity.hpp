@@ -10,7 +10,7 @@ namespace tessera::gpu::detail {
 
 struct ActivityRecord {
   std::uint64_t start = 0, end = 0;  // ns, GPU timestamps
-  enum class Who { flush, probe, other } who = Who::other;
+  enum class Who { flush, probe, harness, other } who = Who::other;
 };
 
 class ActivityTrace {

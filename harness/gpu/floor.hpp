@@ -4,6 +4,8 @@
 // GEMM cannot get under, however good its tile.
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
+
 namespace tessera::gpu {
 
 // Lets the empty kernel ask for up to `dynamic_smem` bytes (past the 48 KiB
@@ -17,5 +19,8 @@ cudaError_t launch_floor_empty(int ctas, int threads, int dynamic_smem, cudaStre
 // out[cta]. `in` must hold ctas * 128 bytes, `out` ctas * 16. Both return the
 // launch error (host code checks it).
 cudaError_t launch_floor_touch(const void* in, void* out, int ctas, int threads, cudaStream_t s);
+// Copies `bytes` (a multiple of 16) from in to out with a grid sized to `sms`:
+// the DRAM bandwidth the plausibility ceiling uses (bytes read + written).
+cudaError_t launch_floor_copy(const void* in, void* out, std::size_t bytes, int sms, cudaStream_t s);
 
 }  // namespace tessera::gpu

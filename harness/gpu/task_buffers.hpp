@@ -1,17 +1,25 @@
 #pragma once
 // Device buffers for one task, each surrounded by canary bands so that an
-// out-of-bounds write shows up as a changed canary.
+// out-of-bounds write shows up as a changed canary. The reference and the
+// verdict counters are hidden (hidden_buffer.hpp): a candidate running in the
+// same context must not read the answer or clear a failed check.
 #include <cuda_fp16.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
+#include <vector>
 
+#include "harness/abi/tessera_abi.cuh"
 #include "harness/core/task.hpp"
 #include "harness/gpu/handles.hpp"
+#include "harness/gpu/hidden_buffer.hpp"
+#include "harness/gpu/integrity_kernels.hpp"
 
 namespace tessera::gpu {
 
 inline constexpr std::size_t kGuardBytes = 256 * 1024;  // per side; larger than any plausible stray tile store
+inline constexpr std::size_t kRotationBudgetBytes = std::size_t(2) << 30;  // hot timing's rotated outputs, in all
 
 // payload bytes with kGuardBytes of canary before and after.
 class GuardedBuffer {
@@ -32,11 +40,22 @@ private:
 struct TaskBuffers {
   Task task;
   GuardedBuffer A, B, C, C_baseline, bias;
-  DeviceBuffer ref, absref;  // fp64 reference and Σ|a·b|
-  DeviceBuffer scratch;      // digests, counts, compare stats
-  explicit TaskBuffers(const Task& t);
+  HiddenBuffer acc, absacc;  // fp64 Σ a·b and Σ|a·b| of the inputs now in A and B
+  HiddenBuffer verdict;      // CompareStats of the checks of one timing batch
+  DeviceBuffer scratch;      // digests, counts, compare stats of the verification trials
+  std::vector<GuardedBuffer> rotation;  // hot timing's outputs (allocated on first use)
+
+  TaskBuffers(const Task& t, std::uint64_t seed);
   std::size_t c_count() const { return std::size_t(task.m) * std::size_t(task.n); }
   std::string describe_canaries(cudaStream_t s);  // empty when all intact
+  // The arguments that check `out` against the reference in acc/absacc.
+  CheckArgs check_args(const __half* out) const;
+  // Up to `wanted` rotated outputs within kRotationBudgetBytes (at least 1),
+  // their canaries armed on s.
+  int ensure_rotation(int wanted, cudaStream_t s);
 };
+
+// The ABI's parameter block for a call on b's buffers (C = b.C) and `workspace`.
+TesseraGemmParams gemm_params(const TaskBuffers& b, const GuardedBuffer& workspace, int sm_count);
 
 }  // namespace tessera::gpu

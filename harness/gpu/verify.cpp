@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "harness/gpu/check.hpp"
+#include "harness/gpu/integrity_kernels.hpp"
 #include "harness/gpu/verify_kernels.hpp"
 
 namespace tessera::gpu {
@@ -17,14 +18,6 @@ double accumulation_gamma(std::int64_t k) {
 
 namespace {
 
-unsigned long long read_digest(const GuardedBuffer& buf, unsigned long long* scratch, cudaStream_t s) {
-  unsigned long long v = 0;
-  digest(buf.data(), buf.bytes(), scratch, s);
-  TESSERA_CUDA_CHECK(cudaMemcpyAsync(&v, scratch, sizeof v, cudaMemcpyDeviceToHost, s));
-  TESSERA_CUDA_CHECK(cudaStreamSynchronize(s));
-  return v;
-}
-
 // Runs the candidate once and turns any CUDA error into a CandidateFault.
 void run_once(VerifyContext& ctx) {
   ctx.callable.launch(ctx.params, ctx.stream);
@@ -35,10 +28,24 @@ void run_once(VerifyContext& ctx) {
 
 }  // namespace
 
+unsigned long long read_digest(const GuardedBuffer& buf, unsigned long long* scratch, cudaStream_t s) {
+  unsigned long long v = 0;
+  digest(buf.data(), buf.bytes(), scratch, s);
+  TESSERA_CUDA_CHECK(cudaMemcpyAsync(&v, scratch, sizeof v, cudaMemcpyDeviceToHost, s));
+  TESSERA_CUDA_CHECK(cudaStreamSynchronize(s));
+  return v;
+}
+
+void compute_reference(TaskBuffers& b, cudaStream_t s) {
+  reference_gemm(static_cast<const __half*>(b.A.data()), static_cast<const __half*>(b.B.data()), b.acc.as<double>(),
+                 b.absacc.as<double>(), static_cast<int>(b.task.m), static_cast<int>(b.task.n),
+                 static_cast<int>(b.task.k), b.task.layout == Layout::TN ? 0 : 1, s);
+}
+
 TrialStats check_output(TaskBuffers& b, cudaStream_t s, const std::string& label) {
   auto* stats_dev = reinterpret_cast<CompareStats*>(b.scratch.as<char>() + 1024);
-  compare(static_cast<const __half*>(b.C.data()), b.ref.as<double>(), b.absref.as<double>(), b.c_count(),
-          accumulation_gamma(b.task.k), static_cast<int>(b.task.epilogue), stats_dev, s);
+  TESSERA_CUDA_CHECK(cudaMemsetAsync(stats_dev, 0, sizeof(CompareStats), s));
+  harness_check(b.check_args(static_cast<const __half*>(b.C.data())), stats_dev, s);
   CompareStats cs{};
   TESSERA_CUDA_CHECK(cudaMemcpyAsync(&cs, stats_dev, sizeof cs, cudaMemcpyDeviceToHost, s));
   TESSERA_CUDA_CHECK(cudaStreamSynchronize(s));
@@ -86,10 +93,7 @@ VerifyStats verify_candidate(VerifyContext& ctx, int random_trials) {
 
     run_once(ctx);
 
-    reference_gemm(static_cast<const __half*>(b.A.data()), static_cast<const __half*>(b.B.data()),
-                   static_cast<const __half*>(b.bias.data()), b.ref.as<double>(), b.absref.as<double>(),
-                   static_cast<int>(b.task.m), static_cast<int>(b.task.n), static_cast<int>(b.task.k),
-                   b.task.layout == Layout::TN ? 0 : 1, static_cast<int>(b.task.epilogue), s);
+    compute_reference(b, s);
     TrialStats t = check_output(b, s, distribution_name(d));
     if (read_digest(b.A, sc, s) != da || read_digest(b.B, sc, s) != db || read_digest(b.bias, sc, s) != dbias) {
       v.inputs_intact = false;

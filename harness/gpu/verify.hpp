@@ -32,7 +32,11 @@ struct VerifyContext {
 // Throws CandidateFault when the candidate faults.
 VerifyStats verify_candidate(VerifyContext& ctx, int random_trials);
 
-// Compares buffers.C against the reference currently in buffers.ref.
+// Digest of a buffer's payload (synchronises the stream).
+unsigned long long read_digest(const GuardedBuffer& buf, unsigned long long* scratch, cudaStream_t s);
+// The fp64 reference of the inputs now in b.A and b.B, into b.acc / b.absacc.
+void compute_reference(TaskBuffers& b, cudaStream_t s);
+// Compares b.C with the reference under the input variation in force.
 TrialStats check_output(TaskBuffers& b, cudaStream_t s, const std::string& label);
 
 }  // namespace tessera::gpu

@@ -2,11 +2,12 @@
 
 #include <cmath>
 
-namespace tessera::gpu {
-
+// The kernels that also run between a candidate's timed calls (fresh inputs,
+// input digests, the reference of a checked call) carry the harness prefix:
+// the timer leaves them out of the measured windows (integrity_kernels.hpp).
 namespace {
 
-constexpr int kThreads = 256;
+constexpr int kRefTile = 64, kRefK = 16;
 
 __host__ __device__ inline unsigned long long splitmix(unsigned long long x) {
   x += 0x9e3779b97f4a7c15ULL;
@@ -15,12 +16,9 @@ __host__ __device__ inline unsigned long long splitmix(unsigned long long x) {
   return x ^ (x >> 31);
 }
 
-unsigned blocks_for(std::size_t n) {
-  std::size_t b = (n + kThreads - 1) / kThreads;
-  return static_cast<unsigned>(b < 65535u * 16u ? (b > 0 ? b : 1) : 65535u * 16u);
-}
+}  // namespace
 
-__global__ void fill_random_kernel(__half* dst, std::size_t count, int dist, unsigned long long seed) {
+extern "C" __global__ void tessera_harness_fill(__half* dst, std::size_t count, int dist, unsigned long long seed) {
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < count;
        i += std::size_t(gridDim.x) * blockDim.x) {
     unsigned long long r = splitmix(seed ^ splitmix(i));
@@ -36,19 +34,7 @@ __global__ void fill_random_kernel(__half* dst, std::size_t count, int dist, uns
   }
 }
 
-__global__ void fill_bytes_kernel(unsigned char* dst, std::size_t bytes, unsigned char value) {
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < bytes;
-       i += std::size_t(gridDim.x) * blockDim.x)
-    dst[i] = value;
-}
-
-__global__ void fill_bits_kernel(unsigned short* dst, std::size_t count, unsigned short bits) {
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < count;
-       i += std::size_t(gridDim.x) * blockDim.x)
-    dst[i] = bits;
-}
-
-__global__ void digest_kernel(const unsigned char* src, std::size_t bytes, unsigned long long* out) {
+extern "C" __global__ void tessera_harness_digest(const unsigned char* src, std::size_t bytes, unsigned long long* out) {
   unsigned long long acc = 0;
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < bytes;
        i += std::size_t(gridDim.x) * blockDim.x)
@@ -56,28 +42,9 @@ __global__ void digest_kernel(const unsigned char* src, std::size_t bytes, unsig
   atomicAdd(out, acc);
 }
 
-__global__ void count_ne_kernel(const unsigned char* p, std::size_t bytes, unsigned char value,
-                                unsigned long long* out) {
-  unsigned long long n = 0;
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < bytes;
-       i += std::size_t(gridDim.x) * blockDim.x)
-    n += p[i] != value;
-  if (n) atomicAdd(out, n);
-}
-
-__device__ inline double activation(double x, int epilogue) {
-  if (epilogue == 2) return x > 0 ? x : 0;
-  if (epilogue == 3) {  // tanh approximation, as cuBLASLt's GELU
-    const double k0 = 0.7978845608028654, k1 = 0.044715;
-    return 0.5 * x * (1.0 + tanh(k0 * (x + k1 * x * x * x)));
-  }
-  return x;
-}
-
 // 64×64 output tile per block, 256 threads, 4×4 outputs per thread, fp64 sums.
-constexpr int kRefTile = 64, kRefK = 16;
-__global__ void reference_kernel(const __half* A, const __half* B, const __half* bias, double* ref, double* absref,
-                                 int M, int N, int K, int layout, int epilogue) {
+extern "C" __global__ void tessera_harness_reference(const __half* A, const __half* B, double* acc_out, double* absref, int M, int N,
+                                 int K, int layout) {
   __shared__ double As[kRefK][kRefTile + 1];
   __shared__ double Bs[kRefK][kRefTile + 1];
   const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
@@ -118,77 +85,44 @@ __global__ void reference_kernel(const __half* A, const __half* B, const __half*
     for (int j = 0; j < 4; ++j) {
       int c = col0 + tx * 4 + j;
       if (c >= N) continue;
-      double v = acc[i][j];
-      if (epilogue != 0) v = activation(v + double(__half2float(bias[c])), epilogue);
-      ref[std::size_t(r) * N + c] = v;
+      acc_out[std::size_t(r) * N + c] = acc[i][j];
       absref[std::size_t(r) * N + c] = aacc[i][j];
     }
   }
 }
 
-__device__ inline double ulp_fp16(double x) {
-  x = fabs(x);
-  if (x < 6.103515625e-05) return 5.960464477539063e-08;  // subnormal spacing 2^-24
-  int e;
-  frexp(x, &e);                // x = f * 2^e, f in [0.5, 1)
-  return ldexp(1.0, e - 11);   // 10 mantissa bits
+
+extern "C" __global__ void tessera_harness_bytes(unsigned char* dst, std::size_t bytes, unsigned char value) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < bytes;
+       i += std::size_t(gridDim.x) * blockDim.x)
+    dst[i] = value;
 }
 
-__device__ void atomic_max_nonneg(double* addr, double v) {
-  // Non-negative doubles order like their bit patterns.
-  atomicMax(reinterpret_cast<unsigned long long*>(addr), static_cast<unsigned long long>(__double_as_longlong(v)));
+
+namespace tessera::gpu {
+
+namespace {
+
+constexpr int kThreads = 256;
+
+unsigned blocks_for(std::size_t n) {
+  std::size_t b = (n + kThreads - 1) / kThreads;
+  return static_cast<unsigned>(b < 65535u * 16u ? (b > 0 ? b : 1) : 65535u * 16u);
 }
 
-__global__ void compare_kernel(const __half* C, const double* ref, const double* absref, std::size_t count,
-                               double gamma, int epilogue, CompareStats* out) {
-  unsigned long long mism = 0, unwr = 0, nonf = 0, flips = 0;
-  double maxe = 0, se = 0, sr = 0;
-  // GELU/ReLU have slope <= 1.13, so the accumulation error passes through scaled at most that much.
-  const double slope = epilogue == 3 ? 1.13 : 1.0;
+__global__ void fill_bits_kernel(unsigned short* dst, std::size_t count, unsigned short bits) {
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < count;
-       i += std::size_t(gridDim.x) * blockDim.x) {
-    const unsigned short bits = __half_as_ushort(C[i]);
-    const double r = ref[i];
-    if (bits == kPoisonBits) {
-      ++unwr;
-      ++mism;
-      continue;
-    }
-    const double c = double(__half2float(C[i]));
-    if (!isfinite(c)) {
-      if (!(fabs(r) > 65504.0 && isinf(c) && (c > 0) == (r > 0))) {
-        ++nonf;
-        ++mism;
-      }
-      continue;
-    }
-    const double err = fabs(c - r);
-    const double tol = ulp_fp16(r) + gamma * absref[i] * slope;
-    if (err > tol) ++mism;
-    if (__half_as_ushort(__double2half(r)) != bits && !(r == 0.0 && c == 0.0)) ++flips;
-    maxe = fmax(maxe, err);
-    se += err * err;
-    sr += r * r;
-  }
-  // Warp-level reduction first, to keep atomics few.
-  for (int off = 16; off > 0; off /= 2) {
-    mism += __shfl_down_sync(0xffffffffu, mism, off);
-    unwr += __shfl_down_sync(0xffffffffu, unwr, off);
-    nonf += __shfl_down_sync(0xffffffffu, nonf, off);
-    flips += __shfl_down_sync(0xffffffffu, flips, off);
-    maxe = fmax(maxe, __shfl_down_sync(0xffffffffu, maxe, off));
-    se += __shfl_down_sync(0xffffffffu, se, off);
-    sr += __shfl_down_sync(0xffffffffu, sr, off);
-  }
-  if (threadIdx.x % 32 == 0) {
-    if (mism) atomicAdd(&out->mismatches, mism);
-    if (unwr) atomicAdd(&out->unwritten, unwr);
-    if (nonf) atomicAdd(&out->nonfinite, nonf);
-    if (flips) atomicAdd(&out->flips, flips);
-    atomic_max_nonneg(&out->max_abs_err, maxe);
-    atomicAdd(&out->sum_sq_err, se);
-    atomicAdd(&out->sum_sq_ref, sr);
-  }
+       i += std::size_t(gridDim.x) * blockDim.x)
+    dst[i] = bits;
+}
+
+__global__ void count_ne_kernel(const unsigned char* p, std::size_t bytes, unsigned char value,
+                                unsigned long long* out) {
+  unsigned long long n = 0;
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < bytes;
+       i += std::size_t(gridDim.x) * blockDim.x)
+    n += p[i] != value;
+  if (n) atomicAdd(out, n);
 }
 
 }  // namespace
@@ -204,11 +138,11 @@ const char* distribution_name(Distribution d) {
 }
 
 void fill_random(__half* dst, std::size_t count, Distribution dist, std::uint64_t seed, cudaStream_t s) {
-  fill_random_kernel<<<blocks_for(count), kThreads, 0, s>>>(dst, count, static_cast<int>(dist), seed);
+  tessera_harness_fill<<<blocks_for(count), kThreads, 0, s>>>(dst, count, static_cast<int>(dist), seed);
 }
 
 void fill_bytes(void* dst, std::size_t bytes, std::uint8_t value, cudaStream_t s) {
-  fill_bytes_kernel<<<blocks_for(bytes), kThreads, 0, s>>>(static_cast<unsigned char*>(dst), bytes, value);
+  tessera_harness_bytes<<<blocks_for(bytes), kThreads, 0, s>>>(static_cast<unsigned char*>(dst), bytes, value);
 }
 
 void fill_half_bits(__half* dst, std::size_t count, unsigned short bits, cudaStream_t s) {
@@ -216,8 +150,8 @@ void fill_half_bits(__half* dst, std::size_t count, unsigned short bits, cudaStr
 }
 
 void digest(const void* src, std::size_t bytes, unsigned long long* out_device, cudaStream_t s) {
-  cudaMemsetAsync(out_device, 0, sizeof(unsigned long long), s);
-  digest_kernel<<<blocks_for(bytes), kThreads, 0, s>>>(static_cast<const unsigned char*>(src), bytes, out_device);
+  tessera_harness_bytes<<<1, 32, 0, s>>>(reinterpret_cast<unsigned char*>(out_device), sizeof(unsigned long long), 0);
+  tessera_harness_digest<<<blocks_for(bytes), kThreads, 0, s>>>(static_cast<const unsigned char*>(src), bytes, out_device);
 }
 
 void count_not_equal(const void* p, std::size_t bytes, std::uint8_t value, unsigned long long* out_device,
@@ -227,16 +161,10 @@ void count_not_equal(const void* p, std::size_t bytes, std::uint8_t value, unsig
                                                           out_device);
 }
 
-void reference_gemm(const __half* A, const __half* B, const __half* bias, double* ref, double* absref, int M, int N,
-                    int K, int layout, int epilogue, cudaStream_t s) {
+void reference_gemm(const __half* A, const __half* B, double* acc, double* absref, int M, int N, int K, int layout,
+                    cudaStream_t s) {
   dim3 grid((N + kRefTile - 1) / kRefTile, (M + kRefTile - 1) / kRefTile);
-  reference_kernel<<<grid, 256, 0, s>>>(A, B, bias, ref, absref, M, N, K, layout, epilogue);
-}
-
-void compare(const __half* C, const double* ref, const double* absref, std::size_t count, double gamma, int epilogue,
-             CompareStats* out_device, cudaStream_t s) {
-  cudaMemsetAsync(out_device, 0, sizeof(CompareStats), s);
-  compare_kernel<<<blocks_for(count), kThreads, 0, s>>>(C, ref, absref, count, gamma, epilogue, out_device);
+  tessera_harness_reference<<<grid, 256, 0, s>>>(A, B, acc, absref, M, N, K, layout);
 }
 
 }  // namespace tessera::gpu

@@ -63,7 +63,10 @@ int worker_main(const WorkerConfig& config) {
     try {
       if (op == "quit") return 0;
       if (op == "hello") {
-        ch.send({{"event", "hello"}, {"device", session->hello(req.value("measure_peak", false))}});
+        ch.send({{"event", "hello"}, {"device", session->hello()}});
+      } else if (op == "ceiling") {
+        ch.send({{"event", "heartbeat"}, {"phase", "ceiling"}});
+        ch.send({{"event", "ceiling"}, {"ceiling", session->ceiling()}});
       } else if (op == "eval") {
         auto result = session->evaluate(req, [&](const std::string& phase) {
           ch.send({{"event", "heartbeat"}, {"phase", phase}});

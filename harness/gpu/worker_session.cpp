@@ -1,6 +1,7 @@
 #include "harness/gpu/worker_session.hpp"
 
 #include <cuda_runtime_api.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <map>
@@ -11,6 +12,7 @@
 #include "baselines/baselines.hpp"
 #include "harness/core/result.hpp"
 #include "harness/gpu/candidate_runtime.hpp"
+#include "harness/gpu/ceiling_probe.hpp"
 #include "harness/gpu/check.hpp"
 #include "harness/gpu/counters.hpp"
 #include "harness/gpu/lap_clock.hpp"
@@ -19,13 +21,10 @@
 #include "harness/gpu/timing.hpp"
 #include "harness/gpu/verify.hpp"
 #include "harness/gpu/verify_kernels.hpp"
+#include "harness/gpu/worker_measure.hpp"
 
 namespace tessera::gpu {
 
-namespace {
-// The measured peak: best cuBLAS/cuBLASLt TFLOP/s over these square TN GEMMs, cold.
-constexpr int kPeakDims[] = {4096, 8192};
-}
 
 struct WorkerSession::State {
   Stream stream;
@@ -34,6 +33,16 @@ struct WorkerSession::State {
   std::unique_ptr<baselines::BaselineSuite> suite;
   DeviceSummary device;
 };
+
+namespace {
+// "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", as nvidia-smi spells it.
+std::string uuid_text(const cudaUUID_t& u) {
+  std::string hex;
+  for (int i = 0; i < 16; ++i) hex += fmt::format("{:02x}", static_cast<unsigned char>(u.bytes[i]));
+  return fmt::format("GPU-{}-{}-{}-{}-{}", hex.substr(0, 8), hex.substr(8, 4), hex.substr(12, 4), hex.substr(16, 4),
+                     hex.substr(20));
+}
+}  // namespace
 
 WorkerSession::WorkerSession(WorkerConfig config) : config_(config) {
   TESSERA_CUDA_CHECK(cudaSetDevice(config.device));
@@ -51,46 +60,44 @@ WorkerSession::WorkerSession(WorkerConfig config) : config_(config) {
   int clock_khz = 0;
   cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, config.device);
   d.sm_clock_mhz = clock_khz / 1000;
+  d.uuid = uuid_text(p.uuid);
 }
 
 WorkerSession::~WorkerSession() = default;
 
-nlohmann::json WorkerSession::hello(bool measure_peak) {
-  if (measure_peak && state_->device.peak_tflops == 0) {
-    // Cold, like every ranking figure, and over two sizes: 8192^3 runs into
-    // the power cap (its cold samples get throttled), 4096^3 mostly does not.
-    for (int dim : kPeakDims) {
-      Task t;
-      t.m = t.n = t.k = dim;
-      TaskBuffers b(t);
-      cudaStream_t s = state_->stream.get();
-      fill_random(static_cast<__half*>(b.A.data()), b.A.bytes() / 2, Distribution::uniform_sym, 1, s);
-      fill_random(static_cast<__half*>(b.B.data()), b.B.bytes() / 2, Distribution::uniform_sym, 2, s);
-      auto ops = baselines::operands_for(t, static_cast<const __half*>(b.A.data()),
-                                         static_cast<const __half*>(b.B.data()), static_cast<__half*>(b.C.data()),
-                                         nullptr);
-      baselines::SuiteOptions so;
-      so.autotune_max_algos = 4;
-      baselines::BaselineSuite suite(t, ops, s, so);
-      suite.prepare(*state_->timer);
-      std::vector<LaunchFn> fns;
-      for (const auto& bl : suite.baselines())
-        if (bl.runnable()) fns.push_back(bl.launch);
-      for (const auto& st : state_->timer->cold_interleaved(fns)) {
-        if (st.samples == 0) continue;
-        const double tflops = t.flops() / (st.median_us * 1e-6) / 1e12;
-        if (tflops > state_->device.peak_tflops) {
-          state_->device.peak_tflops = tflops;
-          state_->device.peak_source =
-              fmt::format("best cuBLAS/cuBLASLt over 4096^3 and 8192^3 TN fp16 (fp32 acc), cold; reached at {}^3", dim);
-        }
-      }
-    }
-  }
-  return state_->device;
+nlohmann::json WorkerSession::hello() { return state_->device; }
+
+nlohmann::json WorkerSession::ceiling() {
+  return measure_ceiling(*state_->timer, state_->stream.get(), state_->device.sm_count);
 }
 
 namespace {
+
+// The most workspace a candidate may ask for: far above any split-K or
+// stream-K need, far below what would starve the harness's own buffers.
+constexpr unsigned long long kMaxWorkspaceBytes = 8ull << 30;
+
+// The workspace the candidate asked for, zeroed, canaries armed. Asking for
+// more than the limit, or for more than the GPU has, is the candidate's fault.
+GuardedBuffer allocate_workspace(unsigned long long bytes, cudaStream_t s) {
+  if (bytes > kMaxWorkspaceBytes)
+    throw CandidateFault{Status::launch_error, fmt::format("the candidate asks for {} bytes of workspace; at most {} "
+                                                           "are given", bytes, kMaxWorkspaceBytes)};
+  GuardedBuffer ws;
+  try {
+    ws = GuardedBuffer(bytes);
+  } catch (const Error& e) {
+    (void)cudaGetLastError();
+    throw CandidateFault{Status::launch_error,
+                         fmt::format("the {} bytes of workspace the candidate asks for could not be allocated: {}",
+                                     bytes, e.what())};
+  }
+  if (bytes) {
+    TESSERA_CUDA_CHECK(cudaMemsetAsync(ws.data(), 0, bytes, s));
+    ws.arm_canaries(s);
+  }
+  return ws;
+}
 
 // Wall time per phase of one evaluation, from the heartbeats the phases send
 // ("verify 2/5" counts as "verify"): where an evaluation's time goes.
@@ -132,6 +139,8 @@ EvalResult WorkerSession::run_eval(const nlohmann::json& req,
   r.device = state_->device;
   if (req.contains("peak_tflops")) r.device.peak_tflops = req.at("peak_tflops").get<double>();
   if (req.contains("peak_source")) r.device.peak_source = req.at("peak_source").get<std::string>();
+  r.device.dram_gbps = req.value("dram_gbps", 0.0);
+  r.device.floor_us = req.value("floor_us", 0.0);
   const auto& opt = req.at("options");
   cudaStream_t s = state_->stream.get();
   auto& st = *state_;
@@ -148,33 +157,19 @@ EvalResult WorkerSession::run_eval(const nlohmann::json& req,
     if (!st.buffers || st.buffers->task.id() != r.task.id()) {
       st.suite.reset();
       st.buffers.reset();
-      st.buffers = std::make_unique<TaskBuffers>(r.task);
+      // The seed places the hidden reference: a fresh one per worker and task.
+      st.buffers = std::make_unique<TaskBuffers>(r.task, opt.value("seed", std::uint64_t{1}) ^ std::uint64_t(::getpid()));
     }
     TaskBuffers& b = *st.buffers;
     heartbeat("load");
     auto callable = load_gemm_callable(req.at("kind").get<std::string>(), req.at("artifact").get<std::string>(),
                                        req.value("contract", nlohmann::json()), r.task);
-    r.resources = callable->resources();
     const auto ws_bytes = callable->workspace_bytes(r.task);
-    GuardedBuffer workspace(ws_bytes);
-    if (ws_bytes) TESSERA_CUDA_CHECK(cudaMemsetAsync(workspace.data(), 0, ws_bytes, s));
+    GuardedBuffer workspace = allocate_workspace(ws_bytes, s);
 
-    TesseraGemmParams p{};
-    p.A = static_cast<const __half*>(b.A.data());
-    p.B = static_cast<const __half*>(b.B.data());
-    p.C = static_cast<__half*>(b.C.data());
-    p.bias = r.task.epilogue == Epilogue::none ? nullptr : static_cast<const __half*>(b.bias.data());
-    p.workspace = workspace.data();
-    p.workspace_bytes = ws_bytes;
-    p.M = static_cast<int>(r.task.m);
-    p.N = static_cast<int>(r.task.n);
-    p.K = static_cast<int>(r.task.k);
-    p.lda = p.K;
-    p.ldb = r.task.layout == Layout::TN ? p.K : p.N;
-    p.ldc = p.N;
-    p.layout = r.task.layout == Layout::TN ? 0 : 1;
-    p.num_sms = st.device.sm_count;
+    TesseraGemmParams p = gemm_params(b, workspace, st.device.sm_count);
     callable->prepare_params(p);
+    r.resources = callable->resources();  // a translation unit knows its kernels once its call is captured
 
     VerifyContext vc{b, *callable, p, s, opt.value("seed", std::uint64_t{1}), heartbeat};
     r.verify = verify_candidate(vc, std::max(1, opt.value("verify_trials", 4)));
@@ -201,61 +196,25 @@ EvalResult WorkerSession::run_eval(const nlohmann::json& req,
       return r;
     }
     // Timing on the last trial's inputs (fresh uniform data, never zeros).
-    auto launch = [&](cudaStream_t stream) { callable->launch(p, stream); };
-    std::vector<LaunchFn> fns = {launch};
-    std::vector<const baselines::Baseline*> bls;
-    if (opt.value("baselines", true)) {
-      if (!st.suite) {
-        heartbeat("baselines");
-        auto ops = baselines::operands_for(r.task, p.A, p.B, static_cast<__half*>(b.C_baseline.data()), p.bias);
-        baselines::SuiteOptions so;
-        so.remeasure = config_.remeasure_baselines;
-        so.autotune_max_algos = config_.autotune_max_algos;
-        st.suite = std::make_unique<baselines::BaselineSuite>(r.task, ops, s, so);
-        st.suite->prepare(*st.timer);
-      }
-      st.suite->refresh_inputs();
-      for (const auto& bl : st.suite->baselines()) {
-        if (bl.runnable()) {
-          bls.push_back(&bl);
-          fns.push_back(bl.launch);
-        } else {
-          r.baselines.push_back({bl.name, bl.algo, {}, bl.error});
-        }
-      }
+    if (opt.value("baselines", true) && !st.suite) {
+      heartbeat("baselines");
+      auto ops = baselines::operands_for(r.task, p.A, p.B, static_cast<__half*>(b.C_baseline.data()), p.bias);
+      baselines::SuiteOptions so;
+      so.remeasure = config_.remeasure_baselines;
+      so.autotune_max_algos = config_.autotune_max_algos;
+      st.suite = std::make_unique<baselines::BaselineSuite>(r.task, ops, s, so);
+      st.suite->prepare(*st.timer);
     }
-    heartbeat("timing");
-    fill_half_bits(static_cast<__half*>(b.C.data()), b.c_count(), kPoisonBits, s);
-    auto times = st.timer->cold_interleaved(fns);
-    // The output written while being timed must still be right: catches a
-    // kernel that skips work once it has seen the same inputs.
-    TrialStats again = check_output(b, s, "timing_runs");
-    if (!again.passed) {
-      r.status = Status::wrong_answer;
-      r.reason = fmt::format("output written during timing is wrong ({} mismatches): work was skipped or cached",
-                             again.mismatches);
-      r.verify.status = "failed";
-      r.verify.failure = r.reason;
-      return r;
-    }
-    r.cold = times[0];
-    for (std::size_t i = 0; i < bls.size(); ++i) r.baselines.push_back({bls[i]->name, bls[i]->algo, times[i + 1], ""});
-    if (opt.value("hot", true)) {
-      r.hot = st.timer->hot(launch);
-      r.host_latency_us = st.timer->host_latency_us(launch);
-    }
-    if (opt.value("counters", true)) {
-      heartbeat("counters");
-      const CounterSet set = parse_counter_set(opt.value("counter_set", std::string("full")));
-      CounterOptions co;
-      co.metrics = metrics_for(set);
-      r.counters = collect_counters(launch, s, co);
-      if (!r.counters.contains("error")) r.counters["counter_set"] = to_string(set);
-    }
-    if (st.suite) st.suite->record_times(r.baselines);
+    baselines::BaselineSuite* suite = opt.value("baselines", true) ? st.suite.get() : nullptr;
+    if (suite) suite->refresh_inputs();
+    MeasureContext mc{b, *callable, p, workspace, s, *st.timer, suite, opt.value("seed", std::uint64_t{1}), opt, heartbeat};
+    if (!measure_candidate(mc, r)) return r;
+    if (suite) suite->record_times(r.baselines);
   } catch (const CandidateFault& f) {
     r.status = f.status;
     r.reason = f.reason;
+    r.fault = f.status == Status::infra_error ? "infrastructure" : "candidate";
+    r.fault_evidence = f.reason;
     cudaError_t e = cudaDeviceSynchronize();
     if (e != cudaSuccess && is_sticky(e)) healthy_ = false;
     if (f.status == Status::runtime_fault) healthy_ = false;
@@ -270,9 +229,15 @@ EvalResult WorkerSession::run_eval(const nlohmann::json& req,
       auto f = classify_cuda_error(ce, "while the candidate ran");
       r.status = f.status;
       r.reason = f.reason;
+      r.fault = f.status == Status::infra_error ? "infrastructure" : "candidate";
+      r.fault_evidence = fmt::format("{} (the harness's call that noticed: {})", f.reason, e.what());
     } else {
+      // The context is healthy: tessera's own call failed (an allocation of
+      // the harness's buffers, a profiler error), not the candidate.
       r.status = Status::infra_error;
       r.reason = e.what();
+      r.fault = "infrastructure";
+      r.fault_evidence = std::string("a call of the harness failed with a healthy CUDA context: ") + e.what();
     }
     return r;
   }
@@ -288,6 +253,15 @@ EvalResult WorkerSession::run_eval(const nlohmann::json& req,
   if (r.cold.median_us > 0) {
     r.tflops = r.task.flops() / (r.cold.median_us * 1e-6) / 1e12;
     if (r.best_baseline_us > 0) r.speedup = r.best_baseline_us / r.cold.median_us;
+    // The measured peak can only go up: a baseline that beats it in this run
+    // (its clocks were cold when the peak was taken) becomes the peak, so no
+    // baseline reads above 100%.
+    const double best_baseline_tflops = r.best_baseline_us > 0 ? r.task.flops() / (r.best_baseline_us * 1e-6) / 1e12 : 0;
+    if (best_baseline_tflops > r.device.peak_tflops) {
+      r.device.peak_tflops = best_baseline_tflops;
+      r.device.peak_source = fmt::format("{} at {}, measured in this run (above the stored peak)", r.best_baseline,
+                                         r.task.shape());
+    }
     if (r.device.peak_tflops > 0) r.peak_fraction = r.tflops / r.device.peak_tflops;
   }
   return r;

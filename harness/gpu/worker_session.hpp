@@ -25,8 +25,10 @@ public:
   WorkerSession(const WorkerSession&) = delete;
   WorkerSession& operator=(const WorkerSession&) = delete;
 
-  // Device summary (DeviceSummary JSON). Measures the peak once when asked.
-  nlohmann::json hello(bool measure_peak);
+  // Device summary (DeviceSummary JSON).
+  nlohmann::json hello();
+  // Measures the device's ceiling (ceiling_probe.hpp): tens of seconds.
+  nlohmann::json ceiling();
   // request: {"task", "kind", "artifact", "contract", "options"}; returns
   // EvalResult fields (JSON). Never throws for a candidate's failure.
   nlohmann::json evaluate(const nlohmann::json& request, const std::function<void(const std::string&)>& heartbeat);

@@ -61,10 +61,11 @@ TEST(Budget, TokensAndDollarsAreEnforcedAcrossThreads) {
 }
 
 TEST(Budget, ClientRefusesOnceExhaustedAndChargesWhatItSpends) {
-  testing::TestServer server([](const testing::TestRequest&, int) { return testing::respond(200, testing::openai_reply("ok", 600, 500)); });
+  testing::TestServer server([](const testing::TestRequest&, int) { return testing::respond(200, testing::openai_reply("ok", 20, 500)); });
   EndpointConfig c;
   c.base_url = server.base_url();
   c.model = "gpt-4o";
+  c.max_tokens = 500;  // worst case 530 tokens: the 30-token bound of "hi" and 500 completion
   ClientOptions o;
   o.budget = std::make_shared<Budget>(1000, 0);
   o.ledger = std::make_shared<Ledger>();
@@ -72,14 +73,14 @@ TEST(Budget, ClientRefusesOnceExhaustedAndChargesWhatItSpends) {
   ChatRequest r;
   r.messages = {{"user", "hi"}};
   ASSERT_TRUE(client->chat(r).ok);
-  EXPECT_EQ(o.budget->tokens_spent(), 1100);
+  EXPECT_EQ(o.budget->tokens_spent(), 520);  // 520 spent + 530 reserved would pass 1000
   const ChatResult refused = client->chat(r);
   EXPECT_EQ(refused.error_kind, ChatErrorKind::budget);
   EXPECT_EQ(server.requests().size(), 1u);
   const auto total = o.ledger->total();
   EXPECT_EQ(total.calls, 2);
   EXPECT_EQ(total.failed_calls, 1);
-  EXPECT_EQ(total.usage.prompt_tokens, 600);
+  EXPECT_EQ(total.usage.prompt_tokens, 20);
   EXPECT_GT(total.usage.cost_usd, 0);
 }
 

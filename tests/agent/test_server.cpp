@@ -4,11 +4,16 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <memory>
 #include <cstdlib>
 #include <cctype>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
@@ -34,6 +39,8 @@ std::string reason_phrase(int status) {
     case 200: return "OK";
     case 400: return "Bad Request";
     case 401: return "Unauthorized";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
     case 429: return "Too Many Requests";
     case 500: return "Internal Server Error";
     case 503: return "Service Unavailable";
@@ -178,12 +185,12 @@ void TestServer::serve(int fd) {
 }
 
 std::string openai_reply(const std::string& content, long long prompt_tokens, long long completion_tokens,
-                         const std::string& reasoning) {
+                         const std::string& reasoning, const std::string& model) {
   nlohmann::json message = {{"role", "assistant"}, {"content", content}};
   if (!reasoning.empty()) message["reasoning_content"] = reasoning;
   nlohmann::json j = {{"id", "chatcmpl-test"},
                       {"object", "chat.completion"},
-                      {"model", "test-model"},
+                      {"model", model},
                       {"choices", {{{"index", 0}, {"message", message}, {"finish_reason", "stop"}}}},
                       {"usage",
                        {{"prompt_tokens", prompt_tokens},
@@ -191,6 +198,62 @@ std::string openai_reply(const std::string& content, long long prompt_tokens, lo
                         {"total_tokens", prompt_tokens + completion_tokens},
                         {"completion_tokens_details", {{"reasoning_tokens", reasoning.empty() ? 0 : 3}}}}}};
   return j.dump();
+}
+
+std::string naive_kernel(int variant) {
+  std::ifstream in(std::string(TESSERA_SOURCE_DIR) + "/examples/hgemm_naive.cu");
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string source = text.str();
+  const std::string loop = "  for (int k = 0; k < p.K; ++k)";
+  const auto at = source.find(loop);
+  if (at == std::string::npos) throw std::runtime_error("examples/hgemm_naive.cu has changed: no k loop");
+  source.insert(at, "#pragma unroll " + std::to_string(variant + 1) + "\n");
+  return source;
+}
+
+std::string kernel_reply(int variant) {
+  return "Variant " + std::to_string(variant) + ".\n```cuda\n" + naive_kernel(variant) + "```\n";
+}
+
+ChatAsked parse_chat(const TestRequest& request) {
+  ChatAsked a;
+  a.body = nlohmann::json::parse(request.body, nullptr, false);
+  if (!a.body.is_object()) return a;
+  a.model = a.body.value("model", std::string());
+  for (const auto& m : a.body.value("messages", nlohmann::json::array())) {
+    const std::string content = m.value("content", std::string());
+    a.prompt_chars += (long long)content.size();
+    if (m.value("role", std::string()) == "user") a.user = content;
+  }
+  return a;
+}
+
+TestResponse billed_reply(const TestRequest& request, const std::string& content, double chars_per_token) {
+  const ChatAsked asked = parse_chat(request);
+  const auto prompt_tokens = (long long)(double(asked.prompt_chars) / chars_per_token) + 1;
+  const auto completion_tokens = (long long)content.size() / 4 + 1;
+  return respond(200, openai_reply(content, prompt_tokens, completion_tokens, "", asked.model));
+}
+
+Handler distinct_kernels() {
+  auto count = std::make_shared<std::atomic<int>>(0);
+  return [count](const TestRequest& r, int) { return billed_reply(r, kernel_reply((*count)++)); };
+}
+
+TestResponse error_reply(int status, const std::string& message) {
+  return respond(status, nlohmann::json{{"error", {{"message", message}, {"type", "invalid_request_error"}}}}.dump());
+}
+
+int run_tessera(const std::string& args, std::string* output, const std::string& env) {
+  const std::string cmd = "env " + env + " " + std::string(TESSERA_BINARY) + " " + args + " 2>&1";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (p == nullptr) return -1;
+  char buf[4096];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) output->append(buf, n);
+  const int status = ::pclose(p);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 }  // namespace tessera::testing

@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace tessera::testing {
 
 struct TestRequest {
@@ -79,6 +81,35 @@ private:
 
 // A JSON Chat Completions reply.
 std::string openai_reply(const std::string& content, long long prompt_tokens = 11, long long completion_tokens = 7,
-                         const std::string& reasoning = "");
+                         const std::string& reasoning = "", const std::string& model = "test-model");
+
+// --- An OpenAI-compatible model for search tests ---------------------------
+
+// examples/hgemm_naive.cu made distinct by an unroll pragma: a device-only
+// kernel that compiles, different for each `variant` even once normalised.
+std::string naive_kernel(int variant);
+// A reply proposing naive_kernel(variant) in a fenced block.
+std::string kernel_reply(int variant);
+// The request's messages joined (what the model was asked) and its fields.
+struct ChatAsked {
+  std::string model;
+  std::string user;  // the last user message
+  long long prompt_chars = 0;
+  nlohmann::json body;
+};
+ChatAsked parse_chat(const TestRequest& request);
+// A 200 reply with `content` that bills a prompt token per `chars_per_token`
+// characters asked and a completion token per 4 characters of the reply.
+TestResponse billed_reply(const TestRequest& request, const std::string& content, double chars_per_token = 3.2);
+// A model that answers each request with a new kernel (kernel_reply of a
+// count of the requests), billed as billed_reply does.
+Handler distinct_kernels();
+// An OpenAI-style error body, as servers and proxies send it.
+TestResponse error_reply(int status, const std::string& message);
+
+// Runs the tessera binary (TESSERA_BINARY) with `args` and the variables of
+// `env` ("A=1 -u B" sets A and unsets B), stdout and stderr together into
+// `output`. Returns the exit code, or -1 when it did not exit normally.
+int run_tessera(const std::string& args, std::string* output, const std::string& env = "");
 
 }  // namespace tessera::testing

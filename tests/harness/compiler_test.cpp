@@ -8,6 +8,7 @@
 #include "harness/core/fs.hpp"
 #include "harness/detail/compile_steps.hpp"
 #include "harness/detail/contract.hpp"
+#include "harness/gpu/integrity_kernels.hpp"
 #include "harness/gpu/probes.hpp"
 
 namespace tessera {
@@ -106,6 +107,10 @@ TEST(Compiler, SourcePolicyNamesTheViolation) {
   EXPECT_NE(detail::tu_source_policy("#include \"cudnn.h\"\n").find("cudnn"), std::string::npos);
   EXPECT_NE(detail::tu_source_policy("void* h = dlopen(\"x\", 0);").find("dlopen"), std::string::npos);
   EXPECT_TRUE(detail::tu_source_policy("// a comment about cuBLAS is fine\nint x;").empty());
+  // Other ways to find a library's code at run time.
+  EXPECT_NE(detail::tu_source_policy("dl_iterate_phdr(cb, nullptr);").find("dl_iterate_phdr"), std::string::npos);
+  EXPECT_NE(detail::tu_source_policy("cuGetProcAddress(\"cuModuleLoad\", &p, 12000, 0, 0);").find("cuGetProcAddress"),
+            std::string::npos);
 }
 
 TEST(Compiler, ReservedTimerKernelNamesAreRejectedWhereverTheyShow) {
@@ -113,6 +118,14 @@ TEST(Compiler, ReservedTimerKernelNamesAreRejectedWhereverTheyShow) {
   // The list the compiler checks is the timer's.
   EXPECT_STREQ(detail::kHarnessKernelNames[0], gpu::kFlushKernelName);
   EXPECT_STREQ(detail::kHarnessKernelNames[1], gpu::kProbeKernelName);
+  EXPECT_STREQ(detail::kHarnessKernelPrefix, gpu::kHarnessKernelPrefix);
+  // The prefix of the harness's integrity kernels, in the source, the entry list or the module.
+  EXPECT_NE(reserved_name_policy("__global__ void tessera_harness_check2() {}", "", "").find("tessera_harness_check2"),
+            std::string::npos);
+  EXPECT_NE(reserved_name_policy("", "ptxas info    : Compiling entry function 'tessera_harness_x' for 'sm_90a'", "")
+                .find("tessera_harness_x"),
+            std::string::npos);
+  EXPECT_TRUE(reserved_name_policy("int tessera_harnessed = 0;", "", "").empty());
   EXPECT_NE(reserved_name_policy("__global__ void tessera_clock_probe() {}", "", "").find("tessera_clock_probe"),
             std::string::npos);
   EXPECT_NE(reserved_name_policy("", "ptxas info    : Compiling entry function 'tessera_l2_flush' for 'sm_90a'", "")

@@ -42,6 +42,7 @@ RunSummary run_fake(const SearchConfig& config, const fs::path& dir, FakeRun& ru
     auto e = std::make_unique<FakeEvaluator>("FakeGPU" + std::to_string(i));
     e->delay_ms = run.delay_ms;
     e->noisy_spread = run.noisy_spread;
+    e->infra_error_stages = run.infra_error_stages;
     run.evals.push_back(e->stats);
     evals.push_back(std::move(e));
   }

@@ -19,6 +19,7 @@ struct FakeRun {
   double noisy_spread = -1;
   int broken_stages = 0;
   int fail_every = 0;
+  int infra_error_stages = 0;
   long long tokens_per_call = 0;
   double usd_per_call = 0;
   long long halt_after = -1;

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <map>
 #include <set>
 
 #include "engine_helpers.hpp"
@@ -193,6 +194,14 @@ TEST(Budget, CostAwareBanditRunsOnTokenCosts) {
   EXPECT_GE(s.totals.tokens, 20 * 800);  // duplicates' re-proposals cost tokens too
 }
 
+std::string contents_and_close(std::FILE* f) {
+  std::rewind(f);
+  std::string text(4096, '\0');
+  text.resize(std::fread(text.data(), 1, text.size(), f));
+  std::fclose(f);
+  return text;
+}
+
 TEST(Progress, PlainLinesWhenNotATerminal) {
   std::FILE* f = std::tmpfile();
   ASSERT_NE(f, nullptr);
@@ -204,17 +213,56 @@ TEST(Progress, PlainLinesWhenNotATerminal) {
   snap.totals.any_timed = true;
   snap.totals.best_speedup = 1.25;
   snap.budget_steps = 10;
+  snap.totals.repeated_proposals = 2;
   p->update(snap);
+  p->message("step 2: the endpoint refused the key");
   p->finish(snap);
-  std::rewind(f);
-  std::string text(4096, '\0');
-  text.resize(std::fread(text.data(), 1, text.size(), f));
-  std::fclose(f);
+  const std::string text = contents_and_close(f);
   EXPECT_EQ(text.find('\r'), std::string::npos);
   EXPECT_NE(text.find("best 1.250x"), std::string::npos) << text;
-  EXPECT_NE(text.find("3/10 steps, 4 evals"), std::string::npos) << text;
+  EXPECT_NE(text.find("3/10 steps, 4 evals, 2 repeats"), std::string::npos) << text;
   EXPECT_NE(text.find("compile_error 1"), std::string::npos) << text;
+  EXPECT_NE(text.find("search: step 2: the endpoint refused the key\n"), std::string::npos) << text;
   EXPECT_NE(text.find("search: done:"), std::string::npos) << text;
+}
+
+TEST(Progress, QuietShowsMessagesOnly) {
+  std::FILE* f = std::tmpfile();
+  ASSERT_NE(f, nullptr);
+  auto p = make_progress(f, /*quiet=*/true);
+  ProgressSnapshot snap;
+  snap.budget_steps = 10;
+  p->update(snap);
+  p->message("stopping: 3 proposals in a row failed");
+  p->finish(snap);
+  const std::string text = contents_and_close(f);
+  EXPECT_EQ(text, "search: stopping: 3 proposals in a row failed\n");
+}
+
+// A masked step (the machine failed, not the candidate) is no pull of its
+// arm: the bandit's statistics count only the steps that were scored.
+TEST(Engine, AMaskedStepGivesItsArmNoUpdate) {
+  const auto dir = fresh_dir("masked");
+  FakeRun run;
+  run.infra_error_stages = 3;
+  run_fake(small_config("bandit", 40), dir, run);
+  std::map<int, long long> scored;
+  long long masked = 0;
+  for (const auto& r : records(dir)) {
+    const int arm = r["proposer"]["arm"].get<int>();
+    scored[arm] += 0;
+    if (r["reward"]["masked"].get<bool>()) ++masked;
+    else ++scored[arm];
+  }
+  ASSERT_GT(masked, 0) << "the fake fails configs with 3 stages as the machine's fault";
+  const auto state = nlohmann::json::parse(read_file(dir / "state.json"));
+  const auto& arms = state["method"]["arms"];
+  long long pulls = 0;
+  for (std::size_t i = 0; i < arms.size(); ++i) {
+    EXPECT_EQ(arms[i]["pulls"].get<long long>(), scored[int(i)]) << arms[i]["arm"];
+    pulls += arms[i]["pulls"].get<long long>();
+  }
+  EXPECT_EQ(pulls + masked, 40);
 }
 
 TEST(Budget, InvalidConfigIsBadInput) {

@@ -70,6 +70,9 @@ EvalResult FakeEvaluator::evaluate(const Candidate& candidate, const Task& task,
   if (candidate.source.find("#error") != std::string::npos) {
     r.status = Status::compile_error;
     r.reason = "fake compile error";
+  } else if (infra_error_stages > 0 && cfg.stages == infra_error_stages) {
+    r.status = Status::infra_error;
+    r.reason = "fake worker lost";
   } else if (options.compile_only) {
     r.status = Status::compiled;
     r.reason = "compile-only";

@@ -51,6 +51,8 @@ public:
   std::atomic<int> delay_ms{0};
   // When > 0, every measurement reports this spread (to force borderline verdicts).
   double noisy_spread = -1;
+  // Configs with this many stages fail as the machine's fault (infra_error; 0: never).
+  int infra_error_stages = 0;
 
 private:
   std::string name_;

@@ -6,14 +6,13 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include <sys/wait.h>
-
 #include "agent/proposers.hpp"
 #include "engine_helpers.hpp"
 #include "harness/core/fs.hpp"
 #include "harness/sandbox.hpp"
 #include "search/export.hpp"
 #include "search/report.hpp"
+#include "tests/agent/test_server.hpp"
 
 namespace tessera::search::testing {
 namespace {
@@ -81,16 +80,7 @@ TEST(ReplayEndToEnd, RecordedResponsesRunThroughTheCompileOnlyHarness) {
   EXPECT_EQ(export_run(dir / "run", "rl").lines, 3);
 }
 
-int run_cli(const std::string& args, std::string* output) {
-  const std::string cmd = std::string(TESSERA_BINARY) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return -1;
-  char buf[4096];
-  std::size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) output->append(buf, n);
-  const int status = pclose(p);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
+int run_cli(const std::string& args, std::string* output) { return tessera::testing::run_tessera(args, output); }
 
 TEST(SearchCli, ReplayRunCompletesInCompileOnlyModeAndExports) {
   if (!fs::exists(TESSERA_BINARY)) GTEST_SKIP() << "the tessera binary is not built: " << TESSERA_BINARY;

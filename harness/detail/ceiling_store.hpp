@@ -1,0 +1,23 @@
+#pragma once
+// The measured ceiling of each device (peak, bandwidth, floor), stored once
+// per GPU under the cache folder (devices/<uuid>.json) so every evaluation
+// and report on that GPU uses the same figures; `tessera doctor
+// --measure-peak` measures it again.
+#include <filesystem>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/core/result.hpp"
+
+namespace tessera::detail {
+
+std::filesystem::path ceiling_path(const std::string& uuid);
+// The stored figures, or nullopt when none (or the file is unreadable: it is
+// then measured again rather than trusted).
+std::optional<nlohmann::json> load_ceiling(const std::string& uuid);
+void store_ceiling(const DeviceSummary& device, const nlohmann::json& ceiling);
+// Copies peak_tflops, peak_source, dram_gbps, floor_us into the summary.
+void apply_ceiling(DeviceSummary& device, const nlohmann::json& ceiling);
+
+}  // namespace tessera::detail

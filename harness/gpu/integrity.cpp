@@ -1,0 +1,102 @@
+#include "harness/gpu/integrity.hpp"
+
+#include <fmt/format.h>
+
+#include "harness/gpu/check.hpp"
+#include "harness/gpu/integrity_kernels.hpp"
+#include "harness/gpu/verify.hpp"
+#include "harness/gpu/verify_kernels.hpp"
+
+namespace tessera::gpu {
+
+namespace {
+
+// Rows of A and of B refilled before each timed call: every call's output
+// differs from every earlier one's in about this fraction of its rows and
+// columns, at a fraction of the traffic of refilling everything.
+constexpr double kRefreshedRowFraction = 0.125;
+
+}  // namespace
+
+CandidateGuards::CandidateGuards(TaskBuffers& b, GuardedBuffer& workspace, cudaStream_t s, std::uint64_t seed)
+    : b_(b), ws_(workspace), s_(s), rng_(seed) {
+  cold_.prepare = [this](cudaStream_t st) { prepare(st); };
+  cold_.check = [this](cudaStream_t st) { check(static_cast<const __half*>(b_.C.data()), st); };
+  cold_.begin_batch = [this](cudaStream_t st) { begin(st); };
+  cold_.verdict = [this] { return verdict(); };
+}
+
+void CandidateGuards::fresh_inputs(cudaStream_t s) {
+  const Task& t = b_.task;
+  const bool tn = t.layout == Layout::TN;
+  const std::uint64_t seed = rng_();
+  harness_refresh_rows(static_cast<__half*>(b_.A.data()), std::size_t(t.m), std::size_t(t.k), seed ^ 0xA,
+                       kRefreshedRowFraction, s);
+  harness_refresh_rows(static_cast<__half*>(b_.B.data()), std::size_t(tn ? t.n : t.k), std::size_t(tn ? t.k : t.n),
+                       seed ^ 0xB, kRefreshedRowFraction, s);
+}
+
+void CandidateGuards::prepare(cudaStream_t s) {
+  // The output the call must write becomes poison, the workspace starts from
+  // zero as the ABI promises, and part of the inputs is new: no earlier
+  // output (the candidate's or a baseline's) is this call's answer.
+  harness_poison(static_cast<__half*>(b_.C.data()), b_.c_count(), s);
+  harness_zero(ws_.data(), ws_.bytes(), s);
+  fresh_inputs(s);
+}
+
+void CandidateGuards::check(const __half* out, cudaStream_t s) {
+  compute_reference(b_, s);
+  harness_check(b_.check_args(out), b_.verdict.as<CompareStats>(), s);
+  ++checks_;
+  ++checks_total_;
+}
+
+void CandidateGuards::begin(cudaStream_t s) {
+  harness_zero(b_.verdict.get(), sizeof(CompareStats), s);
+  checks_ = 0;
+}
+
+std::string CandidateGuards::verdict() {
+  if (checks_ == 0) return {};
+  CompareStats cs{};
+  TESSERA_CUDA_CHECK(cudaMemcpy(&cs, b_.verdict.get(), sizeof cs, cudaMemcpyDeviceToHost));
+  const double compared = double(checks_) * double(b_.c_count());
+  const double flip_fraction = compared > 0 ? double(cs.flips) / compared : 0;
+  if (cs.mismatches == 0 && flip_fraction <= kMaxFlipFraction) return {};
+  if (cs.unwritten > 0)
+    return fmt::format("{} output elements of checked timed calls were never written: the kernel skipped work while "
+                       "it was timed (it passed verification)", cs.unwritten);
+  if (cs.mismatches > 0)
+    return fmt::format("{} output elements of checked timed calls were wrong (max abs err {:.3g}): the kernel's "
+                       "timed calls did not compute what its verified calls did", cs.mismatches, cs.max_abs_err);
+  return fmt::format("{:.0f}% of the outputs of checked timed calls differ from the rounded reference (at most "
+                     "{:.0f}% may): the timed calls lost precision", 100 * flip_fraction, 100 * kMaxFlipFraction);
+}
+
+HotGuard CandidateGuards::hot(std::function<void(int, cudaStream_t)> launch_into, int buffers) {
+  HotGuard g;
+  g.buffers = buffers;
+  g.launch_into = std::move(launch_into);
+  g.prepare = [this, buffers](cudaStream_t s) {
+    for (int i = 0; i < buffers; ++i)
+      harness_poison(static_cast<__half*>(b_.rotation.at(i).data()), b_.c_count(), s);
+    harness_zero(ws_.data(), ws_.bytes(), s);
+    fresh_inputs(s);
+  };
+  g.check = [this](int i, cudaStream_t s) { check(static_cast<const __half*>(b_.rotation.at(i).data()), s); };
+  g.begin = [this](cudaStream_t s) { begin(s); };
+  g.verdict = [this] { return verdict(); };
+  return g;
+}
+
+std::string CandidateGuards::audit() {
+  auto* sc = b_.scratch.as<unsigned long long>();
+  std::string damage = b_.describe_canaries(s_);
+  if (ws_.bytes() > 0)
+    if (auto n = ws_.damaged_canaries(sc, s_); n > 0)
+      damage += fmt::format("{}{} canary bytes around the workspace overwritten", damage.empty() ? "" : "; ", n);
+  return damage.empty() ? damage : damage + " while it was timed";
+}
+
+}  // namespace tessera::gpu
