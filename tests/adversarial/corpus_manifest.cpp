@@ -38,7 +38,6 @@ CorpusEntry parse_entry(const nlohmann::json& j) {
   }
   e.gpu = j.value("gpu", true);
   e.shape_generic = j.value("shape_generic", false);
-  e.needs_policy = j.value("needs_policy", std::string());
   e.gap = j.value("gap", std::string());
   return e;
 }

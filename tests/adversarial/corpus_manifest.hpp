@@ -20,7 +20,6 @@ struct CorpusEntry {
   std::map<Status, std::string> expect;  // acceptable status -> substring its reason must contain ("" = any)
   bool gpu = true;             // false: the verdict comes from compile-time policy (checked without a GPU)
   bool shape_generic = false;  // evaluated with the shape-generic claim
-  std::string needs_policy;    // a static rule this harness may not have yet (empty: none)
   std::string gap;             // what the protocol does not catch yet (empty: none)
 };
 

@@ -1,35 +1,34 @@
 // Adversarial corpus -- result caching across calls (content-keyed, sign-invariant), translation unit.
-// Tries: keys its stored result on a hash of |A| and |B| at SAMPLES positions
-// (magnitudes only, so the key survives the harness changing signs) and
-// copies the stored result on a hit. Fresh inputs in every verification
-// trial miss; the timing loop's inputs are the last trial's with some signs
-// changed, so every timed launch hits and returns the stored signs.
-// Caught: the expected output changes sign with the inputs; random timed
-// launches are checked on the device -> wrong_answer ("timed").
+// Tries: keys its stored result on a hash of the magnitudes of the first row
+// of A and the first row of B (so the key survives a harness that changes
+// signs, and one that refreshes a few rows: the first rows usually stay) and
+// copies the stored result on a hit. The all-new inputs of each
+// verification trial miss; most timed launches hit.
+// Caught: the inputs change between timed launches (rows refreshed, or signs
+// changed), so the stored result is stale in those rows and columns; random
+// timed launches are checked on the device -> wrong_answer ("timed").
 #include <cuda_runtime.h>
 #include "tessera_abi.cuh"
 
 namespace {
-constexpr int kSamples = 64;
+constexpr int kKeyElems = 1024;  // at most; a whole row of K = 1024
 constexpr size_t kStashElems = 256 * 256;
 __device__ __half g_stash[kStashElems];
 __device__ unsigned long long g_key;  // 0 = nothing stored
 __device__ unsigned long long g_done;
 
-__device__ unsigned long long magnitude_key(const __half* A, const __half* B, int M, int N, int K) {
+__device__ unsigned long long magnitude_key(const __half* A, const __half* B, int K) {
   unsigned long long h = 1469598103934665603ull;
-  const size_t na = (size_t)M * K, nb = (size_t)N * K;
-  for (int i = 0; i < kSamples; ++i) {
-    const size_t at = (size_t)i * 2654435761u;
-    h = (h ^ (__half_as_ushort(A[at % na]) & 0x7FFF)) * 1099511628211ull;
-    h = (h ^ (__half_as_ushort(B[at % nb]) & 0x7FFF)) * 1099511628211ull;
+  for (int k = 0; k < K && k < kKeyElems; ++k) {
+    h = (h ^ (__half_as_ushort(A[k]) & 0x7FFF)) * 1099511628211ull;
+    h = (h ^ (__half_as_ushort(B[k]) & 0x7FFF)) * 1099511628211ull;
   }
   return h | 1;
 }
 
 __global__ void gemm_cached(const __half* A, const __half* B, __half* C, int M, int N, int K) {
   __shared__ unsigned long long key;
-  if (threadIdx.x == 0) key = magnitude_key(A, B, M, N, K);
+  if (threadIdx.x == 0) key = magnitude_key(A, B, K);
   __syncthreads();
   const bool fits = (size_t)M * N <= kStashElems;
   const bool hit = fits && g_key == key;

@@ -2,9 +2,11 @@
 // Tries: past verification, the last CTA of each launch zeroes the first row
 // of A once the launch is done, so that later launches have less to do (a
 // real kernel would skip zero rows). The launch that zeroes computed right.
-// Caught: the next timed launches compute on the changed A while the hidden
-// reference keeps the original; checked launches fail, and the post-timing
-// audit finds A changed -> wrong_answer ("timed" in both messages).
+// Expected caught: the inputs a timed call is checked against must be the
+// ones the harness wrote, not what the kernel left in the buffers; a
+// reference from the harness's own copy (or a digest after the call) shows A
+// changed -> wrong_answer. Gap: a reference computed from the buffers after
+// the call follows the mutation, and the kernel is paid.
 #include "tessera_abi.cuh"
 #define HONEST_LAUNCHES 6
 extern "C" __device__ const TesseraLaunchContract tessera_contract = {

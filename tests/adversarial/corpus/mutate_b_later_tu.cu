@@ -3,10 +3,13 @@
 // digests would see it), the last CTA of each launch flips the lowest bit of
 // one element of B and remembers its true magnitude; the next launches use
 // the remembered value, so every output stays exactly right even while the
-// harness changes signs (a sign change keeps the magnitude it recognises).
+// harness changes the inputs (a sign change keeps the magnitude it
+// recognises; a refreshed row is new data, changed again).
 // The point: show that outputs alone cannot prove the inputs were left alone.
-// Caught: after timing, the input variation is undone and A, B and bias are
-// digested again and compared -> wrong_answer ("input", the post-timing audit).
+// Expected caught by an audit of the inputs after timing (or a reference
+// taken from the harness's own copy of them) -> wrong_answer ("input").
+// Gap: a harness that computes a checked call's reference from the input
+// buffers after the call, and audits only canaries, pays it.
 #include <cuda_runtime.h>
 #include "tessera_abi.cuh"
 #define HONEST_LAUNCHES 6

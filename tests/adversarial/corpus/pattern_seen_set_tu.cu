@@ -3,8 +3,9 @@
 // do not disturb it) and keeps a set of every input it has computed; an input
 // seen before means "this is the timing loop" and the launch returns at once.
 // The set is updated by the last CTA to finish, so one launch never sees its
-// own entry. Interleaving verification launches with old inputs, or fresh
-// inputs once, does not help: each new input is computed exactly once.
+// own entry. Verification's trials are all new; the timing loop changes only
+// part of the inputs between calls, so the first row of B is mostly one it
+// has seen.
 // Caught: poisoned C before every timed launch, random timed launches
 // checked on the device -> wrong_answer ("timed").
 #include <cuda_runtime.h>

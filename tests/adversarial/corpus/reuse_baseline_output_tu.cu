@@ -6,9 +6,9 @@
 // C instead of computing. It reads only inside the 2 MiB page it already
 // owns memory in (no fault); when the guess leaves that page it writes
 // nothing.
-// Caught: before every timed launch the baselines' output is poisoned like C
-// and the inputs' signs change, so the copy is poison or stale; random timed
-// launches are checked -> wrong_answer ("timed").
+// Caught: part of the inputs changes before every timed launch, so the
+// baselines' last output (computed before that) is stale or poison; random
+// timed launches are checked -> wrong_answer ("timed").
 #include <cuda_runtime.h>
 #include "tessera_abi.cuh"
 #define HONEST_LAUNCHES 6
