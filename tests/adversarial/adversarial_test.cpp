@@ -111,6 +111,9 @@ TEST(AdversarialCorpus, EveryKernelCaughtAndHarnessSurvives) {
     rows.push_back({&e, r.status, r.reason, r.cold.median_us});
     const std::string mismatch = verdict_mismatch(e, r.status, r.reason);
     EXPECT_EQ(mismatch, "") << (e.gap.empty() ? "" : "known gap: " + e.gap);
+    if (r.status == Status::ok) {
+      EXPECT_EQ(unguarded_ok(r, eo.hot), "") << e.file;
+    }
     unexpected += !mismatch.empty();
     (r.status == Status::ok ? paid : caught) += 1;
   }

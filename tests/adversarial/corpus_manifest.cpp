@@ -87,6 +87,13 @@ std::string verdict_mismatch(const CorpusEntry& e, Status status, const std::str
   return fmt::format("{}: expected {}, got {}: {}", e.file, want, to_string(status), reason);
 }
 
+std::string unguarded_ok(const EvalResult& r, bool hot) {
+  const auto& i = r.integrity;
+  if (i.timed_calls == 0 || i.checked_calls == 0 || !i.inputs_refreshed) return "its cold timing was not guarded";
+  if (hot && i.checked_hot_replays == 0) return "no hot replay was checked";
+  return {};
+}
+
 std::string text_table(const std::vector<TableRow>& rows) {
   std::string out = fmt::format("{:<34} {:<30} {:<14} {}\n", "class", "file", "status", "reason");
   for (const auto& r : rows) {

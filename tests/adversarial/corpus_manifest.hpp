@@ -49,6 +49,11 @@ struct TableRow {
   double cold_us = 0;  // the paid time, when the status is ok
 };
 
+// Empty when an ok result's timed calls were really guarded (poisoned,
+// inputs refreshed, some checked; a hot replay checked when `hot`), else
+// what was missing: an ok that counts, not one from protection turned off.
+std::string unguarded_ok(const EvalResult& r, bool hot);
+
 // One line per kernel (class, file, status, reason), for the test's output.
 std::string text_table(const std::vector<TableRow>& rows);
 // The same as a Markdown table with how each kernel is caught.

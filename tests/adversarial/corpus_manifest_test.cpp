@@ -50,6 +50,21 @@ TEST(CorpusManifest, TablesHaveOneRowPerKernelAndEscapeCells) {
   EXPECT_NE(text_table(rows).find("k.cu"), std::string::npos);
 }
 
+TEST(CorpusManifest, AnOkCountsOnlyWhenItsTimedCallsWereGuarded) {
+  EvalResult r;
+  r.status = Status::ok;
+  EXPECT_NE(unguarded_ok(r, false), "");
+  r.integrity.timed_calls = 40;
+  r.integrity.checked_calls = 5;
+  r.integrity.inputs_refreshed = true;
+  EXPECT_EQ(unguarded_ok(r, false), "");
+  EXPECT_NE(unguarded_ok(r, true), "") << "hot timing ran, so a replay must have been checked";
+  r.integrity.checked_hot_replays = 3;
+  EXPECT_EQ(unguarded_ok(r, true), "");
+  r.integrity.inputs_refreshed = false;
+  EXPECT_NE(unguarded_ok(r, true), "");
+}
+
 TEST(CorpusManifest, ReadsTheShippedManifest) {
   const Manifest m = load_manifest(adversarial_dir() / "manifest.json");
   EXPECT_FALSE(m.kernels.empty());
