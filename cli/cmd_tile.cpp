@@ -1,6 +1,7 @@
 // `tessera tile`: the tile compiler from the command line (docs/tile.md).
 //   emit CONFIG --shape MxNxK      print the generated CUDA source
-//   list [--shape] [--limit N]     legal configs of the default space (seeds first)
+//   list [--shape] [--limit N]     legal configs of the default space (seeds first);
+//        --model                   the cost model's order instead, with its predictions
 //   check CONFIG --shape           legality with its reason
 //   eval CONFIG --shape            compile, verify and time through the harness
 //   tune --shape --budget N        exhaustive or seeded-random search through the harness
@@ -18,6 +19,7 @@
 #include "cli/tile_args.hpp"
 #include "harness/core/error.hpp"
 #include "harness/tile/config.hpp"
+#include "harness/tile/cost_model.hpp"
 #include "harness/tile/emit.hpp"
 #include "harness/tile/legality.hpp"
 #include "harness/tile/space.hpp"
@@ -60,8 +62,39 @@ std::vector<tile::Config> listing(const TileArgs& a, const Task& task, const til
   return out;
 }
 
+// The cost model's order (what `tile tune` measures first), with what it predicts.
+void cmd_list_model(const TileArgs& a, const Task& task) {
+  const tile::Limits limits = limits_of(a);
+  std::vector<tile::Ranked> ranked;
+  for (auto& r : tile::rank_configs(task, limits, std::size_t(-1)))
+    if (ranked.size() < a.limit && search::in_backend(r.config, a.backend)) ranked.push_back(std::move(r));
+  if (a.json) {
+    nlohmann::json j = nlohmann::json::array();
+    for (const auto& r : ranked) {
+      const auto& p = r.prediction;
+      j.push_back({{"name", tile::name(r.config)}, {"config", tile::to_json(r.config)},
+                   {"prediction", {{"time_us", p.time_us}, {"bound", p.bound}, {"tiles", p.tiles}, {"ctas", p.ctas},
+                                   {"ctas_per_sm", p.ctas_per_sm}, {"waves", p.waves},
+                                   {"tail_efficiency", p.tail_efficiency}, {"pad_efficiency", p.pad_efficiency},
+                                   {"bytes_per_flop", p.bytes_per_flop}, {"compute_us", p.compute_us},
+                                   {"memory_us", p.memory_us}, {"overhead_us", p.overhead_us}}}});
+    }
+    fmt::print("{}\n", j.dump(2));
+    return;
+  }
+  for (const auto& r : ranked) {
+    const auto& p = r.prediction;
+    fmt::print("{:<70} {:>9.2f} µs  {:<7} {:>5} CTAs  {} waves  tail {:.2f}  pad {:.2f}\n", tile::name(r.config),
+               p.time_us, p.bound, p.ctas, p.waves, p.tail_efficiency, p.pad_efficiency);
+  }
+  fmt::print("the cost model's first {} configs for {} on {} ({} SMs, {:.0f} TFLOP/s, {:.0f} GB/s: predictions, not "
+             "measurements)\n",
+             ranked.size(), task.id(), limits.arch, limits.sm_count, limits.peak_tflops, limits.dram_gbps);
+}
+
 void cmd_list(const TileArgs& a) {
   const Task task = task_of(a);
+  if (a.model) return cmd_list_model(a, task);
   const auto configs = listing(a, task, limits_of(a), a.limit);
   if (a.json) {
     nlohmann::json j = nlohmann::json::array();
@@ -107,6 +140,7 @@ void setup(CLI::App& root) {
   list->add_option("--limit", args->limit, "at most this many")->capture_default_str();
   list->add_option("--backend", args->backend, "only mma_sync or wgmma_tma");
   list->add_option("--smem", args->smem_optin, "opt-in shared memory per block (bytes)")->capture_default_str();
+  list->add_flag("--model", args->model, "the cost model's order (what tune measures first) with its predictions");
   list->callback([args] { cmd_list(*args); });
 
   auto* check = tile->add_subcommand("check", "is a config legal for a shape (and why not)");

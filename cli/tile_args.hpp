@@ -30,6 +30,7 @@ struct TileArgs {
   std::string backend;  // list/tune: only this backend (mma_sync | wgmma_tma); empty = all
   bool json = false;
   bool compile_only = false;
+  bool model = false;  // list: the cost model's order
 };
 
 Task task_of(const TileArgs& a);

@@ -66,32 +66,44 @@ double geomean(const std::vector<TileTuneOutcome>& outs, int& counted) {
   return counted ? std::exp(log_sum / counted) : 0.0;
 }
 
+// The cost model against the sweep: its first pick predicted / measured, and
+// the winner's rank in its order with its predicted / measured time.
+std::string model_cells(const search::ModelCheck& m) {
+  if (!m.ranked) return "| | ";
+  const auto us = [](double v) { return v > 0 ? fmt::format("{:.2f}", v) : std::string("failed"); };
+  const std::string first = fmt::format("{} / {}", us(m.first_pick_predicted_us), us(m.first_pick_measured_us));
+  if (m.winner_rank == 0) return fmt::format("| {} | ", first);
+  return fmt::format("| {} | {} ({} / {}) ", first, m.winner_rank, us(m.winner_predicted_us), us(m.winner_measured_us));
+}
+
 std::string markdown_table(const std::vector<TileTuneOutcome>& outs, const std::string& device) {
   std::string md = fmt::format(
       "Device: {}. Cold-L2 kernel GPU time (CUPTI), the winner re-measured once after the sweep; speedup = best "
-      "cuBLAS/cuBLASLt baseline / kernel, both from that same run.\n\n"
+      "cuBLAS/cuBLASLt baseline / kernel, both from that same run. Model: the cost model's first pick, predicted / "
+      "measured µs (sweep), and the winner's rank in the model's order (predicted / measured µs).\n\n"
       "| shape | layout | best config | µs | TFLOP/s | % of peak | speedup | best baseline (µs) | bottleneck | "
-      "evaluated (failed) |\n|---|---|---|---|---|---|---|---|---|---|\n",
+      "evaluated (failed) | model #1 µs | winner's model rank |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n",
       device);
   for (const auto& o : outs) {
+    const std::string model = model_cells(o.model) + "|\n";
     if (!o.confirmed()) {
-      md += fmt::format("| {} | {} | {} | | | | | | | {} ({}) |\n", shape_of(o.task), to_string(o.task.layout),
+      md += fmt::format("| {} | {} | {} | | | | | | | {} ({}) {}", shape_of(o.task), to_string(o.task.layout),
                         o.evaluated.empty() || o.evaluated.front().result.status != Status::compiled
                             ? "(none ok)"
                             : "(compile-only: not timed)",
-                        o.evaluated.size(), o.failures);
+                        o.evaluated.size(), o.failures, model);
       continue;
     }
     const auto& r = o.best().result;
     if (r.status != Status::ok) {
-      md += fmt::format("| {} | {} | `{}` | confirmation {}: {} | | | | | | {} ({}) |\n", shape_of(o.task),
+      md += fmt::format("| {} | {} | `{}` | confirmation {}: {} | | | | | | {} ({}) {}", shape_of(o.task),
                         to_string(o.task.layout), o.best().name, to_string(r.status), r.reason, o.evaluated.size(),
-                        o.failures);
+                        o.failures, model);
     } else {
-      md += fmt::format("| {} | {} | `{}` | {:.2f} | {:.1f} | {:.1f} | {:.3f}x | {} ({:.2f}) | {} | {} ({}) |\n",
+      md += fmt::format("| {} | {} | `{}` | {:.2f} | {:.1f} | {:.1f} | {:.3f}x | {} ({:.2f}) | {} | {} ({}) {}",
                         shape_of(o.task), to_string(o.task.layout), o.best().name, r.cold.median_us, r.tflops,
                         100.0 * r.peak_fraction, r.speedup, r.best_baseline, r.best_baseline_us,
-                        search::bottleneck(r.counters), o.evaluated.size(), o.failures);
+                        search::bottleneck(r.counters), o.evaluated.size(), o.failures, model);
     }
   }
   int counted = 0;
@@ -109,6 +121,15 @@ nlohmann::json outcomes_json(const std::vector<TileTuneOutcome>& outs, int top) 
     for (int i = 0; i < int(o.evaluated.size()) && i < top; ++i)
       best.push_back({{"name", o.evaluated[i].name}, {"result", o.evaluated[i].result}});
     t["top"] = best;
+    const auto& m = o.model;
+    if (m.ranked)
+      t["model"] = {{"first_pick", m.first_pick},
+                    {"first_pick_predicted_us", m.first_pick_predicted_us},
+                    {"first_pick_measured_us", m.first_pick_measured_us},
+                    {"winner_rank", m.winner_rank},
+                    {"winner_predicted_us", m.winner_predicted_us},
+                    {"winner_measured_us", m.winner_measured_us},
+                    {"from_model", m.from_model}};
     if (o.confirmed()) t["confirmed"] = {{"name", o.best().name}, {"config", tile::to_json(o.best().config)}, {"result", o.best().result}};
     nlohmann::json again = nlohmann::json::array();
     for (const auto& c : o.confirmations) again.push_back({{"name", c.name}, {"result", c.result}});
@@ -172,6 +193,17 @@ void cmd_tune(const TuneArgs& a) {
                o.failures);
     for (int i = 0; i < int(o.evaluated.size()) && i < a.top; ++i)
       print_result_line(o.evaluated[i].name, o.evaluated[i].result);
+    if (o.model.ranked) {
+      const auto& m = o.model;
+      fmt::print("cost model: first pick {} predicted {:.2f} µs, measured {}; {} of the configs from its order",
+                 m.first_pick, m.first_pick_predicted_us,
+                 m.first_pick_measured_us > 0 ? fmt::format("{:.2f} µs", m.first_pick_measured_us) : "not ok",
+                 m.from_model);
+      if (m.winner_rank > 0)
+        fmt::print("; the winner is its #{} (predicted {:.2f} µs, measured {:.2f} µs)", m.winner_rank,
+                   m.winner_predicted_us, m.winner_measured_us);
+      fmt::print("\n");
+    }
     if (o.confirmed()) {
       fmt::print("the fastest {} re-measured with the baselines interleaved and counters (winner's bottleneck: {}):\n",
                  o.confirmations.size(), search::bottleneck(o.best().result.counters));

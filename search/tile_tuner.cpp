@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/core/error.hpp"
+#include "harness/tile/cost_model.hpp"
 #include "harness/tile/emit.hpp"
 #include "harness/detail/thread_pool.hpp"
 
@@ -54,9 +55,13 @@ public:
       out.plan = "exhaustive";
       measure(all);
     } else {
-      out.plan = "explore + refine";
+      out.plan = "model + explore + refine";
+      for (auto& r : tile::rank_configs(task_, limits_, std::size_t(-1)))
+        if (in_backend(r.config, o_.backend)) model_.push_back(std::move(r));
+      // The model's first picks always run; refine gets its share of the rest.
       const int refine = std::clamp(int(std::lround(o_.budget * o_.refine)), 0, o_.budget - 1);
-      measure(explore_plan(space, o_.budget - refine));
+      const int explore = std::max(o_.budget - refine, std::min(o_.budget, kModelFirst));
+      measure(explore_plan(space, explore));
       while (int(done_.size()) < o_.budget) {
         auto next = refine_plan(space, o_.budget - int(done_.size()));
         if (next.empty()) break;
@@ -64,6 +69,7 @@ public:
       }
     }
     std::stable_sort(done_.begin(), done_.end(), faster);
+    if (!model_.empty()) out.model = model_check();
     out.failures = int(std::count_if(done_.begin(), done_.end(), [](const TunedConfig& e) {
       return e.result.status != Status::ok && e.result.status != Status::compiled;
     }));
@@ -82,16 +88,50 @@ public:
   }
 
 private:
+  // The model's top kModelFirst, then its next picks and seeded-random
+  // samples in turn (samples find what the model undervalues), then the
+  // seeds (the model has ranked them among its own).
   std::vector<tile::Config> explore_plan(const tile::Space& space, int n) {
     std::vector<tile::Config> out;
-    for (const auto& c : tile::seeds(task_, limits_))
-      if (int(out.size()) < n && in_backend(c, o_.backend) && seen_.insert(tile::name(c)).second) out.push_back(c);
-    for (int misses = 0; int(out.size()) < n && misses < 50 * n;) {
+    auto next_model = [&] {
+      for (; next_model_ < model_.size(); ++next_model_)
+        if (seen_.insert(tile::name(model_[next_model_].config)).second) {
+          out.push_back(model_[next_model_++].config);
+          ++from_model_;
+          return true;
+        }
+      return false;
+    };
+    while (int(out.size()) < std::min(n, kModelFirst) && next_model()) {
+    }
+    int misses = 0;
+    for (bool model_turn = true; int(out.size()) < n && misses < 50 * n; model_turn = !model_turn) {
+      if (model_turn && next_model()) continue;
       const auto c = tile::sample(space, task_, limits_, rng_);
       if (c && seen_.insert(tile::name(*c)).second) out.push_back(*c);
       else ++misses;
     }
+    for (const auto& c : tile::seeds(task_, limits_))
+      if (int(out.size()) < n && in_backend(c, o_.backend) && seen_.insert(tile::name(c)).second) out.push_back(c);
     return out;
+  }
+
+  ModelCheck model_check() const {
+    ModelCheck m;
+    m.ranked = true;
+    m.from_model = from_model_;
+    const auto& first = model_.front();
+    m.first_pick = tile::name(first.config);
+    m.first_pick_predicted_us = first.prediction.time_us;
+    for (const auto& e : done_)
+      if (e.name == m.first_pick && e.result.status == Status::ok) m.first_pick_measured_us = e.result.cold.median_us;
+    if (!done_.empty() && done_.front().result.status == Status::ok) {
+      const auto& w = done_.front();
+      m.winner_rank = tile::model_rank(model_, w.config, task_, limits_);
+      m.winner_predicted_us = tile::predict(w.config, task_, limits_).time_us;
+      m.winner_measured_us = w.result.cold.median_us;
+    }
+    return m;
   }
 
   // Unseen one-knob neighbours of the fastest configs so far, shuffled; at
@@ -151,6 +191,9 @@ private:
   EvalOptions opt_;
   std::set<std::string> seen_;
   std::vector<TunedConfig> done_;
+  std::vector<tile::Ranked> model_;  // the cost model's order (of the backend asked for)
+  std::size_t next_model_ = 0;
+  int from_model_ = 0;
   double best_speedup_ = 0;
   double best_us_ = 0;
 };

@@ -1,9 +1,13 @@
 #pragma once
 // A plain search over the tile space through the harness (`tessera tile tune`):
 // per task, every legal config when the space fits the budget; otherwise the
-// seeds plus seeded-random samples (explore), then rounds of untried one-knob
-// neighbours of the fastest configs so far (refine). The configs of a batch
-// are measured one at a time while a thread pool compiles the ones after them.
+// cost model's best configs first (tile/cost_model.hpp: the first
+// kModelFirst measured are its top picks), then more of its order and
+// seeded-random samples (explore), then rounds of untried one-knob neighbours
+// of the fastest configs so far (refine). The configs of a batch are measured
+// one at a time while a thread pool compiles the ones after them. The outcome
+// says how close the model came: the winner's rank in its order and its
+// predicted against measured times.
 //
 // The sweep ranks configs by their own cold kernel time, so by default it does
 // not time the cuBLAS/cuBLASLt baselines (in a 512^3 evaluation they took 119 ms
@@ -39,15 +43,30 @@ struct TileTuneOptions {
   std::string backend;         // "" = every backend of the space, else mma_sync | wgmma_tma
 };
 
+inline constexpr int kModelFirst = 8;  // the first configs a tune measures are the model's best
+
 struct TunedConfig {
   std::string name;
   tile::Config config;
   EvalResult result;
 };
 
+// How the cost model's order compared with the measurements of one tune.
+struct ModelCheck {
+  bool ranked = false;                // the model ranked this task's configs (not in an exhaustive tune)
+  std::string first_pick;             // the model's first config
+  double first_pick_predicted_us = 0;
+  double first_pick_measured_us = 0;  // the sweep's cold time; 0 when it did not run ok
+  int winner_rank = 0;                // the sweep winner's 1-based rank in the model's order (0: no winner)
+  double winner_predicted_us = 0;
+  double winner_measured_us = 0;      // the sweep's cold time of the winner
+  int from_model = 0;                 // configs of the sweep taken from the model's order
+};
+
 struct TileTuneOutcome {
   Task task;
-  std::string plan;                  // "exhaustive" or "explore + refine"
+  std::string plan;                  // "exhaustive" or "model + explore + refine"
+  ModelCheck model;
   std::vector<TunedConfig> evaluated;  // fastest first (ok before the rest)
   int failures = 0;                  // evaluated configs neither ok nor compiled
   std::vector<TunedConfig> confirmations;  // the sweep's fastest ok configs re-measured, in sweep order

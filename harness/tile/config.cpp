@@ -34,22 +34,31 @@ const char* store_code(EpilogueStore s) {
 }
 }  // namespace
 
+namespace {
+constexpr const char* kSwapAbTag = "swapab_";  // before the epilogue in a swap-AB config's name
+
+char schedule_code(const Config& c) {
+  if (c.persistent) return c.stream_k ? 's' : 'p';
+  return c.inline_producer ? 'i' : 't';
+}
+}  // namespace
+
 std::string name(const Config& c) {
-  return fmt::format("{}{}x{}x{}_g{}x{}_s{}p{}_{}_d{}_{}_{}_r{}_k{}{}_{}_c{}x{}_{}",
+  return fmt::format("{}{}x{}x{}_g{}x{}_s{}p{}_{}_d{}_{}_{}_r{}_k{}{}_{}_c{}x{}_{}{}",
                      c.backend == Backend::mma_sync ? 'm' : 'w', c.bm, c.bn, c.bk, c.warps_m, c.warps_n,
                      c.stages, c.prefetch, c.load_order == LoadOrder::paired ? "pa" : "st",
                      c.reg_double_buffer ? 1 : 0, c.smem_layout == SmemLayout::pad ? "pd" : "sw",
                      store_code(c.epilogue_store), c.raster, c.split_k,
-                     c.split_k_mode == SplitKMode::serial ? 's' : 'a',
-                     c.persistent ? 'p' : c.inline_producer ? 'i' : 't', c.cluster_m, c.cluster_n, tessera::to_string(c.epilogue));
+                     c.split_k_mode == SplitKMode::serial ? 's' : 'a', schedule_code(c), c.cluster_m, c.cluster_n,
+                     c.swap_ab ? kSwapAbTag : "", tessera::to_string(c.epilogue));
 }
 
 Config parse_name(const std::string& text) {
   Config c;
   char backend = 0, persistent = 0, split_mode = 0;
-  char load[3] = {}, smem[3] = {}, store[3] = {}, epi[16] = {};
+  char load[3] = {}, smem[3] = {}, store[3] = {}, epi[32] = {};
   int dbuf = 0, consumed = 0;
-  const int got = std::sscanf(text.c_str(), "%c%dx%dx%d_g%dx%d_s%dp%d_%2[a-z]_d%d_%2[a-z]_%2[a-z]_r%d_k%d%c_%c_c%dx%d_%15[a-z_]%n",
+  const int got = std::sscanf(text.c_str(), "%c%dx%dx%d_g%dx%d_s%dp%d_%2[a-z]_d%d_%2[a-z]_%2[a-z]_r%d_k%d%c_%c_c%dx%d_%31[a-z_]%n",
                               &backend, &c.bm, &c.bn, &c.bk, &c.warps_m, &c.warps_n, &c.stages, &c.prefetch, load,
                               &dbuf, smem, store, &c.raster, &c.split_k, &split_mode, &persistent, &c.cluster_m, &c.cluster_n,
                               epi, &consumed);
@@ -62,11 +71,15 @@ Config parse_name(const std::string& text) {
   c.smem_layout = std::string(smem) == "pd" ? SmemLayout::pad : SmemLayout::swizzle;
   const std::string st(store);
   c.epilogue_store = st == "es" ? EpilogueStore::staged : st == "et" ? EpilogueStore::tma : EpilogueStore::direct;
-  if (persistent != 't' && persistent != 'p' && persistent != 'i') bad();
-  c.persistent = persistent == 'p';
+  if (persistent != 't' && persistent != 'p' && persistent != 's' && persistent != 'i') bad();
+  c.persistent = persistent == 'p' || persistent == 's';
+  c.stream_k = persistent == 's';
   c.inline_producer = persistent == 'i';
+  std::string epilogue(epi);
+  c.swap_ab = epilogue.rfind(kSwapAbTag, 0) == 0;
+  if (c.swap_ab) epilogue.erase(0, std::string(kSwapAbTag).size());
   try {
-    c.epilogue = parse_epilogue(epi);
+    c.epilogue = parse_epilogue(epilogue);
   } catch (const Error&) {
     bad();
   }
@@ -91,7 +104,9 @@ nlohmann::json to_json(const Config& c) {
           {"split_k", c.split_k},
           {"split_k_mode", to_string(c.split_k_mode)},
           {"persistent", c.persistent},
+          {"stream_k", c.stream_k},
           {"inline_producer", c.inline_producer},
+          {"swap_ab", c.swap_ab},
           {"cluster_m", c.cluster_m},
           {"cluster_n", c.cluster_n},
           {"epilogue", tessera::to_string(c.epilogue)}};
@@ -153,6 +168,8 @@ Config from_json(const nlohmann::json& j, const Config& base) {
     else if (key == "split_k_mode") c.split_k_mode = get_enum(v, key, "serial", SplitKMode::serial, "parallel", SplitKMode::parallel);
     else if (key == "persistent") c.persistent = get_bool(v, key);
     else if (key == "inline_producer") c.inline_producer = get_bool(v, key);
+    else if (key == "stream_k") c.stream_k = get_bool(v, key);
+    else if (key == "swap_ab") c.swap_ab = get_bool(v, key);
     else if (key == "cluster_m") c.cluster_m = get_int(v, key);
     else if (key == "cluster_n") c.cluster_n = get_int(v, key);
     else if (key == "epilogue") c.epilogue = parse_epilogue(get_str(v, key));
@@ -160,6 +177,7 @@ Config from_json(const nlohmann::json& j, const Config& base) {
   }
   // One schedule letter in the name holds both: keep names unique.
   if (c.persistent && c.inline_producer) fail_bad_input("tile config: persistent and inline_producer are exclusive");
+  if (c.stream_k && !c.persistent) fail_bad_input("tile config: stream_k needs persistent (stream-K is a persistent schedule)");
   return c;
 }
 

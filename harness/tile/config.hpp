@@ -51,6 +51,17 @@ struct Config {
   int split_k = 1;  // split-K through an fp32 workspace (grid.z = split_k)
   SplitKMode split_k_mode = SplitKMode::serial;
   bool persistent = false;  // one CTA per SM looping over tiles
+  // Persistent only: stream-K. The CTAs share out the k-iterations of the
+  // last one or two waves' worth of tiles evenly (the tiles before those go
+  // whole, round-robin), and the CTAs that share a tile add their partial
+  // sums in an fp32 workspace; the last to arrive writes C. Schedule letter 's'.
+  bool stream_k = false;
+  // wgmma_tma, TN: compute C^T = B A^T, so that N feeds the MMA's M (64-row
+  // granules) and M feeds its N (8-column granules). bm x bn is then the tile
+  // of C^T: bm columns of C by bn rows of C. Small or odd M wastes at most 7
+  // rows of work per tile instead of up to 63 (the padding goes to a multiple
+  // of 8, not of the tile). Name suffix 'swapab' before the epilogue.
+  bool swap_ab = false;
   // wgmma_tma, one consumer warpgroup: no producer warpgroup; thread 0 of the
   // consumer issues the TMA loads (all of them up front when they fit in the
   // stages, else each as a stage is released). Fewer threads to launch; the
@@ -70,8 +81,9 @@ std::string to_string(EpilogueStore s);
 std::string to_string(SplitKMode m);
 
 // Stable short name, e.g. "w128x256x64_g2x1_s4p4_pa_d1_sw_ed_r8_k1s_t_c1x1_none".
-// The schedule letter after the split-K field is t (tiled), p (persistent) or
-// i (tiled, inline producer).
+// The schedule letter after the split-K field is t (tiled), p (persistent),
+// s (persistent stream-K) or i (tiled, inline producer); swap-AB configs carry
+// "swapab_" before the epilogue.
 // Every field appears, so two different configs never share a name.
 std::string name(const Config& c);
 // Parses a name back (bad_input on anything malformed).

@@ -19,6 +19,8 @@ constexpr int kWarpgroupRows = 64;     // wgmma m64
 constexpr int kMaxWgmmaN = 256;
 constexpr int kMaxTmaBox = 256;
 constexpr int kMaxWgmmaCluster = 4;
+constexpr int kThreadsPerSm = 2048;
+constexpr int kMaxPersistentMmaSyncCtas = 2;
 
 bool pow2(int x) { return x > 0 && (x & (x - 1)) == 0; }
 
@@ -49,6 +51,7 @@ Legality check_common(const Config& c, const Task& t) {
     return no("split_k_mode parallel needs split_k > 1");
   if (c.split_k > 1 && c.persistent)
     return no("split_k > 1 and persistent are exclusive (serial split-K waits on other CTAs' tiles)");
+  if (c.stream_k && !c.persistent) return no("stream_k needs persistent (stream-K is a persistent schedule)");
   if (c.raster < 0 || c.raster > kMaxRaster) return no(fmt::format("raster {} out of range [0, {}]", c.raster, kMaxRaster));
   return {};
 }
@@ -57,6 +60,7 @@ Legality check_mma_sync(const Config& c, const Task& t, const Limits& lim) {
   if (arch_number(lim.arch) < 80) return no(fmt::format("mma_sync needs sm_80 or later, target is {}", lim.arch));
   if (c.cluster_m != 1 || c.cluster_n != 1) return no("clusters are a wgmma_tma feature (mma_sync needs cluster 1x1)");
   if (c.inline_producer) return no("inline_producer is a wgmma_tma feature (mma_sync has no producer warps)");
+  if (c.swap_ab) return no("swap_ab is a wgmma_tma feature");
   if (c.bk != 16 && c.bk != 32 && c.bk != 64) return no(fmt::format("mma_sync bk {} not in {{16, 32, 64}}", c.bk));
   if (c.epilogue_store == EpilogueStore::tma) return no("the TMA store epilogue is a wgmma_tma feature");
   if (c.bn % 16) return no(fmt::format("mma_sync bn {} must be a multiple of 16", c.bn));
@@ -95,8 +99,9 @@ Legality check_wgmma(const Config& c, const Task& t, const Limits& lim) {
   if (c.bm > kMaxTmaBox || c.bn > kMaxTmaBox) return no("wgmma_tma tile dims must be <= 256 (TMA box limit)");
   if (c.bm % c.warps_m || c.bn % c.warps_n) return no("block tile not divisible by the warpgroup layout");
   const int wm = c.bm / c.warps_m, wn = c.bn / c.warps_n;
-  if (wm % kWarpgroupRows || wm > 2 * kWarpgroupRows)
-    return no(fmt::format("warpgroup tile rows {} must be 64 or 128", wm));
+  // A warpgroup runs wm / 64 m64 wgmmas per k16 step (192 and 256 rows within
+  // the accumulator budget below, e.g. 192 x 64 or 256 x 32).
+  if (wm % kWarpgroupRows) return no(fmt::format("warpgroup tile rows {} must be a multiple of 64", wm));
   if (wn % 8 || wn > kMaxWgmmaN) return no(fmt::format("warpgroup tile cols {} must be a multiple of 8 and <= 256", wn));
   // Every stage's B tile starts where the previous one ends: it must keep the
   // 1024-byte alignment of the swizzled TMA destinations and wgmma descriptors.
@@ -124,6 +129,13 @@ Legality check_wgmma(const Config& c, const Task& t, const Limits& lim) {
       return no(fmt::format("grid {}x{} tiles is not divisible by cluster {}x{}", tiles_n(c, t), tiles_m(c, t),
                             c.cluster_n, c.cluster_m));
   }
+  if (c.swap_ab) {
+    // C^T = B A^T needs both operands K-major (TN), and the transposed
+    // epilogue goes through registers or a staging tile, not the TMA store.
+    if (t.layout != Layout::TN) return no("swap_ab needs layout TN (both operands K-major)");
+    if (cluster > 1) return no("swap_ab needs cluster 1x1");
+    if (c.epilogue_store == EpilogueStore::tma) return no("swap_ab stores C^T tiles directly or staged, not by TMA");
+  }
   if (c.inline_producer) {
     // Thread 0 refills a stage once all four warps of the one consumer released it.
     if (consumers(c) != 1) return no("inline_producer needs one consumer warpgroup (warps 1x1)");
@@ -150,8 +162,21 @@ int arch_number(const std::string& arch) {
   return v;
 }
 
-int tiles_m(const Config& c, const Task& t) { return c.bm > 0 ? int((t.m + c.bm - 1) / c.bm) : 0; }
-int tiles_n(const Config& c, const Task& t) { return c.bn > 0 ? int((t.n + c.bn - 1) / c.bn) : 0; }
+std::int64_t mma_rows(const Config& c, const Task& t) { return c.swap_ab ? t.n : t.m; }
+std::int64_t mma_cols(const Config& c, const Task& t) { return c.swap_ab ? t.m : t.n; }
+int tiles_m(const Config& c, const Task& t) { return c.bm > 0 ? int((mma_rows(c, t) + c.bm - 1) / c.bm) : 0; }
+int tiles_n(const Config& c, const Task& t) { return c.bn > 0 ? int((mma_cols(c, t) + c.bn - 1) / c.bn) : 0; }
+int stream_k_partial_slots(const Config& c, const Task& t) {
+  if (!c.stream_k) return 0;
+  // Two per CTA that can have work (schedule.inc: streamk_partial_slot).
+  const long long iterations = 1LL * tiles_m(c, t) * tiles_n(c, t) * k_tiles(c, t);
+  return 2 * static_cast<int>(std::min<long long>(kStreamKMaxCtas, iterations));
+}
+int stream_k_shared_tiles(const Config& c, const Task& t) {
+  if (!c.stream_k) return 0;
+  // The shared part holds fewer than two CTAs' worth of tiles (schedule.inc).
+  return std::min(tiles_m(c, t) * tiles_n(c, t), 2 * kStreamKMaxCtas - 1);
+}
 int k_tiles(const Config& c, const Task& t) { return c.bk > 0 ? int((t.k + c.bk - 1) / c.bk) : 0; }
 
 int dynamic_smem_bytes(const Config& c, const Task& t) {
@@ -159,7 +184,9 @@ int dynamic_smem_bytes(const Config& c, const Task& t) {
     const int stage = (c.bm + c.bn) * c.bk * kHalfBytes;
     const int barriers = 2 * c.stages * kBarrierBytes;
     const int wm = c.bm / std::max(1, c.warps_m), wn = c.bn / std::max(1, c.warps_n);
-    const int staging = c.epilogue_store == EpilogueStore::staged ? consumers(c) * wm * (wn + kPadHalves) * kHalfBytes
+    // Staged: per consumer, its tile with padded rows (swap-AB: transposed, wn rows of wm + pad).
+    const int staged_tile = c.swap_ab ? wn * (wm + kPadHalves) : wm * (wn + kPadHalves);
+    const int staging = c.epilogue_store == EpilogueStore::staged ? consumers(c) * staged_tile * kHalfBytes
                         : c.epilogue_store == EpilogueStore::tma ? consumers(c) * wm * wn * kHalfBytes
                                                                  : 0;
     return kSmemAlignSlack + c.stages * stage + barriers + staging;
@@ -173,11 +200,15 @@ int dynamic_smem_bytes(const Config& c, const Task& t) {
 }
 
 unsigned long long workspace_bytes(const Config& c, const Task& t) {
-  if (c.split_k <= 1) return 0;
-  // One fp32 partial tile plus one semaphore per tile (per consumer warpgroup for wgmma).
+  if (c.split_k <= 1 && !c.stream_k) return 0;
+  // Split-K: one fp32 partial tile plus one semaphore per tile. Stream-K: the
+  // partial slots, then a semaphore per tile it can share out. Semaphores are
+  // per consumer warpgroup for wgmma.
   const unsigned long long tiles = (unsigned long long)tiles_m(c, t) * tiles_n(c, t);
-  const unsigned long long sems = c.backend == Backend::wgmma_tma ? tiles * consumers(c) : tiles;
-  return tiles * c.bm * c.bn * kFloatBytes + sems * kFloatBytes;
+  const unsigned long long slots = c.stream_k ? stream_k_partial_slots(c, t) : tiles;
+  const unsigned long long shared = c.stream_k ? stream_k_shared_tiles(c, t) : tiles;
+  const unsigned long long sems = c.backend == Backend::wgmma_tma ? shared * consumers(c) : shared;
+  return slots * c.bm * c.bn * kFloatBytes + sems * kFloatBytes;
 }
 
 Legality legality(const Config& c, const Task& t, const Limits& lim) {
@@ -196,7 +227,20 @@ Limits with_device(Limits base, const DeviceSummary& dev) {
   if (!dev.arch.empty()) base.arch = dev.arch;
   if (dev.smem_per_block_optin > 0) base.smem_optin_bytes = dev.smem_per_block_optin;
   if (dev.sm_count > 0) base.sm_count = dev.sm_count;
+  if (dev.peak_tflops > 0) base.peak_tflops = dev.peak_tflops;
+  if (dev.l2_bytes > 0) base.l2_bytes = dev.l2_bytes;
+  if (dev.sm_clock_mhz > 0) base.sm_clock_mhz = dev.sm_clock_mhz;
   return base;
+}
+
+int persistent_ctas_per_sm(const Config& c, const Task& t) {
+  if (!c.persistent) return 0;
+  if (c.backend == Backend::wgmma_tma) return 1;
+  // mma_sync never waits on another CTA (stream-K's fix-up does not either),
+  // so an estimate is enough: what fits by shared memory and threads.
+  const int by_smem = kH100SmemPerSmBytes / std::max(1, dynamic_smem_bytes(c, t) + kSmemAlignSlack);
+  const int by_threads = kThreadsPerSm / std::max(1, c.threads());
+  return std::clamp(std::min(by_smem, by_threads), 1, kMaxPersistentMmaSyncCtas);
 }
 
 }  // namespace tessera::tile

@@ -22,12 +22,29 @@ inline constexpr int kMinStages = 2;
 // 16, not 8: a 64x32 CTA of 4096x64x1024 holds all 16 of its k-tiles in flight
 // (192 KiB) and ran 6.75 us against 7.01 us with 8 stages (H100, scripts/tile_ab.sh).
 inline constexpr int kMaxStages = 16;
+// Stream-K works with at most this many CTAs (two per SM of a 132-SM Hopper);
+// the CTAs of a larger grid beyond it exit at once. It bounds the workspace.
+inline constexpr int kStreamKMaxCtas = 264;
+
+// What the cost model assumes of a device that does not report it: the H200
+// the project measures on (132 SMs as the H100; cuBLAS's best dense fp16
+// rate and a device-to-device copy, both measured there).
+inline constexpr double kH200PeakTflops = 770.0;        // dense fp16 x fp16 -> fp32 (TFLOP/s), cuBLAS at its best
+inline constexpr double kH200DramGBps = 4300.0;         // copy bandwidth (GB/s)
+inline constexpr long long kH200L2Bytes = 60LL << 20;   // L2 capacity (bytes)
+inline constexpr int kHopperSmClockMhz = 1830;          // SM clock under load (MHz), for per-clock rates
 
 struct Limits {
   std::string arch = "sm_90a";  // sm_80, sm_86, sm_89, sm_90, sm_90a ...
   int smem_optin_bytes = kH100SmemOptinBytes;
   int max_threads_per_block = kMaxThreadsPerBlock;
-  int sm_count = kH100SmCount;  // only sizes the wave-filling seeds; never a legality rule
+  // The rest only sizes seeds and feeds the cost model; never a legality rule.
+  int sm_count = kH100SmCount;
+  int smem_per_sm_bytes = kH100SmemPerSmBytes;
+  double peak_tflops = kH200PeakTflops;
+  double dram_gbps = kH200DramGBps;
+  long long l2_bytes = kH200L2Bytes;
+  int sm_clock_mhz = kHopperSmClockMhz;
 };
 
 struct Legality {
@@ -38,15 +55,29 @@ struct Legality {
 
 Legality legality(const Config& c, const Task& task, const Limits& limits = {});
 
-// `base` with what a device reports (an evaluator's DeviceSummary); what it
-// leaves unknown (empty, 0: compile-only mode) keeps base's value.
+// `base` with what a device reports (an evaluator's DeviceSummary: arch, opt-in
+// shared memory, SMs, measured peak, L2, clock); what it leaves unknown
+// (empty, 0: compile-only mode) keeps base's value. Bandwidth is not
+// reported: it stays base's.
 Limits with_device(Limits base, const DeviceSummary& dev);
 
 // Derived sizes, shared by legality and the emitter.
 int dynamic_smem_bytes(const Config& c, const Task& task);
+// CTAs per SM a persistent launch asks for (the contract's
+// persistent_ctas_per_sm): 0 when tiled, 1 for wgmma_tma, what fits by shared
+// memory and threads (at most 2) for mma_sync.
+int persistent_ctas_per_sm(const Config& c, const Task& task);
 unsigned long long workspace_bytes(const Config& c, const Task& task);
+// The MMA's problem: rows x cols = M x N, or N x M with swap_ab (C^T).
+std::int64_t mma_rows(const Config& c, const Task& task);
+std::int64_t mma_cols(const Config& c, const Task& task);
+// Tiles along the MMA's rows (bm) and cols (bn): with swap_ab, tiles_m walks N.
 int tiles_m(const Config& c, const Task& task);
 int tiles_n(const Config& c, const Task& task);
+// Stream-K workspace: partial-sum slots (two per CTA that can have work) and
+// tiles that CTAs may share (a semaphore each); 0 when not stream-K.
+int stream_k_partial_slots(const Config& c, const Task& task);
+int stream_k_shared_tiles(const Config& c, const Task& task);
 int k_tiles(const Config& c, const Task& task);
 // sm_80 -> 80, sm_90a -> 90; 0 when malformed.
 int arch_number(const std::string& arch);

@@ -17,16 +17,30 @@ SubSpace mma_sync_space() {
            axis("warps_m", {1, 2, 4}), axis("warps_n", {1, 2, 4}), axis("stages", {2, 3, 4, 5}),
            axis("prefetch", {1, 2, 3, 4}), axis("load_order", {0, 1}), axis("reg_double_buffer", {0, 1}),
            axis("smem_layout", {0, 1}), axis("epilogue_store", {0, 1}), axis("raster", {0, 4, 8, 16}),
-           axis("split_k", {1, 2, 4, 8, 16}), axis("split_k_mode", {0, 1}), axis("persistent", {0, 1})}};
+           axis("split_k", {1, 2, 4, 8, 16}), axis("split_k_mode", {0, 1}), axis("persistent", {0, 1}),
+           axis("stream_k", {0, 1})}};
 }
 
-SubSpace wgmma_space() {
+// wgmma N values: the narrow ones cuBLAS runs small outputs on, the powers of
+// two, the non-powers of two between them (96, 160, 224: more tiles that fit
+// an N, or with swap-AB an M), and the task's own fits (below).
+const std::vector<int> kWgmmaBn = {8, 16, 24, 32, 48, 64, 96, 128, 160, 192, 224, 256};
+constexpr int kMaxFitPieces = 4;  // M fits into 1..4 more tiles than the fewest
+
+SubSpace wgmma_space(const Task& task) {
+  std::vector<int> bn = kWgmmaBn;
+  for (int f : fitted_tile_cols(task.m, kMaxFitPieces))
+    if (std::find(bn.begin(), bn.end(), f) == bn.end()) bn.push_back(f);
+  std::sort(bn.begin(), bn.end());
+  // Swap-AB only where it is legal (TN): the axis would be dead weight for NN.
+  const std::vector<int> swap = task.layout == Layout::TN ? std::vector<int>{0, 1} : std::vector<int>{0};
   return {Backend::wgmma_tma,
-          {axis("bm", {64, 128, 256}), axis("bn", {8, 16, 24, 32, 48, 64, 128, 192, 256}), axis("bk", {32, 64}),
-           axis("warps_m", {1, 2}), axis("warps_n", {1, 2}), axis("stages", {2, 3, 4, 5, 6, 8}),
-           axis("reg_double_buffer", {0, 1}), axis("epilogue_store", {0, 1, 2}), axis("raster", {0, 4, 8, 16}),
-           axis("split_k", {1, 2, 4, 8, 16, 32, 64}), axis("split_k_mode", {0, 1}), axis("persistent", {0, 1}),
-           axis("cluster_m", {1, 2, 4}), axis("cluster_n", {1, 2, 4}), axis("inline_producer", {0, 1})}};
+          {axis("bm", {64, 128, 192, 256}), axis("bn", bn), axis("bk", {32, 64}), axis("warps_m", {1, 2}),
+           axis("warps_n", {1, 2}), axis("stages", {2, 3, 4, 5, 6, 8}), axis("reg_double_buffer", {0, 1}),
+           axis("epilogue_store", {0, 1, 2}), axis("raster", {0, 4, 8, 16}), axis("split_k", {1, 2, 4, 8, 16, 32, 64}),
+           axis("split_k_mode", {0, 1}), axis("persistent", {0, 1}), axis("stream_k", {0, 1}),
+           axis("cluster_m", {1, 2, 4}), axis("cluster_n", {1, 2, 4}), axis("inline_producer", {0, 1}),
+           axis("swap_ab", swap)}};
 }
 
 unsigned long long part_size(const SubSpace& s) {
@@ -71,11 +85,23 @@ unsigned long long Space::raw_size() const {
   return n;
 }
 
+std::vector<int> fitted_tile_cols(std::int64_t rows, int pieces) {
+  constexpr int kGranule = 8, kMaxCols = 256;
+  std::vector<int> out;
+  if (rows <= 0) return out;
+  const std::int64_t fewest = (rows + kMaxCols - 1) / kMaxCols;
+  for (std::int64_t k = fewest; k < fewest + pieces; ++k) {
+    const std::int64_t per = (rows + k - 1) / k;
+    const int cols = static_cast<int>((per + kGranule - 1) / kGranule * kGranule);
+    if (cols <= kMaxCols && std::find(out.begin(), out.end(), cols) == out.end()) out.push_back(cols);
+  }
+  return out;
+}
+
 Space default_space(const Task& task, const Limits& limits) {
-  (void)task;
   Space s;
   if (arch_number(limits.arch) >= 80) s.parts.push_back(mma_sync_space());
-  if (limits.arch == "sm_90a") s.parts.push_back(wgmma_space());
+  if (limits.arch == "sm_90a") s.parts.push_back(wgmma_space(task));
   return s;
 }
 
@@ -98,6 +124,8 @@ void set_knob(Config& c, const std::string& knob, int v) {
   else if (knob == "cluster_m") c.cluster_m = v;
   else if (knob == "cluster_n") c.cluster_n = v;
   else if (knob == "inline_producer") c.inline_producer = v != 0;
+  else if (knob == "stream_k") c.stream_k = v != 0;
+  else if (knob == "swap_ab") c.swap_ab = v != 0;
   else TESSERA_REQUIRE(false, "unknown knob " + knob);
 }
 
@@ -120,6 +148,8 @@ int get_knob(const Config& c, const std::string& knob) {
   if (knob == "cluster_m") return c.cluster_m;
   if (knob == "cluster_n") return c.cluster_n;
   if (knob == "inline_producer") return c.inline_producer;
+  if (knob == "stream_k") return c.stream_k;
+  if (knob == "swap_ab") return c.swap_ab;
   TESSERA_REQUIRE(false, "unknown knob " + knob);
   return 0;
 }
@@ -134,6 +164,7 @@ void canonicalize(Config& c, const Task& task) {
   } else {
     c.prefetch = std::clamp(c.prefetch, 1, std::max(1, c.stages - 1));
     c.cluster_m = c.cluster_n = 1;
+    c.swap_ab = false;
   }
   // A tiled (non-persistent) CTA walks ceil(k_tiles / split_k) k-tiles: stages
   // past that are shared memory that is never filled (for mma_sync, past one
@@ -271,9 +302,30 @@ std::vector<Config> seeds(const Task& task, const Limits& limits) {
   Config m_split = make(M, 64, 128, 32, 2, 2, 4, 3);
   m_split.split_k = 4;
 
+  // Decode and small M (TN): C^T on an M tile that fits M (swap-AB), the weight
+  // streamed over every SM by stream-K or split-K; and stream-K for few tiles
+  // on a long K. The cost model (cost_model.hpp) ranks these and many more for
+  // the tuner; the seeds give the same starting points to the other searches.
+  const bool swap_fits = task.layout == Layout::TN && task.m <= 256;
+  const int m_fit = fitted_tile_cols(task.m, 1).empty() ? 8 : fitted_tile_cols(task.m, 1).front();
+  // Up to 128 M columns: two consumers of 64 N rows; wider: one of 64 (the accumulators' limit).
+  Config swap_stream = m_fit <= 128 ? make(W, 128, m_fit, 64, 2, 1, 6, 6) : make(W, 64, m_fit, 64, 1, 1, 4, 4);
+  swap_stream.swap_ab = true;
+  swap_stream.persistent = swap_stream.stream_k = true;
+  swap_stream.epilogue_store = EpilogueStore::staged;
+  Config swap_split = swap_stream;
+  swap_split.persistent = swap_split.stream_k = false;
+  swap_split.split_k = 4;
+  swap_split.split_k_mode = SplitKMode::parallel;
+  Config stream_mid = make(W, 128, 128, 64, 2, 1, 5, 5);
+  stream_mid.persistent = stream_mid.stream_k = true;
+  const bool few_tiles_long_k = (task.m + 127) / 128 * ((task.n + 127) / 128) < limits.sm_count && task.k >= 2048;
+
   // Small problems: the machine-filling (tile, split) pairs first (wave_seeds.cpp).
   constexpr long long kSmallMacs = 1LL << 29;  // 2*M*N*K <= 2^30: the CUDA-L2 grid's small bucket
   if (static_cast<long long>(task.m) * task.n * task.k <= kSmallMacs) all = wave_seeds(task, limits, kSmallWaveSeeds);
+  if (swap_fits) all.insert(all.end(), {swap_stream, swap_split});
+  if (few_tiles_long_k) all.push_back(stream_mid);
   if (small_mn_big_k) all.insert(all.end(), {split_deep, split, split_small, m_split});
   if (few_k) all.insert(all.end(), {few_k_square_staged, few_k_narrow_staged, few_k_square, few_k_narrow});
   if (skinny) {

@@ -32,7 +32,14 @@ struct Space {
   unsigned long long raw_size() const;
 };
 
-// The default space for a task: mma_sync always (sm_80+), wgmma_tma on sm_90a.
+// Tile widths (multiples of 8, at most 256) that cut `rows` into the fewest
+// tiles and into up to pieces-1 more, each as narrow as that allows: the
+// wgmma N that fits an M (with swap-AB) instead of the next power of two.
+// E.g. 100 -> {104, 56, 40, 32}, 257 -> {136, 88, 72, 56}.
+std::vector<int> fitted_tile_cols(std::int64_t rows, int pieces);
+
+// The default space for a task: mma_sync always (sm_80+), wgmma_tma on sm_90a
+// (its bn axis holds the task's fitted widths; swap_ab only for TN).
 Space default_space(const Task& task, const Limits& limits);
 
 // Sets one knob from its integer code (enums: declaration order; bools: 0/1).

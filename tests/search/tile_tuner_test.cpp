@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "harness/core/error.hpp"
+#include "harness/tile/cost_model.hpp"
 #include "search/tile_tuner.hpp"
 
 namespace tessera::search {
@@ -20,7 +21,7 @@ struct Call {
 };
 
 // Kernel time: smaller tiles are faster on the test shape, split-K is slower;
-// configs with 3 stages fail verification.
+// configs whose stage count is a multiple of 3 fail verification.
 class TimedByConfig final : public Evaluator {
 public:
   EvalResult evaluate(const Candidate& c, const Task& task, const EvalOptions& o) override {
@@ -33,7 +34,7 @@ public:
       r.status = Status::compiled;
       return r;
     }
-    if (cfg.stages == 3) {
+    if (fails(cfg)) {
       r.status = Status::wrong_answer;
       r.reason = "fake mismatch";
       return r;
@@ -61,6 +62,9 @@ public:
   std::string describe() const override { return "timed-by-config double"; }
   DeviceSummary device() const override { return {}; }
 
+  static bool fails(const tile::Config& c) {
+    return c.stages % 3 == 0;
+  }
   static double time_us(const tile::Config& c) {
     return 1.0 + (c.bm * c.bn) / 4096.0 + 0.5 * c.split_k + (c.backend == tile::Backend::mma_sync ? 3.0 : 0.0) +
            0.01 * c.stages;
@@ -110,7 +114,7 @@ TEST(TileTuner, SweepSkipsBaselinesAndTheConfirmationTimesThemWithCounters) {
   EXPECT_EQ(out.best().name, out.evaluated.front().name);
   EXPECT_EQ(out.best().result.best_baseline, "fake_cublas");
   EXPECT_GT(out.best().result.speedup, 0);
-  EXPECT_EQ(out.plan, "explore + refine");
+  EXPECT_EQ(out.plan, "model + explore + refine");
 }
 
 TEST(TileTuner, ConfirmTopOneReMeasuresOnlyTheWinner) {
@@ -142,11 +146,11 @@ TEST(TileTuner, WinnerIsTheFastestOkConfigAndFailuresAreCounted) {
     if (e.result.status == Status::ok) fastest = std::min(fastest, e.result.cold.median_us);
     else ++failed;
   }
-  EXPECT_GT(failed, 0) << "the double fails every 3-stage config; the sample should hold one";
+  EXPECT_GT(failed, 0) << "the double fails every config of 3, 6, 9 ... stages; the sweep should hold one";
   EXPECT_EQ(out.failures, failed);
   EXPECT_EQ(out.evaluated.front().result.cold.median_us, fastest) << "fastest first";
   EXPECT_EQ(out.best().name, out.evaluated.front().name);
-  EXPECT_NE(out.best().config.stages, 3) << "a config that failed verification was picked";
+  EXPECT_FALSE(TimedByConfig::fails(out.best().config)) << "a config that failed verification was picked";
   // Ok results come before failures in the listing.
   bool seen_failure = false;
   for (const auto& e : out.evaluated) {
@@ -208,6 +212,31 @@ TEST(TileTuner, CompileOnlyConfirmsNothingAndBackendFilters) {
   }
   o.backend = "tensor_cores";
   EXPECT_THROW(tune_tile(ev, kTask, tile::Limits{}, o), Error);
+}
+
+TEST(TileTuner, TheFirstConfigsAreTheCostModelsBest) {
+  TimedByConfig ev;
+  TileTuneOptions o = with_budget(24);
+  const auto out = tune_tile(ev, kTask, tile::Limits{}, o);
+  const auto ranking = tile::rank_configs(kTask, tile::Limits{}, kModelFirst);
+  ASSERT_EQ(ranking.size(), std::size_t(kModelFirst));
+  for (int i = 0; i < kModelFirst; ++i) EXPECT_EQ(ev.calls[i].name, tile::name(ranking[i].config)) << i;
+  // The report: the model's first pick and where the winner stood in its order.
+  const ModelCheck& m = out.model;
+  EXPECT_TRUE(m.ranked);
+  EXPECT_EQ(m.first_pick, tile::name(ranking[0].config));
+  EXPECT_DOUBLE_EQ(m.first_pick_predicted_us, ranking[0].prediction.time_us);
+  const bool failed = TimedByConfig::fails(ranking[0].config);  // the double's wrong answers
+  EXPECT_DOUBLE_EQ(m.first_pick_measured_us, failed ? 0.0 : TimedByConfig::time_us(ranking[0].config));
+  EXPECT_GE(m.winner_rank, 1);
+  EXPECT_DOUBLE_EQ(m.winner_measured_us, out.evaluated.front().result.cold.median_us);
+  EXPECT_DOUBLE_EQ(m.winner_predicted_us, tile::predict(out.evaluated.front().config, kTask, tile::Limits{}).time_us);
+  EXPECT_GE(m.from_model, kModelFirst);
+  // With a budget of kModelFirst, the tune is the model's top picks and nothing else.
+  TimedByConfig top;
+  const auto only = tune_tile(top, kTask, tile::Limits{}, with_budget(kModelFirst));
+  EXPECT_EQ(only.model.from_model, kModelFirst);
+  for (int i = 0; i < kModelFirst; ++i) EXPECT_EQ(top.calls[i].name, tile::name(ranking[i].config)) << i;
 }
 
 TEST(TileTuner, ProgressReportsEveryMeasurementAndTheBestTime) {

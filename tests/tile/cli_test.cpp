@@ -44,6 +44,21 @@ TEST(TileCli, ListPrintsLegalConfigsAsJson) {
   for (const auto& e : j) EXPECT_EQ(name(from_json(e.at("config"))), e.at("name").get<std::string>());
 }
 
+TEST(TileCli, ListModelPrintsTheCostModelsOrderWithPredictions) {
+  TESSERA_REQUIRE_BINARY();
+  const CliRun r = tessera("tile list --model --shape 1x4096x14336 --limit 5 --json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j.size(), 5u);
+  const double first = j[0].at("prediction").at("time_us").get<double>();
+  for (const auto& e : j) {
+    EXPECT_EQ(name(from_json(e.at("config"))), e.at("name").get<std::string>());
+    EXPECT_GE(e.at("prediction").at("time_us").get<double>(), first) << "the fastest predicted first";
+  }
+  EXPECT_TRUE(from_json(j[0].at("config")).swap_ab) << "decode: swap-AB first";
+  EXPECT_EQ(j[0].at("prediction").at("bound").get<std::string>(), "memory");
+}
+
 TEST(TileCli, EmitPrintsSourceForANameOrJson) {
   TESSERA_REQUIRE_BINARY();
   CliRun r = tessera("tile emit w128x256x64_g2x1_s4p4_pa_d1_sw_ed_r8_k1s_t_c1x1_none --shape 1x4096x4096");

@@ -12,6 +12,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <fmt/format.h>
@@ -39,6 +40,9 @@ inline const std::vector<SampleShape>& sample_shapes() {
       {"100x5000x3000", "NN", "bias", 3},      {"257x1000x520", "NN", "bias_gelu", 3},
       {"100x5000x3001", "TN", "bias_relu", 2}, {"333x777x1000", "TN", "none", 2},
       {"2048x2048x2048", "TN", "none", 1},     {"64x64x8192", "NN", "none", 1},
+      // LLM layers: decode, M just past a multiple of 128, skinny long K.
+      {"7x2112x7168", "TN", "bias", 2},        {"257x1000x4096", "TN", "none", 2},
+      {"100x1024x18944", "TN", "bias_gelu", 2},
   };
   return shapes;
 }
@@ -67,17 +71,24 @@ struct KnobValue {
   int value;
 };
 
-// Every value of every knob of the space that no config of its backend takes.
+// Every value of every knob, in the space of any task the configs are for
+// (the wgmma widths depend on the task), that no config of its backend takes.
 inline std::vector<KnobValue> missing_values(const std::vector<SampledConfig>& configs, const Limits& limits) {
+  std::set<std::string> tasks_seen;
+  std::set<std::tuple<Backend, std::string, int>> wanted;
+  for (const auto& s : configs) {
+    if (!tasks_seen.insert(s.task.id()).second) continue;
+    for (const auto& part : default_space(s.task, limits).parts)
+      for (const auto& axis : part.axes)
+        for (int v : axis.values) wanted.insert({part.backend, axis.knob, v});
+  }
   std::vector<KnobValue> out;
-  for (const auto& part : default_space(Task{}, limits).parts)
-    for (const auto& axis : part.axes)
-      for (int v : axis.values) {
-        const bool seen = std::any_of(configs.begin(), configs.end(), [&](const SampledConfig& s) {
-          return s.config.backend == part.backend && get_knob(s.config, axis.knob) == v;
-        });
-        if (!seen) out.push_back({part.backend, axis.knob, v});
-      }
+  for (const auto& [backend, knob, v] : wanted) {
+    const bool seen = std::any_of(configs.begin(), configs.end(), [&](const SampledConfig& s) {
+      return s.config.backend == backend && get_knob(s.config, knob) == v;
+    });
+    if (!seen) out.push_back({backend, knob, v});
+  }
   return out;
 }
 
@@ -93,27 +104,30 @@ namespace detail {
 
 // A legal config with the wanted knob value: one of `configs` of that backend
 // with the knob changed (dependent knobs follow), or, where that alone is
-// illegal, with one more knob changed too; false when none is legal.
+// illegal, with one other knob changed first; false when none is legal.
 inline bool add_one_with(std::vector<SampledConfig>& configs, std::set<std::string>& names, const KnobValue& want,
                          const Limits& limits) {
-  auto take = [&](const Config& c, const Task& t) {
+  auto take = [&](Config c, const Task& t) {
+    set_knob(c, want.knob, want.value);
+    canonicalize(c, t);
     if (get_knob(c, want.knob) != want.value || !legality(c, t, limits).ok) return false;
     if (!names.insert(name(c) + t.id()).second) return false;
     configs.push_back({c, t});
     return true;
   };
   const std::size_t n = configs.size();
-  for (int knobs_changed = 1; knobs_changed <= 2; ++knobs_changed) {
-    for (std::size_t i = 0; i < n; ++i) {
-      if (configs[i].config.backend != want.backend) continue;
-      const Task t = configs[i].task;
-      Config c = configs[i].config;
-      set_knob(c, want.knob, want.value);
-      canonicalize(c, t);
-      if (knobs_changed == 1 && take(c, t)) return true;
-      if (knobs_changed == 2)
-        for (const auto& other : neighbours(c, default_space(t, limits), t, limits))
-          if (take(other, t)) return true;
+  for (std::size_t i = 0; i < n; ++i)
+    if (configs[i].config.backend == want.backend && take(configs[i].config, configs[i].task)) return true;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (configs[i].config.backend != want.backend) continue;
+    for (const auto& part : default_space(configs[i].task, limits).parts) {
+      if (part.backend != want.backend) continue;
+      for (const auto& axis : part.axes)
+        for (int v : axis.values) {
+          Config c = configs[i].config;
+          set_knob(c, axis.knob, v);
+          if (take(c, configs[i].task)) return true;
+        }
     }
   }
   return false;

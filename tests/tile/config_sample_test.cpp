@@ -56,7 +56,8 @@ TEST(TileSample, OnlyMmaSyncBeforeHopper) {
   limits.arch = "sm_80";
   const auto sampled = testing::sample_configs(limits, 40);
   for (const auto& s : sampled) EXPECT_EQ(s.config.backend, Backend::mma_sync) << name(s.config);
-  EXPECT_TRUE(testing::uncovered(sampled, limits).empty());
+  const auto missing = testing::uncovered(sampled, limits);
+  EXPECT_TRUE(missing.empty()) << fmt::format("{}", fmt::join(missing, ", "));
 }
 
 }  // namespace

@@ -53,6 +53,26 @@ TEST(TileConfig, NameRoundTripAndDistinct) {
   EXPECT_THROW(parse_name("w64x192x64_g1x2_s5p5_st_d0_pd_es_r16_k4a_q_c2x1_none"), Error);
 }
 
+TEST(TileConfig, StreamKAndSwapAbNames) {
+  Config c = unusual();
+  c.split_k = 1, c.split_k_mode = SplitKMode::serial;
+  c.stream_k = true;  // schedule letter 's' (persistent)
+  EXPECT_EQ(name(c), "w64x192x64_g1x2_s5p5_st_d0_pd_es_r16_k1s_s_c2x1_bias_gelu");
+  EXPECT_EQ(parse_name(name(c)), c);
+  EXPECT_EQ(from_json(to_json(c)), c);
+  c.swap_ab = true;  // "swapab_" before the epilogue
+  EXPECT_EQ(name(c), "w64x192x64_g1x2_s5p5_st_d0_pd_es_r16_k1s_s_c2x1_swapab_bias_gelu");
+  EXPECT_EQ(parse_name(name(c)), c);
+  EXPECT_EQ(from_json(to_json(c)), c);
+  c.stream_k = false;
+  EXPECT_EQ(parse_name(name(c)), c);
+  EXPECT_NE(name(c), "w64x192x64_g1x2_s5p5_st_d0_pd_es_r16_k1s_p_c2x1_bias_gelu");
+  // Stream-K is a persistent schedule: a name or JSON that says otherwise is bad input.
+  EXPECT_THROW(from_json(nlohmann::json{{"stream_k", true}, {"persistent", false}}), Error);
+  EXPECT_THROW(parse_name("w64x192x64_g1x2_s5p5_st_d0_pd_es_r16_k1s_s_c2x1_swapab_"), Error);
+  EXPECT_THROW(parse_name("w64x192x64_g1x2_s5p5_st_d0_pd_es_r16_k1s_s_c2x1_swapab_swapab_none"), Error);
+}
+
 TEST(TileConfig, PartialJsonMutatesBase) {
   const Config base = unusual();
   const Config c = from_json(nlohmann::json{{"bn", 128}, {"persistent", false}}, base);

@@ -22,6 +22,7 @@
 #include "harness/tile/emit.hpp"
 #include "harness/tile/legality.hpp"
 #include "harness/tile/space.hpp"
+#include "tests/tile/new_paths.hpp"
 
 namespace tessera::tile {
 namespace {
@@ -129,8 +130,32 @@ std::vector<Case> cases() {
        "512x2048x128", "TN", "none"},
       {R"({"bm":64,"bn":128,"warps_m":1,"stages":3,"prefetch":3,"inline_producer":true,"split_k":2})", "100x5000x3000",
        "NN", "bias_relu"},
+      // Stream-K (persistent): a skinny long-K shape on 28 tiles, one and two consumers, every epilogue store.
+      {R"({"bn":128,"stages":6,"prefetch":6,"persistent":true,"stream_k":true})", "100x3584x18944", "TN", "none"},
+      {R"({"bm":64,"bn":64,"warps_m":1,"stages":8,"prefetch":8,"persistent":true,"stream_k":true,
+           "epilogue_store":"staged"})", "257x1000x4096", "TN", "bias_gelu"},
+      {R"({"stages":3,"prefetch":3,"persistent":true,"stream_k":true,"epilogue_store":"tma","raster":8})",
+       "1537x4096x4096", "NN", "bias"},
+      // Swap-AB (C^T = B A^T): decode on 8- and 16-wide M tiles with split-K and stream-K, an M fit (104), staged.
+      {R"({"bn":8,"stages":8,"prefetch":8,"swap_ab":true,"split_k":4,"split_k_mode":"parallel"})", "1x4096x14336",
+       "TN", "none"},
+      {R"({"bn":16,"stages":8,"prefetch":8,"swap_ab":true,"persistent":true,"stream_k":true,"epilogue_store":"staged"})",
+       "7x6144x4096", "TN", "bias_relu"},
+      {R"({"bm":64,"bn":104,"warps_m":1,"stages":6,"prefetch":6,"swap_ab":true,"epilogue_store":"staged"})",
+       "100x3584x4096", "TN", "bias"},
+      {R"({"bm":64,"bn":56,"warps_m":1,"stages":4,"prefetch":4,"swap_ab":true,"inline_producer":true})", "100x3584x4096",
+       "TN", "none"},
+      // Non-power-of-two tiles: 192 rows on one warpgroup per column half, 224 and 160 columns.
+      {R"({"bm":192,"bn":128,"warps_m":1,"warps_n":2,"stages":4,"prefetch":4})", "1537x4096x4096", "TN", "none"},
+      {R"({"bn":224,"warps_m":1,"warps_n":2,"bm":128,"stages":3,"prefetch":3,"swap_ab":true,"epilogue_store":"staged",
+           "raster":8})", "1537x4096x4096", "TN", "bias_gelu"},
+      {R"({"bn":192,"stages":4,"prefetch":4,"persistent":true,"epilogue_store":"tma"})", "4096x4096x4096", "TN", "none"},
+      {R"({"bn":160,"stages":4,"prefetch":4,"persistent":true,"epilogue_store":"staged"})", "4096x4096x4096", "TN", "none"},
       // mma_sync
       {R"({"backend":"mma_sync"})", "4096x4096x4096", "TN", "none"},
+      {R"({"backend":"mma_sync","persistent":true,"stream_k":true})", "100x5000x3001", "TN", "bias"},
+      {R"({"backend":"mma_sync","bm":64,"bn":64,"persistent":true,"stream_k":true,"epilogue_store":"staged"})",
+       "64x128x16384", "NN", "none"},
       {R"({"backend":"mma_sync"})", "100x5000x3001", "NN", "none"},
       {R"({"backend":"mma_sync","bm":64,"bn":256,"bk":64,"warps_m":1,"warps_n":4,"stages":4,"prefetch":2,
            "load_order":"staggered","smem_layout":"pad","epilogue_store":"staged"})", "1x4096x4096", "NN", "bias_gelu"},
@@ -180,6 +205,12 @@ void check_compiles(const Config& c, const Task& t) {
   if (c.split_k > 1 && c.split_k_mode == SplitKMode::serial) {
     EXPECT_NE(out.ptx.find("ld.acquire.gpu"), std::string::npos);
   }
+  if (c.stream_k) {
+    // The fix-up: plain 16-byte partial stores, an arrival counter, no fp32 atomics on the data.
+    EXPECT_NE(out.ptx.find("st.global.cg.v4.f32"), std::string::npos);
+    EXPECT_NE(out.ptx.find("atom.global.add.u32"), std::string::npos);
+    EXPECT_EQ(out.ptx.find("red.global.add.v4.f32"), std::string::npos);
+  }
   if (c.split_k > 1 && c.split_k_mode == SplitKMode::parallel) {
     // sm_90 folds four partial sums into one vector reduction; sm_80 has only scalar fp32 atomics.
     if (minimum_arch(c) == "sm_90a") {
@@ -204,6 +235,18 @@ TEST(TileEmit, HandPickedConfigsCompileForTheirBackend) {
     const auto legal = legality(c, t);
     ASSERT_TRUE(legal.ok) << name(c) << ": " << legal.reason;
     check_compiles(c, t);
+  }
+}
+
+TEST(TileEmit, NewPathConfigsAreLegalAndCompile) {
+  for (const auto& k : testing::new_path_cases()) {
+    const Task t = task_from_shape(k.shape, k.layout, k.epilogue);
+    for (const auto& n : k.names) {
+      const Config c = parse_name(n);
+      const auto legal = legality(c, t);
+      ASSERT_TRUE(legal.ok) << n << " on " << t.id() << ": " << legal.reason;
+      check_compiles(c, t);
+    }
   }
 }
 
@@ -274,6 +317,35 @@ TEST(TileEmit, ParallelSplitKJoinsBeforeReportingArrival) {
     ASSERT_NE(fence, std::string::npos) << name;
     EXPECT_NE(between.find("bar();", fence), std::string::npos) << name << ": no barrier between the fence and the arrival";
   }
+}
+
+// Swap-AB: the contract's tile is C's (tile_m on M = bn, tile_n on N = bm)
+// and the tensor-map boxes follow the operands: A in bn-row boxes, B in bm.
+// Stream-K: a persistent grid of one CTA per SM with split_k = k-tiles (the
+// launch rule gives min(tiles x k-tiles, SMs) CTAs), and a workspace of two
+// partial slots per CTA and a semaphore per shareable tile.
+TEST(TileEmit, SwapAbAndStreamKContracts) {
+  const Task t = task_from_shape("7x6144x4096");
+  Config c = from_json(kW);
+  c.warps_m = 2, c.bm = 128, c.bn = 16, c.swap_ab = true, c.stages = c.prefetch = 8;
+  ASSERT_TRUE(legality(c, t).ok) << legality(c, t).reason;
+  std::string src = emit(c, t);
+  EXPECT_NE(src.find("/*tile_m=*/16, /*tile_n=*/128"), std::string::npos);
+  EXPECT_NE(src.find("/*tma_a_box_rows=*/16, /*tma_a_box_cols=*/64"), std::string::npos);
+  EXPECT_NE(src.find("/*tma_b_box_rows=*/128, /*tma_b_box_cols=*/64"), std::string::npos);
+  EXPECT_NE(src.find("constexpr bool kSwapAB = true;"), std::string::npos);
+  EXPECT_EQ(tiles_m(c, t), 6144 / 128) << "with swap-AB the MMA's rows walk N";
+  EXPECT_EQ(tiles_n(c, t), 1);
+  c.persistent = c.stream_k = true;
+  src = emit(c, t);
+  EXPECT_NE(src.find("/*split_k=*/64"), std::string::npos) << "4096 / 64 k-tiles";
+  EXPECT_NE(src.find("/*persistent_ctas_per_sm=*/1"), std::string::npos);
+  EXPECT_EQ(stream_k_partial_slots(c, t), 2 * kStreamKMaxCtas) << "48 tiles x 64 k-tiles: every CTA has work";
+  EXPECT_EQ(stream_k_shared_tiles(c, t), 48);
+  EXPECT_EQ(workspace_bytes(c, t), 2ull * kStreamKMaxCtas * 128 * 16 * 4 + 48ull * 2 * 4);  // 2 consumers' semaphores
+  EXPECT_NE(src.find(fmt::format("/*workspace_bytes=*/{}ull", workspace_bytes(c, t))), std::string::npos);
+  // The schedule is pasted in, as the host tests compile it.
+  EXPECT_NE(src.find("TESSERA_SCHED Walk walk_begin("), std::string::npos);
 }
 
 TEST(TileEmit, WgmmaSassHasHgmma) {

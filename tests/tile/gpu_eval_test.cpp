@@ -16,11 +16,13 @@
 #include <fmt/format.h>
 
 #include "harness/sandbox.hpp"
+#include "harness/tile/cost_model.hpp"
 #include "harness/tile/emit.hpp"
 #include "harness/tile/legality.hpp"
 #include "harness/tile/space.hpp"
 #include "tests/testing.hpp"
 #include "tests/tile/config_sample.hpp"
+#include "tests/tile/new_paths.hpp"
 
 namespace tessera::tile {
 namespace {
@@ -84,6 +86,49 @@ TEST(TileGpu, DeepRingsVerify) {
     ASSERT_TRUE(legality(c, t, limits).ok) << n << ": " << legality(c, t, limits).reason;
     const EvalResult r = evaluator->evaluate(testing::candidate_of(c, t), t, opt);
     EXPECT_EQ(r.status, Status::ok) << n << ": " << r.reason;
+  }
+}
+
+// Evaluates named configs on one shape (each must be legal there) and reports
+// every one that does not verify.
+void verify_named(Evaluator& evaluator, const Limits& limits, const Task& t, const std::vector<std::string>& names) {
+  const EvalOptions opt = verify_only();
+  std::vector<Candidate> cands;
+  for (const auto& n : names) {
+    const Config c = parse_name(n);
+    ASSERT_TRUE(legality(c, t, limits).ok) << n << " on " << t.id() << ": " << legality(c, t, limits).reason;
+    cands.push_back(testing::candidate_of(c, t));
+  }
+  evaluator.precompile(cands);
+  for (const auto& n : names) {
+    const EvalResult r = evaluator.evaluate(testing::candidate_of(parse_name(n), t), t, opt);
+    EXPECT_EQ(r.status, Status::ok) << n << " on " << t.id() << ": " << r.reason;
+  }
+}
+
+// Every code path issue 18 added (tests/tile/new_paths.hpp).
+TEST(TileGpu, NewPathsVerify) {
+  TESSERA_REQUIRE_GPU();
+  auto evaluator = make_evaluator(SandboxOptions{});
+  const Limits limits = with_device(Limits{}, evaluator->device());
+  for (const auto& k : testing::new_path_cases()) {
+    std::vector<std::string> names;
+    for (const auto& n : k.names)
+      if (n[0] == 'm' || limits.arch == "sm_90a") names.push_back(n);  // wgmma needs sm_90a
+    verify_named(*evaluator, limits, task_from_shape(k.shape, k.layout, k.epilogue), names);
+  }
+}
+
+// What a tune tries first: the cost model's top picks for LLM layers.
+TEST(TileGpu, ModelTopPicksVerifyOnLlmShapes) {
+  TESSERA_REQUIRE_GPU();
+  auto evaluator = make_evaluator(SandboxOptions{});
+  const Limits limits = with_device(Limits{}, evaluator->device());
+  for (const char* shape : {"1x4096x14336", "100x3584x18944", "257x6144x4096", "1537x4096x4096"}) {
+    const Task t = task_from_shape(shape);
+    std::vector<std::string> names;
+    for (const auto& r : rank_configs(t, limits, 8)) names.push_back(name(r.config));
+    verify_named(*evaluator, limits, t, names);
   }
 }
 

@@ -124,6 +124,67 @@ TEST(TileLegality, KnobConflicts) {
   expect_illegal(c, task_from_shape("512x512x64"), Limits{}, "k-tiles");
 }
 
+TEST(TileLegality, StreamKIsPersistentAndUnsplit) {
+  const Task t = task_from_shape("100x3584x18944");
+  for (Config c : {hopper_big(), Config{}}) {
+    c.stream_k = true;
+    expect_illegal(c, t, Limits{}, "persistent");
+    c.persistent = true;
+    EXPECT_TRUE(legality(c, t).ok) << name(c) << ": " << legality(c, t).reason;
+    c.split_k = 2;
+    expect_illegal(c, t, Limits{}, "exclusive");
+  }
+}
+
+TEST(TileLegality, SwapAbIsWgmmaTnWithoutClusterOrTmaStore) {
+  const Task tn = task_from_shape("7x6144x4096");
+  Config c = hopper_big();
+  c.bn = 16, c.swap_ab = true;
+  EXPECT_TRUE(legality(c, tn).ok) << legality(c, tn).reason;
+  Config nn = c;
+  nn.bn = 64;  // NN's own rule wants warpgroup columns in 64-column swizzle chunks
+  expect_illegal(nn, task_from_shape("7x6144x4096", "NN"), Limits{}, "TN");
+  Config m = Config{};
+  m.swap_ab = true;
+  expect_illegal(m, tn, Limits{}, "wgmma_tma");
+  Config cl = c;
+  cl.cluster_n = 2;
+  expect_illegal(cl, tn, Limits{}, "cluster");
+  Config tma = c;
+  tma.epilogue_store = EpilogueStore::tma;
+  expect_illegal(tma, tn, Limits{}, "TMA");
+  // Swap-AB's tiles count in C^T: bm walks N, bn walks M.
+  EXPECT_EQ(tiles_m(c, tn), 6144 / 128);
+  EXPECT_EQ(tiles_n(c, tn), 1);
+  EXPECT_EQ(mma_rows(c, tn), 6144);
+  EXPECT_EQ(mma_cols(c, tn), 7);
+  // Its staged epilogue holds each consumer's tile transposed (bn rows of bm + 8 halves).
+  Config staged = c;
+  staged.epilogue_store = EpilogueStore::staged;
+  EXPECT_EQ(dynamic_smem_bytes(staged, tn) - dynamic_smem_bytes(c, tn), 2 * 16 * (64 + 8) * 2);
+}
+
+TEST(TileLegality, WarpgroupRowsAreMultiplesOf64WithinTheAccumulators) {
+  const Task t = task_from_shape("1537x4096x4096");
+  Config c = hopper_big();
+  c.bm = 192, c.bn = 128, c.warps_m = 1, c.warps_n = 2;  // 192 x 64 per consumer: 96 accumulators
+  EXPECT_TRUE(legality(c, t).ok) << legality(c, t).reason;
+  c.bn = 256;  // 192 x 128: 192 accumulators
+  expect_illegal(c, t, Limits{}, "accumulators");
+  c = hopper_big();
+  c.bm = 256, c.bn = 64, c.warps_m = 1, c.warps_n = 2;  // 256 x 32 per consumer: 64
+  EXPECT_TRUE(legality(c, t).ok) << legality(c, t).reason;
+  c.bm = 160, c.warps_m = 1;  // 160 rows: not a multiple of 64
+  expect_illegal(c, t, Limits{}, "multiple of 64");
+  // Non-power-of-two columns: 96, 160, 224 (and M fits such as 104).
+  for (int bn : {96, 104, 160, 224}) {
+    Config w = hopper_big();
+    w.bn = bn, w.warps_m = 2;
+    if (bn > 128) w.warps_m = 1, w.warps_n = 2, w.bn = bn;
+    EXPECT_TRUE(legality(w, t).ok) << name(w) << ": " << legality(w, t).reason;
+  }
+}
+
 TEST(TileLegality, ClustersAreOneDimensionalUpToFour) {
   const Task t = task_from_shape("256x512x512");
   Config c = hopper_big();

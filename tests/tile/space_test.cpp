@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "harness/tile/legality.hpp"
@@ -113,6 +114,36 @@ TEST(TileSpace, CrossoverTakesEveryAxisFromAParent) {
     }
   }
   EXPECT_GT(produced, 0);
+}
+
+TEST(TileSpace, FittedTileColumnsCoverMWithLittlePadding) {
+  EXPECT_EQ(fitted_tile_cols(100, 4), (std::vector<int>{104, 56, 40, 32}));
+  EXPECT_EQ(fitted_tile_cols(257, 4), (std::vector<int>{136, 88, 72, 56}));
+  EXPECT_EQ(fitted_tile_cols(1, 4), (std::vector<int>{8}));
+  for (std::int64_t m : {1, 7, 100, 257, 1537, 3001, 16384}) {
+    for (int cols : fitted_tile_cols(m, 4)) {
+      EXPECT_EQ(cols % 8, 0);
+      EXPECT_LE(cols, 256);
+      const std::int64_t tiles = (m + cols - 1) / cols;
+      EXPECT_LT(tiles * cols - m, 8 * tiles) << m << " on " << cols << ": at most 7 rows of padding per tile";
+    }
+  }
+  // The wgmma space offers them (and swap-AB) for a TN task, not swap-AB for NN.
+  const Space s = default_space(task_from_shape("257x6144x4096"), Limits{});
+  bool has_fit = false, has_swap = false;
+  for (const auto& part : s.parts)
+    for (const auto& ax : part.axes) {
+      if (ax.knob == "bn") has_fit = std::count(ax.values.begin(), ax.values.end(), 88) > 0;
+      if (ax.knob == "swap_ab") has_swap = ax.values.size() == 2;
+    }
+  EXPECT_TRUE(has_fit);
+  EXPECT_TRUE(has_swap);
+  for (const auto& part : default_space(task_from_shape("257x6144x4096", "NN"), Limits{}).parts)
+    for (const auto& ax : part.axes) {
+      if (ax.knob == "swap_ab") {
+        EXPECT_EQ(ax.values, std::vector<int>{0});
+      }
+    }
 }
 
 TEST(TileSpace, Sm80SpaceHasNoWgmma) {

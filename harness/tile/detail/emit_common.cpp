@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -32,6 +34,10 @@ constexpr int kSplitK = {};           // split-K factor (grid.z)
 [[maybe_unused]] constexpr bool kSplitKParallel = {};  // splits reduce with fp32 atomics + an arrival counter (else serially)
 constexpr int kRaster = {};           // tile rows per rasterisation group (0 = row-major)
 constexpr bool kPersistent = {};      // one CTA per SM loops over the tiles
+constexpr bool kStreamK = {};         // persistent: the tail tiles' k-iterations are shared out evenly
+constexpr int kStreamKMaxCtas = {};   // stream-K uses at most this many CTAs (the rest exit)
+[[maybe_unused]] constexpr int kStreamKPartials = {};  // stream-K workspace: partial-sum slots (two per CTA)
+[[maybe_unused]] constexpr bool kSwapAB = {};  // compute C^T = B A^T: N feeds the MMA's rows, M its cols
 constexpr bool kStagedEpilogue = {};  // registers -> smem -> coalesced 16 B stores
 constexpr bool kLayoutNN = {};        // B is K x N row-major (else N x K row-major)
 constexpr int kEpilogue = {};
@@ -41,13 +47,14 @@ constexpr int kEpilogue = {};
 
 )",
                      c.bm, c.bn, c.bk, c.threads(), c.stages, c.split_k,
-                     c.split_k_mode == SplitKMode::parallel, c.raster, c.persistent,
+                     c.split_k_mode == SplitKMode::parallel, c.raster, c.persistent, c.stream_k, kStreamKMaxCtas,
+                     stream_k_partial_slots(c, t), c.swap_ab,
                      c.epilogue_store == EpilogueStore::staged, t.layout == Layout::NN, epi[int(c.epilogue)],
                      t.n % 2 == 0, t.n % 8 == 0);
 }
 
 std::string common_device_code() {
-  return R"CUDA(// ---- shared helpers -------------------------------------------------------
+  std::string code = R"CUDA(// ---- shared helpers -------------------------------------------------------
 __device__ __forceinline__ unsigned smem_u32(const void* p) {
   return static_cast<unsigned>(__cvta_generic_to_shared(p));
 }
@@ -81,6 +88,12 @@ __device__ __forceinline__ void store_pair(const TesseraGemmParams& p, int row, 
   }
 }
 
+// One element C[row][col] (swap-AB's transposed stores), skipped outside M x N.
+__device__ __forceinline__ void store_one(const TesseraGemmParams& p, int row, int col, float v) {
+  if (row >= p.M || col >= p.N) return;
+  p.C[static_cast<size_t>(row) * p.ldc + col] = __float2half_rn(epilogue_op(v, p.bias, col));
+}
+
 // Staged epilogue, second half: a rows x cols fp16 tile in shared memory (row
 // stride `stride` halves, epilogue already applied) -> C at (row0, col0), in
 // 16-byte chunks so that consecutive threads write consecutive addresses.
@@ -108,27 +121,11 @@ __device__ __forceinline__ __half2 staged_pair(const TesseraGemmParams& p, int c
   const float e1 = col + 1 < p.N ? epilogue_op(v1, p.bias, col + 1) : 0.0f;
   return __floats2half2_rn(e0, e1);
 }
-
-struct TileCoord {
-  int m, n;
-};
-
-// Linear tile id -> (tile row, tile col). With kRaster > 0, ids walk down groups
-// of kRaster tile rows column by column, so that concurrently running CTAs share
-// A rows and B columns in L2.
-__device__ __forceinline__ TileCoord tile_coord(int id, int tiles_m, int tiles_n) {
-  if constexpr (kRaster == 0) {
-    return {id / tiles_n, id % tiles_n};
-  } else {
-    const int per_group = kRaster * tiles_n;
-    const int group = id / per_group;
-    const int first_m = group * kRaster;
-    const int rows = min(tiles_m - first_m, kRaster);
-    const int in_group = id - group * per_group;
-    return {first_m + in_group % rows, in_group / rows};
-  }
+__device__ __forceinline__ __half staged_one(const TesseraGemmParams& p, int col, float v) {
+  return __float2half_rn(col < p.N ? epilogue_op(v, p.bias, col) : 0.0f);
 }
 
+@SCHEDULE@
 __device__ __forceinline__ int load_acquire(const int* p) {
   int v;
   asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n" : "=r"(v) : "l"(p) : "memory");
@@ -164,39 +161,89 @@ __device__ __forceinline__ void red_add4(float* p, float a, float b, float c, fl
 // slot and resets the semaphore: the ABI wants the workspace all-zero after
 // the kernel. Workspace traffic bypasses L1 (ld/st.cg): other SMs wrote it.
 // Returns true for the split that must write C.
+// Parallel split-K: every one of `arrivals` CTAs adds its partial sums to the
+// slot with fp32 atomics at once; the last to bump the arrival counter reads
+// the total back, zeroes the slot and resets the counter (the ABI wants the
+// workspace all-zero after the kernel). Summation order varies from run to
+// run. Returns true for the CTA that must write C.
+template <int kRegs, int kParticipants, typename Barrier, typename BarrierOr>
+__device__ __forceinline__ bool reduce_arrive(float (&acc)[kRegs], float* slot, int* sem, int arrivals, int t,
+                                              Barrier bar, BarrierOr bar_or) {
+  static_assert(kRegs % 4 == 0, "the workspace is read and written in float4 vectors");
+  const float4 kZero4 = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+  for (int i = 0; i < kRegs; i += 4)
+    red_add4(slot_vec<kParticipants>(slot, i, t), acc[i], acc[i + 1], acc[i + 2], acc[i + 3]);
+  // Every participant's adds must be visible before thread 0 reports the
+  // arrival: fence, then barrier. Without the barrier, thread 0 can bump the
+  // counter while other threads' adds are still in flight, and the last CTA
+  // reads a partial sum (seen under racecheck's scheduling on the H100: 1023
+  // wrong elements with split-K 2).
+  __threadfence();
+  bar();
+  int last = 0;
+  if (t == 0) last = atomicAdd(sem, 1) == arrivals - 1;
+  if (!bar_or(last)) return false;
+  __threadfence();
+#pragma unroll
+  for (int i = 0; i < kRegs; i += 4) {
+    float* v = slot_vec<kParticipants>(slot, i, t);
+    const float4 s = ld_cg4(v);
+    acc[i] = s.x, acc[i + 1] = s.y, acc[i + 2] = s.z, acc[i + 3] = s.w;
+    st_cg4(v, kZero4);
+  }
+  if (t == 0) atomicExch(sem, 0);
+  return true;
+}
+
+// Stream-K fix-up of a tile that u.peers CTAs share. No CTA waits for
+// another, so none depends on another being resident. Each peer stores its
+// partial sums in its own slot (plain 16-byte stores, no atomics), then
+// counts itself in on the tile's semaphore; the last to arrive adds the other
+// peers' partials (the schedule says where each left them), zeroes every slot
+// it read and its own, and the semaphore (the ABI wants the workspace
+// all-zero after the kernel). `slot_of(s)` is partial slot s (this block's
+// share of it). Returns true for the CTA that must write C.
+template <int kRegs, int kParticipants, typename SlotOf, typename Barrier, typename BarrierOr>
+__device__ __forceinline__ bool streamk_fixup(float (&acc)[kRegs], const Walk& w, SlotOf slot_of, int* sem, int t,
+                                              Barrier bar, BarrierOr bar_or) {
+  static_assert(kRegs % 4 == 0, "the workspace is read and written in float4 vectors");
+  const float4 kZero4 = {0.0f, 0.0f, 0.0f, 0.0f};
+  float* mine = slot_of(streamk_partial_slot(w, w.cta, w.u.sk_tile));
+#pragma unroll
+  for (int i = 0; i < kRegs; i += 4)
+    st_cg4(slot_vec<kParticipants>(mine, i, t), make_float4(acc[i], acc[i + 1], acc[i + 2], acc[i + 3]));
+  // As in reduce_arrive: every thread's stores are fenced and joined before
+  // thread 0 reports the arrival.
+  __threadfence();
+  bar();
+  int last = 0;
+  if (t == 0) last = atomicAdd(sem, 1) == w.u.peers - 1;
+  if (!bar_or(last)) return false;
+  __threadfence();
+  const int first = streamk_first_peer(w);
+  for (int q = first; q < first + w.u.peers; ++q) {
+    float* slot = slot_of(streamk_partial_slot(w, q, w.u.sk_tile));
+#pragma unroll
+    for (int i = 0; i < kRegs; i += 4) {
+      float* v = slot_vec<kParticipants>(slot, i, t);
+      if (q != w.cta) {
+        const float4 x = ld_cg4(v);
+        acc[i] += x.x, acc[i + 1] += x.y, acc[i + 2] += x.z, acc[i + 3] += x.w;
+      }
+      st_cg4(v, kZero4);
+    }
+  }
+  if (t == 0) atomicExch(sem, 0);
+  return true;
+}
+
 template <int kRegs, int kParticipants, typename Barrier, typename BarrierOr>
 __device__ __forceinline__ bool splitk_reduce(float (&acc)[kRegs], float* slot, int* sem, int z, int t, Barrier bar,
                                               BarrierOr bar_or) {
   static_assert(kRegs % 4 == 0, "the workspace is read and written in float4 vectors");
   const float4 kZero4 = {0.0f, 0.0f, 0.0f, 0.0f};
-  if constexpr (kSplitKParallel) {
-    // Parallel split-K: every split adds its partials with fp32 atomics at once;
-    // the last to bump the arrival counter reads the total back, zeroes the
-    // slot and resets the counter. Summation order varies from run to run.
-#pragma unroll
-    for (int i = 0; i < kRegs; i += 4)
-      red_add4(slot_vec<kParticipants>(slot, i, t), acc[i], acc[i + 1], acc[i + 2], acc[i + 3]);
-    // Every participant's adds must be visible before thread 0 reports the
-    // split's arrival: fence, then barrier. Without the barrier, thread 0 can
-    // bump the counter while other threads' adds are still in flight, and the
-    // last split reads a partial sum (seen under racecheck's scheduling on
-    // the H100: 1023 wrong elements with split-K 2).
-    __threadfence();
-    bar();
-    int last = 0;
-    if (t == 0) last = atomicAdd(sem, 1) == kSplitK - 1;
-    if (!bar_or(last)) return false;
-    __threadfence();
-#pragma unroll
-    for (int i = 0; i < kRegs; i += 4) {
-      float* v = slot_vec<kParticipants>(slot, i, t);
-      const float4 s = ld_cg4(v);
-      acc[i] = s.x, acc[i + 1] = s.y, acc[i + 2] = s.z, acc[i + 3] = s.w;
-      st_cg4(v, kZero4);
-    }
-    if (t == 0) atomicExch(sem, 0);
-    return true;
-  }
+  if constexpr (kSplitKParallel) return reduce_arrive<kRegs, kParticipants>(acc, slot, sem, kSplitK, t, bar, bar_or);
   if (t == 0) {
     while (load_acquire(sem) != z) __nanosleep(64);
   }
@@ -227,7 +274,17 @@ __device__ __forceinline__ bool splitk_reduce(float (&acc)[kRegs], float* slot, 
 }
 
 )CUDA";
+  const std::string mark = "@SCHEDULE@\n";
+  code.replace(code.find(mark), mark.size(), "#define TESSERA_SCHED __device__ __forceinline__\n" + schedule_source() + "\n");
+  return code;
 }
+
+namespace {
+// The launch rule for a persistent grid is min(tiles x split_k, SMs x CTAs per
+// SM) CTAs. Stream-K wants every SM unless there are fewer k-iterations than
+// SMs: split_k = k-tiles says so without a new contract field.
+int contract_split_k(const Config& c, const Task& t) { return c.stream_k ? std::max(1, k_tiles(c, t)) : c.split_k; }
+}  // namespace
 
 std::string contract(const Config& c, const Task& t, int persistent_ctas_per_sm, int tma_a_rows, int tma_a_cols,
                      int tma_b_rows, int tma_b_cols, int swizzle_bytes, int tma_c_rows, int tma_c_cols) {
@@ -252,7 +309,8 @@ extern "C" __device__ const TesseraLaunchContract tessera_contract = {{
     /*tma_swizzle_bytes=*/{},
 }};
 )",
-                     c.threads(), c.bm, c.bn, c.split_k, persistent_ctas_per_sm, dynamic_smem_bytes(c, t), c.cluster_n,
+                     c.threads(), c.swap_ab ? c.bn : c.bm, c.swap_ab ? c.bm : c.bn, contract_split_k(c, t),
+                     persistent_ctas_per_sm, dynamic_smem_bytes(c, t), c.cluster_n,
                      c.cluster_m, epi[int(c.epilogue)], t.layout == Layout::NN ? 1 : 0, workspace_bytes(c, t),
                      tma_a_rows, tma_a_cols, tma_b_rows, tma_b_cols, tma_c_rows, tma_c_cols, swizzle_bytes);
 }

@@ -10,19 +10,6 @@ namespace tessera::tile::detail {
 
 namespace {
 
-constexpr int kSmPerCtaSmemBytes = 228 * 1024;   // shared memory per SM (H100/A100 class)
-constexpr int kThreadsPerSm = 2048;
-constexpr int kMaxPersistentCtasPerSm = 2;
-
-// Persistent mode without split-K never waits on another CTA, so an estimate is
-// enough: what fits by shared memory and threads, at most kMaxPersistentCtasPerSm.
-int persistent_ctas(const Config& c, const Task& t) {
-  if (!c.persistent) return 0;
-  const int by_smem = kSmPerCtaSmemBytes / std::max(1, dynamic_smem_bytes(c, t) + 1024);
-  const int by_threads = kThreadsPerSm / c.threads();
-  return std::clamp(std::min(by_smem, by_threads), 1, kMaxPersistentCtasPerSm);
-}
-
 std::string constants(const Config& c, const Task& t) {
   return fmt::format(R"(// ---- mma_sync backend --------------------------------------------------------
 constexpr int kWarpsM = {};           // warps along M
@@ -187,16 +174,14 @@ __device__ __forceinline__ void mma_all(float (&acc)[kAccRegs], const Fragments&
   }
 }
 
-// One output tile: k-tiles [kt_begin, kt_end) of tile (tm, tn).
-__device__ __forceinline__ void gemm_tile(const TesseraGemmParams& p, __half* smem, int tm, int tn, int split,
-                                          int tile_id) {
+// One unit: k-tiles [kb_begin, kb_end) of tile (tm, tn).
+// `w` is the walk the unit came from (stream-K's fix-up needs it).
+__device__ __forceinline__ void gemm_tile(const TesseraGemmParams& p, __half* smem, const Walk& w, int tiles) {
+  const Work& u = w.u;
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
   const int warp_m = warp / kWarpsN, warp_n = warp % kWarpsN;
-  const int m0 = tm * kBM, n0 = tn * kBN;
-  const int k_tiles = (p.K + kBK - 1) / kBK;
-  const int per_split = (k_tiles + kSplitK - 1) / kSplitK;
-  const int kt_begin = min(k_tiles, split * per_split);
-  const int kt_end = min(k_tiles, kt_begin + per_split);
+  const int m0 = u.tm * kBM, n0 = u.tn * kBN;
+  const int kt_begin = u.kb_begin, kt_end = u.kb_end;
   __half* sA = smem;
   __half* sB = smem + kStages * kATileHalves;
 
@@ -260,13 +245,20 @@ __device__ __forceinline__ void gemm_tile(const TesseraGemmParams& p, __half* sm
   }
   cp_async_wait<0>();
 
-  if constexpr (kSplitK > 1) {
-    float* slot = static_cast<float*>(p.workspace) + static_cast<size_t>(tile_id) * kBM * kBN;
-    const int tiles = ((p.M + kBM - 1) / kBM) * ((p.N + kBN - 1) / kBN);
-    int* sem = reinterpret_cast<int*>(static_cast<float*>(p.workspace) + static_cast<size_t>(tiles) * kBM * kBN) + tile_id;
-    if (!splitk_reduce<kAccRegs, kThreads>(acc, slot, sem, split, tid, [] { __syncthreads(); },
-                                           [](int v) { return __syncthreads_or(v); }))
-      return;
+  // Split-K and stream-K: one fp32 slot per tile, the semaphores after all
+  // the slots; the CTA that completes the sum writes C. The barriers inside
+  // also tell every warp that the pipeline buffers are free again.
+  if constexpr (kSplitK > 1 || kStreamK) {
+    const auto bar = [] { __syncthreads(); };
+    const auto bar_or = [](int v) { return __syncthreads_or(v); };
+    float* ws = static_cast<float*>(p.workspace);
+    const auto slot_of = [ws](int slot) { return ws + static_cast<size_t>(slot) * kBM * kBN; };
+    int* sems = reinterpret_cast<int*>(ws + static_cast<size_t>(kStreamK ? kStreamKPartials : tiles) * kBM * kBN);
+    if constexpr (kStreamK) {
+      if (u.peers > 1 && !streamk_fixup<kAccRegs, kThreads>(acc, w, slot_of, sems + u.sk_tile, tid, bar, bar_or)) return;
+    } else {
+      if (!splitk_reduce<kAccRegs, kThreads>(acc, slot_of(u.tile_id), sems + u.tile_id, u.split, tid, bar, bar_or)) return;
+    }
   }
 
   const int row_base = m0 + warp_m * kWM + lane / 4;
@@ -305,15 +297,18 @@ extern "C" __global__ void __launch_bounds__(kThreads) tessera_hgemm(const __gri
   extern __shared__ __align__(16) unsigned char smem_raw[];
   __half* smem = reinterpret_cast<__half*>(smem_raw);
   const int tiles_m = (p.M + kBM - 1) / kBM, tiles_n = (p.N + kBN - 1) / kBN;
-  if constexpr (kPersistent) {
-    for (int id = blockIdx.x; id < tiles_m * tiles_n; id += gridDim.x) {
-      const TileCoord t = tile_coord(id, tiles_m, tiles_n);
-      gemm_tile(p, smem, t.m, t.n, 0, t.m * tiles_n + t.n);
-    }
-  } else {
-    const int id = blockIdx.y * gridDim.x + blockIdx.x;
-    const TileCoord t = tile_coord(id, tiles_m, tiles_n);
-    gemm_tile(p, smem, t.m, t.n, blockIdx.z, t.m * tiles_n + t.n);
+  const int k_tiles = (p.K + kBK - 1) / kBK;
+  if constexpr (kPersistent) {  // and stream-K: the schedule's walk
+    for (Walk w = walk_begin(tiles_m, tiles_n, k_tiles, blockIdx.x, gridDim.x); w.valid; walk_next(w))
+      gemm_tile(p, smem, w, tiles_m * tiles_n);
+  } else {  // one unit: a tile and its split's k-range
+    const TileCoord t = tile_coord(blockIdx.y * gridDim.x + blockIdx.x, tiles_m, tiles_n);
+    const int split = static_cast<int>(blockIdx.z);
+    const int per_split = (k_tiles + kSplitK - 1) / kSplitK;
+    const int kb = min(k_tiles, split * per_split);
+    Walk w{};
+    w.u = {t.m, t.n, t.m * tiles_n + t.n, kb, min(k_tiles, kb + per_split), split, 1, 0};
+    gemm_tile(p, smem, w, tiles_m * tiles_n);
   }
 }
 )CUDA";
@@ -322,7 +317,7 @@ extern "C" __global__ void __launch_bounds__(kThreads) tessera_hgemm(const __gri
 
 std::string emit_mma_sync(const Config& c, const Task& t) {
   return header_comment(c, t) + common_constants(c, t) + constants(c, t) + common_device_code() + kBody +
-         contract(c, t, persistent_ctas(c, t), 0, 0, 0, 0, 0);
+         contract(c, t, persistent_ctas_per_sm(c, t), 0, 0, 0, 0, 0);
 }
 
 }  // namespace tessera::tile::detail

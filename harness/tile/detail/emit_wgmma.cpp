@@ -5,7 +5,10 @@
 // N-major for NN) and keep the accumulators in registers.
 // With inline_producer there is no producer warpgroup: thread 0 of the single
 // consumer issues the first `stages` loads before the block barrier and each
-// later one as the consumer releases a stage.
+// later one as the consumer releases a stage. With swap_ab the MMA computes
+// C^T: its rows walk B (the weight, N) and its columns A (M), and the epilogue
+// stores the transpose. Producer and consumers walk the same (tile, k-range)
+// units: one per tiled CTA, or the persistent / stream-K schedule.
 #include <fmt/format.h>
 
 #include "harness/tile/detail/emit.hpp"
@@ -36,11 +39,14 @@ constexpr int kBTileBytes = kBN * kBK * 2;
 constexpr int kStageBytes = kATileBytes + kBTileBytes;   // TMA bytes per stage (OOB zeros count too)
 constexpr int kBChunkCols = kSwizzleBytes / 2;           // NN: B columns per TMA box
 constexpr int kBBoxes = kLayoutNN ? kBN / kBChunkCols : 1;
-constexpr int kStagingStride = kWN + 8;                  // staged epilogue row stride (halves)
+// Staged epilogue: a consumer's tile in padded rows; with swap-AB transposed
+// (kWN rows of C, each kWM columns long).
+constexpr int kStagingRows = kSwapAB ? kWN : kWM;
+constexpr int kStagingStride = (kSwapAB ? kWM : kWN) + 8;  // row stride (halves)
 constexpr bool kTmaStore = {};                           // epilogue: swizzled smem tile -> TMA bulk store
 constexpr int kCChunkCols = kBChunkCols;                 // TMA store box: kWM rows x one swizzle row
 // Per-consumer staging tile (bytes): padded rows (staged) or swizzled column chunks (TMA store).
-constexpr int kStagingBytes = kStagedEpilogue ? kWM * kStagingStride * 2 : kTmaStore ? kWM * kWN * 2 : 0;
+constexpr int kStagingBytes = kStagedEpilogue ? kStagingRows * kStagingStride * 2 : kTmaStore ? kWM * kWN * 2 : 0;
 constexpr bool kSetMaxNReg = kConsumers > 1;             // rebalance registers producer -> consumers
 constexpr int kProducerRegs = {};
 constexpr int kConsumerRegs = {};
@@ -94,194 +100,55 @@ __device__ __forceinline__ void wgmma_m64n{0}k16(float* d, unsigned long long de
                      n, trans_b, trans_b ? "N" : "K", list, regs, regs + 1, regs + 2, operands);
 }
 
-const char* kBody = R"CUDA(// ---- PTX wrappers: mbarriers, TMA, wgmma --------------------------------------
-__device__ __forceinline__ void mbar_init(unsigned long long* bar, unsigned count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_u32(bar)), "r"(count));
+const char* kBody = R"CUDA(// The MMA's problem: M x N, or N x M (C^T) with swap-AB, and its operands as
+// tensor maps: the one whose rows the tile's kBM rows walk, and the other.
+__device__ __forceinline__ int mma_rows(const TesseraGemmParams& p) { return kSwapAB ? p.N : p.M; }
+__device__ __forceinline__ int mma_cols(const TesseraGemmParams& p) { return kSwapAB ? p.M : p.N; }
+__device__ __forceinline__ const TesseraTensorMap* map_rows(const TesseraGemmParams& p) {
+  return kSwapAB ? &p.tma_b : &p.tma_a;
 }
-__device__ __forceinline__ void mbar_expect_tx(unsigned long long* bar, unsigned bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_u32(bar)), "r"(bytes) : "memory");
-}
-__device__ __forceinline__ void mbar_arrive(unsigned long long* bar) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_u32(bar)) : "memory");
-}
-// Spins until the barrier phase with the given parity has completed.
-__device__ __forceinline__ void mbar_wait(unsigned long long* bar, int parity) {
-  unsigned done = 0;
-  do {
-    asm volatile(
-        "{\n"
-        ".reg .pred p;\n"
-        "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-        "selp.u32 %0, 1, 0, p;\n"
-        "}\n"
-        : "=r"(done)
-        : "r"(smem_u32(bar)), "r"(parity)
-        : "memory");
-  } while (!done);
+__device__ __forceinline__ const TesseraTensorMap* map_cols(const TesseraGemmParams& p) {
+  return kSwapAB ? &p.tma_a : &p.tma_b;
 }
 
-// 2-D TMA load of one box at (col, row) of the tensor map into smem; the
-// transaction bytes complete on `bar`. Out-of-range elements arrive as zeros.
-__device__ __forceinline__ void tma_load_2d(void* dst, const TesseraTensorMap* map, int col, int row,
-                                            unsigned long long* bar) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::"r"(
-          smem_u32(dst)),
-      "l"(map), "r"(col), "r"(row), "r"(smem_u32(bar))
-      : "memory");
-}
-
-// The same box, written to this smem offset in every CTA of `mask`, and
-// completing on the barrier at the same offset in each of them.
-__device__ __forceinline__ void tma_load_2d_multicast(void* dst, const TesseraTensorMap* map, int col, int row,
-                                                      unsigned long long* bar, unsigned short mask) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
-      " [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(smem_u32(dst)),
-      "l"(map), "r"(col), "r"(row), "r"(smem_u32(bar)), "h"(mask)
-      : "memory");
-}
-
-// Arrive on the barrier at the same smem offset in cluster CTA `cta`. The
-// default .release.cta is enough: the arrive only says that this CTA's wgmma
-// reads of the stage are done (wgmma.wait_group), and a cluster-scope release
-// measured 3.3 -> 10.5 us on 64x256x512 (64x8 tile, cluster 1x2) on the H100.
-__device__ __forceinline__ void mbar_arrive_cluster(unsigned long long* bar, unsigned cta) {
-  unsigned remote;
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(smem_u32(bar)), "r"(cta));
-  asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];\n" ::"r"(remote) : "memory");
-}
-
-__device__ __forceinline__ unsigned cluster_rank() {
-  unsigned r;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
-  return r;
-}
-
-// Every thread of every CTA in the cluster. Relaxed: what must be visible
-// across the cluster (the barriers' initialisation) is published by
-// fence.mbarrier_init.release.cluster; a releasing arrive costs more.
-__device__ __forceinline__ void cluster_sync() {
-  asm volatile("barrier.cluster.arrive.relaxed;\nbarrier.cluster.wait;\n" ::: "memory");
-}
-
-// TMA store of one box from smem at (col, row) of the tensor map; rows/cols
-// outside the tensor are clipped by the hardware.
-__device__ __forceinline__ void tma_store_2d(const TesseraTensorMap* map, const void* src, int col, int row) {
-  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];\n" ::"l"(map), "r"(col),
-               "r"(row), "r"(smem_u32(src))
-               : "memory");
-}
-__device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
-// The previous bulk stores have finished reading shared memory.
-__device__ __forceinline__ void bulk_wait_read() { asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory"); }
-// The previous bulk stores are complete (written to global memory).
-__device__ __forceinline__ void bulk_wait_all() { asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory"); }
-// Generic-proxy writes to shared memory become visible to the TMA (async proxy).
-__device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
-
-// Halves offset of (r, c) in a TMA-store staging tile: kWN / kCChunkCols chunks
-// of kWM rows x kSwizzleBytes, each with the TMA's XOR swizzle of 16-byte units.
-__device__ __forceinline__ int tma_staging_offset(int r, int c) {
-  const int chunk = c / kCChunkCols, within = (c % kCChunkCols) * 2;  // bytes within the swizzle row
-  const int unit = (within / 16) ^ (((r * kSwizzleBytes) >> 7) & (kSwizzleBytes / 16 - 1));
-  return (chunk * kWM * kSwizzleBytes + r * kSwizzleBytes + unit * 16 + within % 16) / 2;
-}
-
-__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
-__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
-template <int kPending>
-__device__ __forceinline__ void wgmma_wait() {
-  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(kPending) : "memory");
-}
-// Keeps the compiler from moving accumulator reads/writes across the async wgmma.
-__device__ __forceinline__ void fence_accumulators(float (&acc)[kAccRegs]) {
-#pragma unroll
-  for (int i = 0; i < kAccRegs; ++i) asm volatile("" : "+f"(acc[i])::"memory");
-}
-
-// Shared-memory matrix descriptor: start address, leading/stride byte offsets
-// (all >> 4) and the swizzle layout in bits 62-63. Stage buffers are 1024-byte
-// aligned, so the base-offset field stays 0.
-__device__ __forceinline__ unsigned long long smem_desc(const void* p, unsigned lbo_bytes, unsigned sbo_bytes) {
-  unsigned long long d = (smem_u32(p) & 0x3FFFF) >> 4;
-  d |= static_cast<unsigned long long>((lbo_bytes >> 4) & 0x3FFF) << 16;
-  d |= static_cast<unsigned long long>((sbo_bytes >> 4) & 0x3FFF) << 32;
-  d |= kDescLayout << 62;
-  return d;
-}
-
-// A (and TN B): K-major rows of kSwizzleBytes; 8-row groups are kSwizzleBytes*8
-// apart; a k16 step moves 32 bytes along the (swizzled) row.
-__device__ __forceinline__ unsigned long long desc_k_major(const unsigned char* tile, int row, int ks) {
-  return smem_desc(tile + row * kSwizzleBytes + ks * 32, 16, 8 * kSwizzleBytes);
-}
-// NN B: N-major, stored as kBN/kBChunkCols column chunks of kBK rows x
-// kSwizzleBytes. LBO = distance between column chunks, SBO = 8 k-rows.
-__device__ __forceinline__ unsigned long long desc_n_major(const unsigned char* tile, int col, int ks) {
-  return smem_desc(tile + (col / kBChunkCols) * (kBK * kSwizzleBytes) + ks * 16 * kSwizzleBytes,
-                   kBK * kSwizzleBytes, 8 * kSwizzleBytes);
-}
-
-// A consumer warp hands a stage back to the producer once its wgmma reads of it
-// are complete (wgmma.wait_group is warp-synchronous, so lane 0 speaks for the warp).
-// With a cluster, the stage is also filled by the peers' multicasts, so every
-// CTA's producer must hear that this CTA's consumers are done with it.
-__device__ __forceinline__ void release(unsigned long long* empty_bar, int lane) {
-  if (lane != 0) return;
-  if constexpr (kClusterSize == 1) {
-    mbar_arrive(empty_bar);
-  } else {
-#pragma unroll
-    for (int r = 0; r < kClusterSize; ++r) mbar_arrive_cluster(empty_bar, r);
-  }
-}
-
-__device__ __forceinline__ void named_barrier(int id, int threads) {
-  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
-}
-// A named barrier that also ORs a flag across its threads.
-__device__ __forceinline__ int named_barrier_or(int id, int threads, int flag) {
-  int any;
-  asm volatile(
-      "{\n"
-      ".reg .pred p, q;\n"
-      "setp.ne.s32 p, %1, 0;\n"
-      "barrier.red.or.pred q, %2, %3, p;\n"
-      "selp.s32 %0, 1, 0, q;\n"
-      "}\n"
-      : "=r"(any)
-      : "r"(flag), "r"(id), "r"(threads)
-      : "memory");
-  return any;
-}
-
-struct Work {
-  int tm, tn, split, tile_id;
-};
-
-// The sequence of (tile, split) units this CTA computes; producer and
-// consumers walk the same sequence, so the pipeline never needs a reset.
-__device__ __forceinline__ int first_work() { return kPersistent ? blockIdx.x : 0; }
-__device__ __forceinline__ bool more_work(int w, int tiles) { return kPersistent ? w < tiles : w == 0; }
-__device__ __forceinline__ int next_work(int w) { return kPersistent ? w + gridDim.x : 1; }
-__device__ __forceinline__ Work work_unit(int w, int tiles_m, int tiles_n) {
+// This CTA's sequence of (tile, k-range) units; producer and consumers walk
+// the same sequence, so the pipeline never needs a reset. Persistent and
+// stream-K: the schedule above. Tiled: one unit from blockIdx (with a
+// cluster, whole clusters are rasterised and the CTA placed inside its own),
+// with its split's k-range.
+__device__ __forceinline__ Walk walk_start(const TesseraGemmParams& p) {
+  const int tiles_m = (mma_rows(p) + kBM - 1) / kBM, tiles_n = (mma_cols(p) + kBN - 1) / kBN;
+  const int k_tiles = (p.K + kBK - 1) / kBK;
   if constexpr (kPersistent) {
-    const TileCoord t = tile_coord(w, tiles_m, tiles_n);
-    return {t.m, t.n, 0, t.m * tiles_n + t.n};
+    return walk_begin(tiles_m, tiles_n, k_tiles, blockIdx.x, gridDim.x);
   } else {
-    // Rasterise whole clusters, then place this CTA inside its cluster.
-    const int cluster_cols = gridDim.x / kClusterN;
-    const int id = (blockIdx.y / kClusterM) * cluster_cols + blockIdx.x / kClusterN;
-    const TileCoord t = tile_coord(id, tiles_m / kClusterM, cluster_cols);
-    const int tm = t.m * kClusterM + blockIdx.y % kClusterM, tn = t.n * kClusterN + blockIdx.x % kClusterN;
-    return {tm, tn, static_cast<int>(blockIdx.z), tm * tiles_n + tn};
+    Walk w{};
+    w.tiles_m = tiles_m, w.tiles_n = tiles_n, w.k_tiles = k_tiles;
+    int tm, tn;
+    if constexpr (kClusterSize == 1) {
+      // The grid holds tiles_m x tiles_n CTAs (with swap-AB as N-tiles x M-tiles).
+      const TileCoord t = tile_coord(blockIdx.y * gridDim.x + blockIdx.x, tiles_m, tiles_n);
+      tm = t.m, tn = t.n;
+    } else {
+      const int cluster_cols = gridDim.x / kClusterN;
+      const int id = (blockIdx.y / kClusterM) * cluster_cols + blockIdx.x / kClusterN;
+      const TileCoord t = tile_coord(id, tiles_m / kClusterM, cluster_cols);
+      tm = t.m * kClusterM + blockIdx.y % kClusterM, tn = t.n * kClusterN + blockIdx.x % kClusterN;
+    }
+    const int split = static_cast<int>(blockIdx.z);
+    const int per_split = (k_tiles + kSplitK - 1) / kSplitK;
+    const int kb = min(k_tiles, split * per_split);
+    w.u = {tm, tn, tm * tiles_n + tn, kb, min(k_tiles, kb + per_split), split, 1, 0};
+    w.valid = true;
+    return w;
   }
 }
-__device__ __forceinline__ void k_range(int k_tiles, int split, int& begin, int& end) {
-  const int per_split = (k_tiles + kSplitK - 1) / kSplitK;
-  begin = min(k_tiles, split * per_split);
-  end = min(k_tiles, begin + per_split);
+__device__ __forceinline__ void walk_advance(Walk& w) {
+  if constexpr (kPersistent) {
+    walk_next(w);
+  } else {
+    w.valid = false;
+  }
 }
 
 // The producer's walk over (work unit, k-tile) loads, resumable: thread 0
@@ -289,37 +156,30 @@ __device__ __forceinline__ void k_range(int k_tiles, int split, int& begin, int&
 // the block-wide barrier (a small GEMM is a few DRAM round trips long, so the
 // first one should not wait for every warp to arrive), then goes on from there.
 struct Producer {
-  int tiles_m, tiles_n, k_tiles;
+  Walk w;
   unsigned rank;
-  int w, kb, kb_end, stage, phase;
-  Work u;
+  int kb, stage, phase;
 };
-
-__device__ __forceinline__ void producer_start_unit(Producer& s) {
-  s.u = work_unit(s.w, s.tiles_m, s.tiles_n);
-  k_range(s.k_tiles, s.u.split, s.kb, s.kb_end);
-}
 
 __device__ __forceinline__ Producer producer_begin(const TesseraGemmParams& p) {
   Producer s;
-  s.tiles_m = (p.M + kBM - 1) / kBM, s.tiles_n = (p.N + kBN - 1) / kBN;
-  s.k_tiles = (p.K + kBK - 1) / kBK;
+  s.w = walk_start(p);
   s.rank = kClusterSize > 1 ? cluster_rank() : 0u;
-  s.w = first_work(), s.stage = 0, s.phase = 0;
-  s.kb = s.kb_end = 0;
-  if (more_work(s.w, s.tiles_m * s.tiles_n)) producer_start_unit(s);
+  s.kb = s.w.valid ? s.w.u.kb_begin : 0;
+  s.stage = 0, s.phase = 0;
   return s;
 }
 
 // Issues the next k-tile load; false once every unit of this CTA is loaded.
 __device__ __forceinline__ bool producer_step(const TesseraGemmParams& p, Producer& s, unsigned char* smem,
                                               unsigned long long* full, unsigned long long* empty) {
-  while (s.kb >= s.kb_end) {  // this unit is done (or has no k-tiles): the next one
-    s.w = next_work(s.w);
-    if (!more_work(s.w, s.tiles_m * s.tiles_n)) return false;
-    producer_start_unit(s);
+  if (!s.w.valid) return false;
+  while (s.kb >= s.w.u.kb_end) {  // this unit is done (or has no k-tiles): the next one
+    walk_advance(s.w);
+    if (!s.w.valid) return false;
+    s.kb = s.w.u.kb_begin;
   }
-  const Work& u = s.u;
+  const Work& u = s.w.u;
   const int kb = s.kb, stage = s.stage;
   // Wait until the consumers released this stage (passes at once on the first lap).
   mbar_wait(&empty[stage], s.phase ^ 1);
@@ -328,9 +188,9 @@ __device__ __forceinline__ bool producer_step(const TesseraGemmParams& p, Produc
   unsigned char* sB = smem + kStages * kATileBytes + stage * kBTileBytes;
   if constexpr (kClusterN > 1) {  // A shared along the cluster row: load my slice for everyone
     const int r0 = static_cast<int>(s.rank) * kASliceRows;
-    tma_load_2d_multicast(sA + r0 * kSwizzleBytes, &p.tma_a, kb * kBK, u.tm * kBM + r0, &full[stage], kClusterMask);
+    tma_load_2d_multicast(sA + r0 * kSwizzleBytes, map_rows(p), kb * kBK, u.tm * kBM + r0, &full[stage], kClusterMask);
   } else {
-    tma_load_2d(sA, &p.tma_a, kb * kBK, u.tm * kBM, &full[stage]);
+    tma_load_2d(sA, map_rows(p), kb * kBK, u.tm * kBM, &full[stage]);
   }
   if constexpr (kLayoutNN) {
     const int c0 = kClusterM > 1 ? static_cast<int>(s.rank) * kBSliceBoxes : 0;
@@ -345,9 +205,9 @@ __device__ __forceinline__ bool producer_step(const TesseraGemmParams& p, Produc
     }
   } else if constexpr (kClusterM > 1) {  // B shared along the cluster column
     const int r0 = static_cast<int>(s.rank) * kBSliceRows;
-    tma_load_2d_multicast(sB + r0 * kSwizzleBytes, &p.tma_b, kb * kBK, u.tn * kBN + r0, &full[stage], kClusterMask);
+    tma_load_2d_multicast(sB + r0 * kSwizzleBytes, map_cols(p), kb * kBK, u.tn * kBN + r0, &full[stage], kClusterMask);
   } else {
-    tma_load_2d(sB, &p.tma_b, kb * kBK, u.tn * kBN, &full[stage]);
+    tma_load_2d(sB, map_cols(p), kb * kBK, u.tn * kBN, &full[stage]);
   }
   ++s.kb;
   if (++s.stage == kStages) {
@@ -383,24 +243,34 @@ __device__ __forceinline__ void refill(const TesseraGemmParams& p, Producer& pro
   }
 }
 
+// Accumulator layout of m64nNk16: warp w owns rows 16w..16w+15 of each m64
+// tile; register 4j+{0,1} is (row lane/4, cols 8j + 2(lane%4) + {0,1}),
+// 4j+{2,3} is 8 rows below. Calls f(r, c, d) for each of this thread's
+// quads: d[0..1] at (r, c..c+1) and d[2..3] at (r + 8, c..c+1) of the
+// consumer's kWM x kWN tile.
+template <typename F>
+__device__ __forceinline__ void for_each_quad(const float (&acc)[kAccRegs], int warp, int lane, F f) {
+#pragma unroll
+  for (int mt = 0; mt < kMT; ++mt) {
+#pragma unroll
+    for (int j = 0; j < kWN / 8; ++j) f(mt * 64 + warp * 16 + lane / 4, j * 8 + (lane % 4) * 2, &acc[mt * kAccum + j * 4]);
+  }
+}
+
 // `prod` is the load walk when kInlineProducer (thread 0 only), else unused.
 __device__ __forceinline__ void consumer(const TesseraGemmParams& p, unsigned char* smem, unsigned long long* full,
                                          unsigned long long* empty, __half* staging, int c, int t, Producer& prod) {
   const int cm = c / kConsumersN, cn = c % kConsumersN;
   const int warp = t / 32, lane = t % 32;
-  const int tiles_m = (p.M + kBM - 1) / kBM, tiles_n = (p.N + kBN - 1) / kBN;
-  const int k_tiles = (p.K + kBK - 1) / kBK;
   int stage = 0, phase = 0;
-  for (int w = first_work(); more_work(w, tiles_m * tiles_n); w = next_work(w)) {
-    const Work u = work_unit(w, tiles_m, tiles_n);
-    int kb_begin, kb_end;
-    k_range(k_tiles, u.split, kb_begin, kb_end);
+  for (Walk s = walk_start(p); s.valid; walk_advance(s)) {
+    const Work u = s.u;
 
     float acc[kAccRegs];
 #pragma unroll
     for (int i = 0; i < kAccRegs; ++i) acc[i] = 0.0f;
     int held = -1;  // kInflight: the stage whose wgmma group is still running
-    for (int kb = kb_begin; kb < kb_end; ++kb) {
+    for (int kb = u.kb_begin; kb < u.kb_end; ++kb) {
       mbar_wait(&full[stage], phase);
       const unsigned char* sA = smem + stage * kATileBytes;
       const unsigned char* sB = smem + kStages * kATileBytes + stage * kBTileBytes;
@@ -444,35 +314,57 @@ __device__ __forceinline__ void consumer(const TesseraGemmParams& p, unsigned ch
       }
     }
 
-    if constexpr (kSplitK > 1) {
-      const int tiles = tiles_m * tiles_n;
+    // Split-K and stream-K: fp32 slots of kBM x kBN (a kWM x kWN share per
+    // consumer), then one semaphore per (tile, consumer); the CTA that
+    // completes the sum goes on to the epilogue, the others to their next unit.
+    if constexpr (kSplitK > 1 || kStreamK) {
+      const auto bar = [c] { named_barrier(1 + c, 128); };
+      const auto bar_or = [c](int v) { return named_barrier_or(1 + c, 128, v); };
       float* ws = static_cast<float*>(p.workspace);
-      float* slot = ws + (static_cast<size_t>(u.tile_id) * kConsumers + c) * (kWM * kWN);
-      int* sem = reinterpret_cast<int*>(ws + static_cast<size_t>(tiles) * kBM * kBN) + u.tile_id * kConsumers + c;
-      if (!splitk_reduce<kAccRegs, 128>(
-              acc, slot, sem, u.split, t, [c] { named_barrier(1 + c, 128); },
-              [c](int v) { return named_barrier_or(1 + c, 128, v); }))
-        continue;
+      const auto slot_of = [ws, c](int slot) { return ws + (static_cast<size_t>(slot) * kConsumers + c) * (kWM * kWN); };
+      const int slots = kStreamK ? kStreamKPartials : s.tiles_m * s.tiles_n;
+      int* sems = reinterpret_cast<int*>(ws + static_cast<size_t>(slots) * kBM * kBN);
+      if constexpr (kStreamK) {
+        if (u.peers > 1 &&
+            !streamk_fixup<kAccRegs, 128>(acc, s, slot_of, sems + u.sk_tile * kConsumers + c, t, bar, bar_or))
+          continue;
+      } else {
+        if (!splitk_reduce<kAccRegs, 128>(acc, slot_of(u.tile_id), sems + u.tile_id * kConsumers + c, u.split, t, bar,
+                                          bar_or))
+          continue;
+      }
     }
 
-    // Accumulator layout of m64nNk16: warp w owns rows 16w..16w+15; register
-    // 4j+{0,1} is (row lane/4, cols 8j + 2(lane%4) + {0,1}), 4j+{2,3} is 8 rows below.
-    const int row0 = u.tm * kBM + cm * kWM, col0 = u.tn * kBN + cn * kWN;
-    if constexpr (kTmaStore) {
+    const int row0 = u.tm * kBM + cm * kWM, col0 = u.tn * kBN + cn * kWN;  // of the MMA's problem
+    if constexpr (kSwapAB) {
+      // C^T: MMA row r is column row0 + r of C, MMA column cc is row col0 + cc.
+      if constexpr (kStagedEpilogue) {
+        __half* sT = staging + c * (kStagingBytes / 2);  // kWN rows of C x kWM columns, padded
+        for_each_quad(acc, warp, lane, [&](int r, int cc, const float* d) {
+          sT[cc * kStagingStride + r] = staged_one(p, row0 + r, d[0]);
+          sT[(cc + 1) * kStagingStride + r] = staged_one(p, row0 + r, d[1]);
+          sT[cc * kStagingStride + r + 8] = staged_one(p, row0 + r + 8, d[2]);
+          sT[(cc + 1) * kStagingStride + r + 8] = staged_one(p, row0 + r + 8, d[3]);
+        });
+        named_barrier(1 + c, 128);
+        copy_tile_to_global<kWN, kWM, kStagingStride, 128>(p, sT, col0, row0, t);
+        named_barrier(1 + c, 128);  // the staging tile is reused by the next work unit
+      } else {
+        for_each_quad(acc, warp, lane, [&](int r, int cc, const float* d) {
+          store_one(p, col0 + cc, row0 + r, d[0]);
+          store_one(p, col0 + cc + 1, row0 + r, d[1]);
+          store_one(p, col0 + cc, row0 + r + 8, d[2]);
+          store_one(p, col0 + cc + 1, row0 + r + 8, d[3]);
+        });
+      }
+    } else if constexpr (kTmaStore) {
       __half* sC = staging + c * (kStagingBytes / 2);
       if (t == 0) bulk_wait_read();  // the previous unit's store is done reading the staging tile
       named_barrier(1 + c, 128);
-#pragma unroll
-      for (int mt = 0; mt < kMT; ++mt) {
-        const int r = mt * 64 + warp * 16 + lane / 4;
-#pragma unroll
-        for (int j = 0; j < kWN / 8; ++j) {
-          const float* d = &acc[mt * kAccum + j * 4];
-          const int cc = j * 8 + (lane % 4) * 2;
-          *reinterpret_cast<__half2*>(sC + tma_staging_offset(r, cc)) = staged_pair(p, col0 + cc, d[0], d[1]);
-          *reinterpret_cast<__half2*>(sC + tma_staging_offset(r + 8, cc)) = staged_pair(p, col0 + cc, d[2], d[3]);
-        }
-      }
+      for_each_quad(acc, warp, lane, [&](int r, int cc, const float* d) {
+        *reinterpret_cast<__half2*>(sC + tma_staging_offset(r, cc)) = staged_pair(p, col0 + cc, d[0], d[1]);
+        *reinterpret_cast<__half2*>(sC + tma_staging_offset(r + 8, cc)) = staged_pair(p, col0 + cc, d[2], d[3]);
+      });
       fence_proxy_async();
       named_barrier(1 + c, 128);
       if (t == 0) {
@@ -483,30 +375,16 @@ __device__ __forceinline__ void consumer(const TesseraGemmParams& p, unsigned ch
         bulk_commit();
       }
     } else if constexpr (!kStagedEpilogue) {
-#pragma unroll
-      for (int mt = 0; mt < kMT; ++mt) {
-        const int row = row0 + mt * 64 + warp * 16 + lane / 4;
-#pragma unroll
-        for (int j = 0; j < kWN / 8; ++j) {
-          const float* d = &acc[mt * kAccum + j * 4];
-          const int col = col0 + j * 8 + (lane % 4) * 2;
-          store_pair(p, row, col, d[0], d[1]);
-          store_pair(p, row + 8, col, d[2], d[3]);
-        }
-      }
+      for_each_quad(acc, warp, lane, [&](int r, int cc, const float* d) {
+        store_pair(p, row0 + r, col0 + cc, d[0], d[1]);
+        store_pair(p, row0 + r + 8, col0 + cc, d[2], d[3]);
+      });
     } else {
       __half* sC = staging + c * (kWM * kStagingStride);
-#pragma unroll
-      for (int mt = 0; mt < kMT; ++mt) {
-        const int r = mt * 64 + warp * 16 + lane / 4;
-#pragma unroll
-        for (int j = 0; j < kWN / 8; ++j) {
-          const float* d = &acc[mt * kAccum + j * 4];
-          const int cc = j * 8 + (lane % 4) * 2;
-          *reinterpret_cast<__half2*>(sC + r * kStagingStride + cc) = staged_pair(p, col0 + cc, d[0], d[1]);
-          *reinterpret_cast<__half2*>(sC + (r + 8) * kStagingStride + cc) = staged_pair(p, col0 + cc, d[2], d[3]);
-        }
-      }
+      for_each_quad(acc, warp, lane, [&](int r, int cc, const float* d) {
+        *reinterpret_cast<__half2*>(sC + r * kStagingStride + cc) = staged_pair(p, col0 + cc, d[0], d[1]);
+        *reinterpret_cast<__half2*>(sC + (r + 8) * kStagingStride + cc) = staged_pair(p, col0 + cc, d[2], d[3]);
+      });
       named_barrier(1 + c, 128);
       copy_tile_to_global<kWM, kWN, kStagingStride, 128>(p, sC, row0, col0, t);
       named_barrier(1 + c, 128);  // the staging tile is reused by the next work unit
@@ -581,11 +459,13 @@ std::string emit_wgmma(const Config& c, const Task& t) {
   body.replace(body.find(call), call.size(), fmt::format("wgmma_m64n{}k16(", wn));
   // Boxes: A is (bm / cluster_n) x bk (a multicast slice when A is shared);
   // TN B is (bn / cluster_m) x bk; NN B is bk x (one swizzle row = bk columns).
-  const int b_rows = t.layout == Layout::NN ? c.bk : c.bn / c.cluster_m;
+  // With swap-AB the tile's kBM rows walk B and its kBN rows walk A.
+  const int a_rows = c.swap_ab ? c.bn : c.bm / c.cluster_n;
+  const int b_rows = t.layout == Layout::NN ? c.bk : c.swap_ab ? c.bm : c.bn / c.cluster_m;
   const int b_cols = c.bk;
   return header_comment(c, t) + common_constants(c, t) + constants(c, t) + common_device_code() +
-         wgmma_wrapper(c, t) + body +
-         contract(c, t, c.persistent ? 1 : 0, c.bm / c.cluster_n, c.bk, b_rows, b_cols, c.bk * 2,
+         wgmma_wrapper(c, t) + wgmma_ptx_source() + body +
+         contract(c, t, persistent_ctas_per_sm(c, t), a_rows, c.bk, b_rows, b_cols, c.bk * 2,
                   c.epilogue_store == EpilogueStore::tma ? c.bm / c.warps_m : 0,
                   c.epilogue_store == EpilogueStore::tma ? c.bk : 0);
 }

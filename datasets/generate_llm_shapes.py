@@ -1,0 +1,181 @@
+#!/usr/bin/env python3
+"""Generates datasets/llm_shapes.json: the GEMMs of LLM layers as people run them.
+
+Each task is one linear layer, y = x W^T: the activations x are A (M x K, M =
+tokens), the weight W is B (N x K, layout TN), fp16 in and out, fp32
+accumulation. Layers, from each model's public config.json (Hugging Face):
+
+  qkv      fused Q, K, V projection   N = (heads + 2 kv_heads) * head_dim, K = hidden
+  o        attention output           N = hidden, K = heads * head_dim
+  gate_up  fused gate and up (SwiGLU) N = 2 * intermediate, K = hidden
+  down     MLP down projection        N = hidden, K = intermediate
+  lm_head  vocabulary projection      N = vocab, K = hidden
+
+Mixture-of-experts models contribute their expert GEMMs (intermediate = the
+expert's), with M = the tokens one expert receives under even routing,
+ceil(tokens * experts_per_token / experts). DeepSeek's multi-head latent
+attention has no plain QKV: its "qkv" is the fused down-projection
+(q_a_proj + kv_a_proj_with_mqa: N = q_lora_rank + kv_lora_rank +
+qk_rope_head_dim) and its "o" takes heads * v_head_dim.
+
+The harness accepts dimensions up to 65536 (harness/core/task.hpp): a
+vocabulary above that is taken as its tensor-parallel shard (vocab / 2),
+which is what one GPU of a vocab-parallel LM head computes.
+
+Token counts run from 1 to 16384: decode batches (1, 2, 7, 8, 16), small and
+odd prefills (33, 100, 127, 257, 333, 511, 777), and long ones (1024, 1537,
+2048, 3001, 4096, 6143, 8192, 16384); many are not multiples of 16 or 64 on
+purpose. Shapes above MAX_FLOP (2^41) are left out: the harness verifies every
+config against an fp64 reference, which would take most of a tune's time.
+
+Stratification: the deduplicated universe is sorted by FLOPs (2*M*N*K) and
+cut into BINS bins of equal width in log2(FLOPs); each bin gives PER_BIN
+shapes, picked greedily for coverage (the model family, layer and token class
+least represented so far win; ties go to the shape nearest the bin's
+log-centre). The issue's named shapes are always kept (FORCED). Re-running
+the script reproduces the file byte for byte.
+
+usage: python3 datasets/generate_llm_shapes.py [--out datasets/llm_shapes.json]
+"""
+import argparse
+import json
+import math
+import os
+
+MAX_DIM = 65536
+MAX_FLOP = 2**41
+BINS = 8
+PER_BIN = 8
+TOKENS = [1, 2, 7, 8, 16, 33, 100, 127, 257, 333, 511, 777, 1024, 1537, 2048, 3001, 4096, 6143, 8192, 16384]
+
+# name: hidden, intermediate, heads, kv_heads, head_dim, vocab (+ MoE / MLA fields)
+MODELS = {
+    "llama3-8b": dict(hidden=4096, inter=14336, heads=32, kv=8, head_dim=128, vocab=128256),
+    "llama3-70b": dict(hidden=8192, inter=28672, heads=64, kv=8, head_dim=128, vocab=128256),
+    "qwen2.5-7b": dict(hidden=3584, inter=18944, heads=28, kv=4, head_dim=128, vocab=152064),
+    "qwen2.5-72b": dict(hidden=8192, inter=29568, heads=64, kv=8, head_dim=128, vocab=152064),
+    "mistral-7b-v0.3": dict(hidden=4096, inter=14336, heads=32, kv=8, head_dim=128, vocab=32768),
+    # Mixtral 8x7B: the attention is Mistral 7B's; the MLP is 8 experts, 2 per token.
+    "mixtral-8x7b": dict(hidden=4096, inter=14336, heads=32, kv=8, head_dim=128, vocab=32000, experts=8, top_k=2),
+    # DeepSeek-V2 (236B) and V3 (671B): MLA attention, fine-grained experts.
+    "deepseek-v2": dict(hidden=5120, inter=1536, heads=128, vocab=102400, experts=160, top_k=6, q_lora=1536,
+                        kv_lora=512, rope=64, v_head=128),
+    "deepseek-v3": dict(hidden=7168, inter=2048, heads=128, vocab=129280, experts=256, top_k=8, q_lora=1536,
+                        kv_lora=512, rope=64, v_head=128),
+}
+
+# The shapes issue 18 names (M = 100 on a ~19k K, M just past 128 and 1536, decode).
+FORCED = [(100, 3584, 18944), (257, 6144, 4096), (1537, 4096, 4096), (1, 4096, 14336), (7, 6144, 4096)]
+
+
+def layers(cfg):
+    """(layer, N, K, moe) of one transformer block plus the LM head."""
+    h = cfg["hidden"]
+    if "q_lora" in cfg:
+        qkv = (cfg["q_lora"] + cfg["kv_lora"] + cfg["rope"], h)
+        o = (h, cfg["heads"] * cfg["v_head"])
+    else:
+        qkv = ((cfg["heads"] + 2 * cfg["kv"]) * cfg["head_dim"], h)
+        o = (h, cfg["heads"] * cfg["head_dim"])
+    vocab = cfg["vocab"] if cfg["vocab"] <= MAX_DIM else cfg["vocab"] // 2
+    moe = "experts" in cfg
+    return [("qkv", *qkv, False), ("o", *o, False), ("gate_up", 2 * cfg["inter"], h, moe),
+            ("down", h, cfg["inter"], moe), ("lm_head", vocab, h, False)]
+
+
+def token_class(m):
+    if m <= 16:
+        return "decode"
+    return "aligned" if m % 64 == 0 else "odd"
+
+
+def universe():
+    shapes = {}  # (m, n, k) -> list of sources
+    for model, cfg in MODELS.items():
+        for layer, n, k, moe in layers(cfg):
+            for tokens in TOKENS:
+                m = math.ceil(tokens * cfg["top_k"] / cfg["experts"]) if moe else tokens
+                if max(m, n, k) > MAX_DIM or 2 * m * n * k > MAX_FLOP:
+                    continue
+                what = f"{model} {layer}" + (f" (one expert, {tokens} tokens)" if moe else f" ({tokens} tokens)")
+                shapes.setdefault((m, n, k), []).append(dict(model=model, layer=layer, tokens=tokens, text=what))
+    return shapes
+
+
+def stratified(shapes):
+    keys = sorted(shapes, key=lambda s: (2 * s[0] * s[1] * s[2], s))
+    lo, hi = math.log2(2 * math.prod(keys[0])), math.log2(2 * math.prod(keys[-1]))
+    width = (hi - lo) / BINS
+    chosen = [s for s in FORCED if s in shapes]
+    seen = {"model": {}, "layer": {}, "class": {}}
+
+    def note(s):
+        src = shapes[s][0]
+        for key, val in (("model", src["model"]), ("layer", src["layer"]), ("class", token_class(s[0]))):
+            seen[key][val] = seen[key].get(val, 0) + 1
+
+    for s in chosen:
+        note(s)
+    for b in range(BINS):
+        lo_b, hi_b = lo + b * width, lo + (b + 1) * width
+        members = [s for s in keys if lo_b <= math.log2(2 * math.prod(s)) < hi_b or (b == BINS - 1 and s == keys[-1])]
+        centre = (lo_b + hi_b) / 2
+        picked = sum(1 for s in chosen if s in members)
+        while picked < PER_BIN:
+            pool = [s for s in members if s not in chosen]
+            if not pool:
+                break
+
+            def score(s):
+                src = shapes[s][0]
+                rarity = (seen["model"].get(src["model"], 0) + seen["layer"].get(src["layer"], 0) +
+                          seen["class"].get(token_class(s[0]), 0))
+                return (rarity, abs(math.log2(2 * math.prod(s)) - centre), s)
+
+            best = min(pool, key=score)
+            chosen.append(best)
+            note(best)
+            picked += 1
+    return sorted(chosen, key=lambda s: (2 * math.prod(s), s)), lo, hi, width
+
+
+# Rough seconds per evaluation on the H200, for the run-time estimate: the
+# small grid's 216 s for 1152 evaluations (0.19 s each, H100) plus the fp64
+# verification reference (5 trials, about 5e12 multiply-adds per second) and
+# the cold timing (at least 10 samples of the kernel at ~600 TFLOP/s).
+def seconds_per_eval(m, n, k):
+    macs = m * n * k
+    return 0.19 + 5 * macs / 5e12 + 10 * 2 * macs / 600e12
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "llm_shapes.json"))
+    a = ap.parse_args()
+    shapes = universe()
+    chosen, lo, hi, width = stratified(shapes)
+    doc = {
+        "name": "llm_shapes",
+        "description": (f"{len(chosen)} GEMMs of LLM layers (QKV, attention output, gate/up, down, LM head) of "
+                        f"{len(MODELS)} public models at 1 to 16384 tokens, TN (weight = B), fp32 accumulation; "
+                        f"FLOP-stratified in {BINS} log2 bins from 2^{lo:.1f} to 2^{hi:.1f} FLOP "
+                        "(datasets/generate_llm_shapes.py)."),
+        "tasks": [{"op": "hgemm", "m": m, "n": n, "k": k, "layout": "TN", "acc": "f32", "epilogue": "none"}
+                  for m, n, k in chosen],
+        "sources": {f"{m}x{n}x{k}": [s["text"] for s in shapes[(m, n, k)]] for m, n, k in chosen},
+    }
+    with open(a.out, "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+    est24 = sum(27 * seconds_per_eval(*s) for s in chosen)
+    est8 = sum(11 * seconds_per_eval(*s) for s in chosen)
+    print(f"wrote {a.out}: {len(chosen)} tasks of a {len(shapes)}-shape universe, "
+          f"bins of 2^{width:.2f} from 2^{lo:.1f} to 2^{hi:.1f} FLOP")
+    print(f"estimated tune time on an H200: ~{est24 / 60:.0f} min with --budget 24, ~{est8 / 60:.0f} min with --budget 8")
+    for b in range(BINS):
+        n = sum(1 for s in chosen if lo + b * width <= math.log2(2 * math.prod(s)) < lo + (b + 1) * width + 1e-9)
+        print(f"  bin {b}: 2^{lo + b * width:.1f}..2^{lo + (b + 1) * width:.1f} FLOP: {n} shapes")
+
+
+if __name__ == "__main__":
+    main()

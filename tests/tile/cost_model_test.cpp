@@ -1,0 +1,177 @@
+// The cost model's decisions on the shapes that matter (issue: LLM layers,
+// odd M, decode, long K) and the figures it reports. Predictions are
+// compared with each other, never with hard-coded times.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <set>
+
+#include "harness/tile/cost_model.hpp"
+#include "harness/tile/legality.hpp"
+#include "harness/tile/space.hpp"
+
+namespace tessera::tile {
+namespace {
+
+constexpr std::size_t kAll = 1u << 20;
+
+Config first_pick(const Task& t, const Limits& l = {}) {
+  const auto r = rank_configs(t, l, kAll);
+  EXPECT_FALSE(r.empty());
+  return r.empty() ? Config{} : r.front().config;
+}
+
+// The fastest predicted config among those `keep` accepts.
+Ranked best_where(const Task& t, const std::function<bool(const Ranked&)>& keep, const Limits& l = {}) {
+  Ranked best{};
+  best.prediction.time_us = 1e30;
+  for (const auto& r : rank_configs(t, l, kAll))
+    if (keep(r) && r.prediction.time_us < best.prediction.time_us) best = r;
+  return best;
+}
+
+bool splits(const Config& c) { return c.split_k > 1 || c.stream_k; }
+
+TEST(TileCostModel, SkinnyLongKSplitsK) {
+  // Qwen2.5-7B's down projection for 100 tokens: 28 tiles of 128x128 on 132 SMs, K = 18944.
+  const Task t = task_from_shape("100x3584x18944");
+  const Config c = first_pick(t);
+  EXPECT_TRUE(splits(c)) << name(c);
+  const Prediction p = predict(c, t, Limits{});
+  EXPECT_GE(p.ctas, Limits{}.sm_count * 3 / 4) << "the split should fill the SMs";
+  EXPECT_EQ(p.bound, "memory") << "streaming the 136 MB weight is the floor";
+  // What the issue's tune picked (no split, about 28 big tiles) is predicted at least twice as slow.
+  const Ranked few = best_where(t, [](const Ranked& x) { return !splits(x.config) && x.prediction.ctas <= 32; });
+  ASSERT_GT(few.prediction.ctas, 0) << "no unsplit config on 32 CTAs or fewer was ranked";
+  EXPECT_LT(p.time_us * 2, few.prediction.time_us) << name(few.config);
+}
+
+TEST(TileCostModel, DecodeTakesSwapAbWithANarrowTile) {
+  // M = 1: the first pick computes C^T on an 8- or 16-wide M tile, on most SMs, at memory speed.
+  for (const char* shape : {"1x4096x14336", "1x32768x4096", "1x2112x7168"}) {
+    const Task t = task_from_shape(shape);
+    const Config c = first_pick(t);
+    EXPECT_TRUE(c.swap_ab) << shape << ": " << name(c);
+    EXPECT_LE(c.bn, 16) << shape << ": M <= 16 rides on the MMA's narrowest N";
+    const Prediction p = predict(c, t, Limits{});
+    EXPECT_EQ(p.bound, "memory") << shape << ": decode reads the weight once at memory speed";
+    EXPECT_GE(p.ctas, Limits{}.sm_count * 2 / 3) << shape;
+  }
+  // Up to M = 16 swap-AB on a narrow M tile is predicted as fast as anything without it, within 1%
+  // (on these small-K shapes many configs tie at the weight's streaming time).
+  for (const char* shape : {"7x6144x4096", "16x14336x4096", "8x32768x4096"}) {
+    const Task t = task_from_shape(shape);
+    const Ranked swap = best_where(t, [](const Ranked& x) { return x.config.swap_ab && x.config.bn <= 16; });
+    const Ranked plain = best_where(t, [](const Ranked& x) { return !x.config.swap_ab; });
+    EXPECT_LE(swap.prediction.time_us, plain.prediction.time_us * 1.01)
+        << shape << ": " << name(swap.config) << " vs " << name(plain.config);
+  }
+}
+
+TEST(TileCostModel, LargeSquareTakesABigTileAndNoSplit) {
+  for (const char* shape : {"4096x4096x4096", "8192x8192x8192"}) {
+    const Task t = task_from_shape(shape);
+    const Config c = first_pick(t);
+    EXPECT_EQ(c.split_k, 1) << shape << ": " << name(c);
+    // 4096^3 is 3.9 waves of 128x256 tiles: stream-K's fix-up costs more than
+    // the tail it saves. (8192^3's 15.5 waves may go either way.)
+    if (t.m == 4096) EXPECT_FALSE(c.stream_k) << shape << ": " << name(c);
+    EXPECT_GE(c.bm * c.bn, 128 * 128) << shape << ": " << name(c);
+    EXPECT_EQ(c.backend, Backend::wgmma_tma);
+    EXPECT_EQ(predict(c, t, Limits{}).bound, "compute") << shape;
+  }
+}
+
+TEST(TileCostModel, OddMGetsATileThatFitsIt) {
+  // M just past a multiple of 128 (and of 256): the pick wastes little on padding.
+  for (const char* shape : {"257x6144x4096", "1537x4096x4096", "100x28672x4096"}) {
+    const Task t = task_from_shape(shape);
+    const Config c = first_pick(t);
+    const Prediction p = predict(c, t, Limits{});
+    EXPECT_GE(p.pad_efficiency, 0.85) << shape << ": " << name(c);
+    Config pow2 = c;  // the same config on a power-of-two tile pads far more
+    if (c.swap_ab) pow2.bn = 256;
+    else pow2.bm = 256;
+    EXPECT_GT(p.pad_efficiency, predict(pow2, t, Limits{}).pad_efficiency) << shape;
+  }
+}
+
+TEST(TileCostModel, WavesAndTailEfficiency) {
+  const Task t = task_from_shape("4096x4096x4096");
+  Config c = parse_name("w128x256x64_g2x1_s4p4_pa_d1_sw_ed_r8_k1s_t_c1x1_none");
+  const Prediction p = predict(c, t, Limits{});
+  EXPECT_EQ(p.tiles, 32 * 16);
+  EXPECT_EQ(p.ctas, 512);
+  EXPECT_EQ(p.ctas_per_sm, 1) << "4 stages of 48 KiB";
+  EXPECT_EQ(p.waves, 4);  // 512 CTAs on 132 SMs
+  EXPECT_NEAR(p.tail_efficiency, 512.0 / (4 * 132), 1e-9);
+  EXPECT_DOUBLE_EQ(p.pad_efficiency, 1.0);
+  // A 100-row M on 128-row tiles computes 28 rows of padding per tile.
+  const Prediction q = predict(c, task_from_shape("100x4096x4096"), Limits{});
+  EXPECT_NEAR(q.pad_efficiency, 100.0 / 128, 1e-9);
+  // Stream-K evens the tail out.
+  c.persistent = c.stream_k = true;
+  EXPECT_GT(predict(c, t, Limits{}).tail_efficiency, p.tail_efficiency);
+}
+
+TEST(TileCostModel, TheDeviceFiguresMatter) {
+  const Task t = task_from_shape("1x8192x8192");
+  const Config c = first_pick(t);
+  Limits slow;
+  slow.dram_gbps = Limits{}.dram_gbps / 2;
+  EXPECT_GT(predict(c, t, slow).time_us, predict(c, t, Limits{}).time_us * 1.5) << "decode is bandwidth-bound";
+  const Task big = task_from_shape("8192x8192x8192");
+  const Config b = first_pick(big);
+  Limits weak;
+  weak.peak_tflops = Limits{}.peak_tflops / 2;
+  EXPECT_GT(predict(b, big, weak).time_us, predict(b, big, Limits{}).time_us * 1.5) << "8192^3 is compute-bound";
+  Limits fewer;
+  fewer.sm_count = 66;
+  EXPECT_GT(predict(b, big, fewer).time_us, predict(b, big, Limits{}).time_us);
+}
+
+TEST(TileCostModel, RankingIsLegalUniqueAndDiversifiedFirst) {
+  const Task t = task_from_shape("257x4096x4096", "TN", "bias_gelu");
+  const Limits l;
+  const auto r = rank_configs(t, l, kAll);
+  ASSERT_GT(r.size(), 50u);
+  std::set<std::string> names;
+  for (const auto& x : r) {
+    EXPECT_TRUE(legality(x.config, t, l).ok) << name(x.config);
+    EXPECT_TRUE(names.insert(name(x.config)).second) << name(x.config);
+    EXPECT_EQ(x.config.epilogue, Epilogue::bias_gelu) << "the fused kernels are ranked like the plain ones";
+  }
+  // The first is the best predicted; the first eight come from eight structural families.
+  for (const auto& x : r) EXPECT_LE(r[0].prediction.time_us, x.prediction.time_us);
+  std::set<std::tuple<int, int, int, bool, bool, bool, int>> families;
+  for (std::size_t i = 0; i < 8; ++i) {
+    const Config& c = r[i].config;
+    EXPECT_TRUE(families.insert({c.bm, c.bn, c.warps_m * 4 + c.warps_n, c.swap_ab, c.persistent, c.stream_k, c.split_k})
+                    .second)
+        << name(c);
+  }
+  // It hedges across schedules: the best tiled, split-K, persistent and stream-K configs (those
+  // predicted within 1.5x of the best) come before the second config of any schedule.
+  const auto schedule = [](const Config& c) { return c.stream_k ? 's' : c.persistent ? 'p' : c.split_k > 1 ? 'k' : 't'; };
+  std::set<char> leaders;
+  for (const auto& x : r)
+    if (x.prediction.time_us <= 1.5 * r[0].prediction.time_us) leaders.insert(schedule(x.config));
+  ASSERT_GE(leaders.size(), 2u);
+  std::set<char> first;
+  for (std::size_t i = 0; i < leaders.size(); ++i) EXPECT_TRUE(first.insert(schedule(r[i].config)).second) << name(r[i].config);
+  EXPECT_EQ(first, leaders);
+  EXPECT_EQ(rank_configs(t, l, 5).size(), 5u);
+  EXPECT_EQ(model_rank(r, r[3].config, t, l), 4);
+}
+
+TEST(TileCostModel, Sm80RanksOnlyMmaSyncAndKOff8FallsBackToIt) {
+  const Limits sm80{"sm_80", 163 * 1024};
+  for (const auto& x : rank_configs(task_from_shape("100x5000x3000"), sm80, kAll))
+    EXPECT_EQ(x.config.backend, Backend::mma_sync);
+  const auto r = rank_configs(task_from_shape("100x5000x3001"), Limits{}, kAll);  // K % 8: no TMA
+  ASSERT_FALSE(r.empty());
+  for (const auto& x : r) EXPECT_EQ(x.config.backend, Backend::mma_sync);
+}
+
+}  // namespace
+}  // namespace tessera::tile

@@ -1,0 +1,190 @@
+// The work schedule pasted into every kernel (harness/tile/detail/schedule.inc),
+// compiled here on the host: every (tile, k-tile) is computed by exactly one
+// CTA, the CTAs that share a stream-K tile agree on its slot and count
+// themselves right (the last of them to arrive writes C), and the slots fit
+// the workspace the emitter sizes.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+#include <tuple>
+#include <vector>
+
+#include "harness/tile/legality.hpp"
+
+namespace tessera::tile {
+namespace {
+
+#define TESSERA_SCHED inline
+
+namespace streamk {
+constexpr int kRaster = 8;
+constexpr bool kStreamK = true;
+#include "harness/tile/detail/schedule.inc"
+}  // namespace streamk
+
+namespace persistent {
+constexpr int kRaster = 0;
+constexpr bool kStreamK = false;
+#include "harness/tile/detail/schedule.inc"
+}  // namespace persistent
+
+struct Problem {
+  int tiles_m, tiles_n, k_tiles, ctas;
+};
+
+// What one kernel's CTAs compute, gathered from all their walks.
+struct Coverage {
+  std::map<std::pair<int, int>, int> times;  // (tile id, k-tile) -> CTAs that computed it
+  std::map<int, std::set<int>> ctas_of_tile;
+  std::map<int, std::set<int>> peers_of_tile;  // what each unit of the tile claims
+  std::map<int, std::set<int>> sk_tiles_of_tile;
+  std::map<int, std::set<int>> written_of_tile;  // partial slots its peers write
+  std::map<int, std::set<int>> read_of_tile;     // partial slots the fix-up reads (from every peer's view)
+  std::map<int, int> writers_of_slot;
+  int max_units_per_cta = 0;
+  int max_k_tiles_per_cta = 0;
+};
+
+// What a shared unit's fix-up touches: the slot it writes, and the slots the
+// last peer to arrive would read (found by ADL in the walk's own namespace).
+template <typename W>
+void record_fixup(Coverage& c, const W& w, int cta) {
+  c.sk_tiles_of_tile[w.u.tile_id].insert(w.u.sk_tile);
+  const int slot = streamk_partial_slot(w, cta, w.u.sk_tile);
+  c.written_of_tile[w.u.tile_id].insert(slot);
+  ++c.writers_of_slot[slot];
+  const int first = streamk_first_peer(w);
+  for (int q = first; q < first + w.u.peers; ++q)
+    c.read_of_tile[w.u.tile_id].insert(streamk_partial_slot(w, q, w.u.sk_tile));
+}
+
+template <typename WalkBegin, typename WalkNext>
+Coverage run(const Problem& p, WalkBegin begin, WalkNext next) {
+  Coverage c;
+  for (int cta = 0; cta < p.ctas; ++cta) {
+    int units = 0, k = 0;
+    for (auto w = begin(p.tiles_m, p.tiles_n, p.k_tiles, cta, p.ctas); w.valid; next(w)) {
+      ++units;
+      EXPECT_LT(w.u.kb_begin, w.u.kb_end) << "an empty unit";
+      EXPECT_EQ(w.u.tile_id, w.u.tm * p.tiles_n + w.u.tn);
+      EXPECT_GE(w.u.tm, 0);
+      EXPECT_LT(w.u.tm, p.tiles_m);
+      EXPECT_GE(w.u.tn, 0);
+      EXPECT_LT(w.u.tn, p.tiles_n);
+      for (int kb = w.u.kb_begin; kb < w.u.kb_end; ++kb) ++c.times[{w.u.tile_id, kb}];
+      k += w.u.kb_end - w.u.kb_begin;
+      c.ctas_of_tile[w.u.tile_id].insert(cta);
+      c.peers_of_tile[w.u.tile_id].insert(w.u.peers);
+      if (w.u.peers > 1) record_fixup(c, w, cta);
+      if (units > 100000) {
+        ADD_FAILURE() << "the walk of CTA " << cta << " does not end";
+        return c;
+      }
+    }
+    c.max_units_per_cta = std::max(c.max_units_per_cta, units);
+    c.max_k_tiles_per_cta = std::max(c.max_k_tiles_per_cta, k);
+  }
+  return c;
+}
+
+void expect_exact_cover(const Coverage& c, const Problem& p) {
+  ASSERT_EQ(c.times.size(), std::size_t(p.tiles_m) * p.tiles_n * p.k_tiles) << "a (tile, k-tile) was never computed";
+  for (const auto& [key, n] : c.times) EXPECT_EQ(n, 1) << "tile " << key.first << " k-tile " << key.second;
+}
+
+const std::vector<Problem> kProblems = {
+    {1, 28, 296, 132},   // M = 100, N = 3584, K = 18944 with 128x128 tiles: 28 tiles, long K
+    {1, 1, 64, 132},     // one tile, fewer k-tiles than CTAs
+    {1, 1, 1, 132},      // one k-tile in all
+    {13, 16, 64, 132},   // M = 1537 with 128x256 tiles on 4096 x 4096: 1.6 waves
+    {32, 16, 64, 132},   // 4096^3: 3.9 waves, the first two go whole
+    {64, 64, 128, 132},  // many waves
+    {7, 3, 5, 264},      // more CTAs than iterations
+    {5, 5, 17, 300},     // a grid above the cap: the CTAs past it do nothing
+    {2, 3, 1000, 7},
+};
+
+TEST(TileSchedule, StreamKComputesEveryKTileOnceAndPeersAgree) {
+  for (const Problem& p : kProblems) {
+    SCOPED_TRACE(::testing::Message() << p.tiles_m << "x" << p.tiles_n << " tiles, " << p.k_tiles << " k-tiles, "
+                                    << p.ctas << " CTAs");
+    const Coverage c = run(p, streamk::walk_begin, streamk::walk_next);
+    expect_exact_cover(c, p);
+    const int ctas = std::min(p.ctas, kStreamKMaxCtas);
+    const long long iterations = 1LL * p.tiles_m * p.tiles_n * p.k_tiles;
+    const int partial_slots = 2 * int(std::min<long long>(kStreamKMaxCtas, iterations));  // as workspace_bytes
+    const int shared_tiles = std::min(p.tiles_m * p.tiles_n, 2 * kStreamKMaxCtas - 1);
+    std::set<int> sk_tiles;
+    for (const auto& [tile, who] : c.ctas_of_tile) {
+      // Every unit of a tile claims the same number of peers: the CTAs that really share it.
+      ASSERT_EQ(c.peers_of_tile.at(tile).size(), 1u) << "tile " << tile;
+      EXPECT_EQ(*c.peers_of_tile.at(tile).begin(), int(who.size())) << "tile " << tile;
+      for (int cta : who) EXPECT_LT(cta, ctas) << "a CTA past the cap did work";
+      if (who.size() > 1) {
+        ASSERT_EQ(c.sk_tiles_of_tile.at(tile).size(), 1u) << "the peers of tile " << tile << " disagree on its semaphore";
+        const int sk = *c.sk_tiles_of_tile.at(tile).begin();
+        EXPECT_TRUE(sk_tiles.insert(sk).second) << "two shared tiles on semaphore " << sk;
+        EXPECT_GE(sk, 0);
+        EXPECT_LT(sk, shared_tiles) << "semaphore outside the workspace";
+        // The last peer to arrive reads exactly the slots the peers wrote.
+        EXPECT_EQ(c.read_of_tile.at(tile), c.written_of_tile.at(tile)) << "tile " << tile;
+        EXPECT_EQ(c.written_of_tile.at(tile).size(), who.size()) << "tile " << tile;
+        for (int slot : c.written_of_tile.at(tile)) {
+          EXPECT_GE(slot, 0);
+          EXPECT_LT(slot, partial_slots) << "partial slot outside the workspace";
+        }
+      }
+    }
+    for (const auto& [slot, writers] : c.writers_of_slot) EXPECT_EQ(writers, 1) << "slot " << slot << " written twice";
+    // Balance: no CTA has more than its even share of the k-iterations.
+    EXPECT_LE(c.max_k_tiles_per_cta, (iterations + ctas - 1) / ctas);
+  }
+}
+
+TEST(TileSchedule, StreamKKeepsWholeWavesWholeAndSharesTheTail) {
+  const Problem p{32, 16, 64, 132};  // 512 tiles: 3 whole waves and 116 tiles
+  const Coverage c = run(p, streamk::walk_begin, streamk::walk_next);
+  const int whole = streamk::streamk_whole_tiles(512, 132);
+  EXPECT_EQ(whole, 264) << "all waves but the last two stay whole";
+  int shared = 0;
+  for (const auto& [tile, who] : c.ctas_of_tile) shared += who.size() > 1;
+  EXPECT_GT(shared, 0);
+  EXPECT_LE(shared, 512 - whole);
+  EXPECT_LE(c.max_units_per_cta, 2 + 3) << "two whole tiles and at most three pieces";
+}
+
+TEST(TileSchedule, SkinnyLongKSpreadsOverEveryCta) {
+  const Problem p{1, 28, 296, 132};
+  const Coverage c = run(p, streamk::walk_begin, streamk::walk_next);
+  std::set<int> busy;
+  for (const auto& [tile, who] : c.ctas_of_tile) busy.insert(who.begin(), who.end());
+  EXPECT_EQ(busy.size(), 132u) << "28 tiles of 296 k-tiles keep all 132 CTAs busy";
+  EXPECT_LE(c.max_k_tiles_per_cta, (28 * 296 + 131) / 132);
+}
+
+TEST(TileSchedule, PersistentWalksWholeTilesRoundRobin) {
+  for (const Problem& p : kProblems) {
+    const Coverage c = run(p, persistent::walk_begin, persistent::walk_next);
+    expect_exact_cover(c, p);
+    for (const auto& [tile, who] : c.ctas_of_tile) {
+      EXPECT_EQ(who.size(), 1u);
+      EXPECT_EQ(*c.peers_of_tile.at(tile).begin(), 1);
+    }
+    EXPECT_EQ(c.max_units_per_cta, (p.tiles_m * p.tiles_n + p.ctas - 1) / p.ctas);
+  }
+}
+
+TEST(TileSchedule, RasterIsAPermutationOfTheTiles) {
+  for (const auto& [tm, tn] : std::vector<std::pair<int, int>>{{13, 16}, {1, 28}, {9, 3}, {8, 8}, {17, 1}}) {
+    std::set<std::pair<int, int>> seen;
+    for (int id = 0; id < tm * tn; ++id) {
+      const auto t = streamk::tile_coord(id, tm, tn);
+      ASSERT_TRUE(t.m >= 0 && t.m < tm && t.n >= 0 && t.n < tn) << id;
+      EXPECT_TRUE(seen.insert({t.m, t.n}).second) << id;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tessera::tile
