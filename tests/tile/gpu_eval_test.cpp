@@ -1,7 +1,8 @@
 // GPU correctness of the tile compiler: a deterministic sample of legal
-// configs (both backends, both layouts, odd shapes, all epilogues) must pass
-// the harness's verification. Skips without a GPU.
-// TESSERA_TILE_GPU_SAMPLES overrides the number of configs (default 200).
+// configs (both backends, both layouts, odd shapes, all epilogues, every knob
+// value: tests/tile/config_sample.hpp) must pass the harness's verification.
+// Skips without a GPU. TESSERA_TILE_GPU_SAMPLES overrides the number of
+// configs (default 200).
 #include <gtest/gtest.h>
 
 // The sandboxed evaluator (harness/sandbox.cpp) is written in parallel with
@@ -12,10 +13,6 @@
 #define TESSERA_TILE_HAVE_EVALUATOR 0
 #endif
 
-#include <cstdlib>
-#include <random>
-#include <set>
-
 #include <fmt/format.h>
 
 #include "harness/sandbox.hpp"
@@ -24,6 +21,7 @@
 #include "harness/tile/legality.hpp"
 #include "harness/tile/space.hpp"
 #include "tests/testing.hpp"
+#include "tests/tile/config_sample.hpp"
 #include "tests/tile/new_paths.hpp"
 
 namespace tessera::tile {
@@ -32,22 +30,6 @@ namespace {
 #if !TESSERA_TILE_HAVE_EVALUATOR
 TEST(TileGpu, SampledLegalConfigsVerify) { GTEST_SKIP() << "harness/sandbox.cpp is not in this tree"; }
 #else
-
-constexpr int kDefaultSamples = 200;
-constexpr std::uint64_t kSampleSeed = 5;
-
-int sample_count() {
-  if (const char* s = std::getenv("TESSERA_TILE_GPU_SAMPLES")) return std::max(1, std::atoi(s));
-  return kDefaultSamples;
-}
-
-Candidate candidate_of(const Config& c, const Task& t) {
-  Candidate cand;
-  cand.source = emit(c, t);
-  cand.name = name(c);
-  cand.meta["tile_config"] = to_json(c);
-  return cand;
-}
 
 // Verification only: correctness is the point of these tests, speed is
 // measured by `tessera tile eval` / scripts/gpu_check.sh.
@@ -59,60 +41,28 @@ EvalOptions verify_only() {
   return opt;
 }
 
-struct Shape {
-  const char* mnk;
-  const char* layout;
-  const char* epilogue;
-  int weight;  // share of the sampled configs
-};
-
 TEST(TileGpu, SampledLegalConfigsVerify) {
   TESSERA_REQUIRE_GPU();
   auto evaluator = make_evaluator(SandboxOptions{});
   const Limits limits = with_device(Limits{}, evaluator->device());
-
-  const std::vector<Shape> shapes = {
-      {"1x4096x4096", "TN", "none", 4},        {"100x5000x3000", "TN", "none", 4},
-      {"100x5000x3000", "NN", "bias", 3},      {"257x1000x520", "NN", "bias_gelu", 3},
-      {"100x5000x3001", "TN", "bias_relu", 2}, {"333x777x1000", "TN", "none", 2},
-      {"2048x2048x2048", "TN", "none", 1},     {"64x64x8192", "NN", "none", 1},
-      // LLM layers: decode, M just past a multiple of 128, skinny long K.
-      {"7x2112x7168", "TN", "bias", 2},        {"257x1000x4096", "TN", "none", 2},
-      {"100x1024x18944", "TN", "bias_gelu", 2},
-  };
-  int total_weight = 0;
-  for (const auto& s : shapes) total_weight += s.weight;
-  const int budget = sample_count();
+  const int budget = testing::sample_count();
+  const auto sampled = testing::sample_configs(limits, budget);
+  std::vector<Candidate> cands;
+  for (const auto& s : sampled) cands.push_back(testing::candidate_of(s.config, s.task));
+  evaluator->precompile(cands);  // parallel compiles; the loop below finds them cached
 
   const EvalOptions opt = verify_only();
-  std::mt19937_64 rng(kSampleSeed);
   std::vector<std::string> failures;
   int evaluated = 0, wgmma = 0;
-  for (const auto& s : shapes) {
-    const Task t = task_from_shape(s.mnk, s.layout, s.epilogue);
-    const Space space = default_space(t, limits);
-    const int n = std::max(1, budget * s.weight / total_weight);
-    std::set<std::string> seen;
-    std::vector<Config> configs = seeds(t, limits);
-    for (int miss = 0; int(configs.size()) < n && miss < 100 * n;) {
-      auto c = sample(space, t, limits, rng);
-      if (c && seen.insert(name(*c)).second) configs.push_back(*c);
-      else ++miss;
-    }
-    if (int(configs.size()) > n) configs.resize(std::max<std::size_t>(n, 4));
-    std::vector<Candidate> cands;
-    for (const auto& c : configs) cands.push_back(candidate_of(c, t));
-    evaluator->precompile(cands);  // parallel compiles; the loop below finds them cached
-    for (const auto& c : configs) {
-      const EvalResult r = evaluator->evaluate(candidate_of(c, t), t, opt);
-      ++evaluated;
-      wgmma += c.backend == Backend::wgmma_tma;
-      if (r.status != Status::ok)
-        failures.push_back(fmt::format("{} on {}: {} {}", name(c), t.id(), to_string(r.status), r.reason));
-    }
+  for (std::size_t i = 0; i < sampled.size(); ++i) {
+    const EvalResult r = evaluator->evaluate(cands[i], sampled[i].task, opt);
+    ++evaluated;
+    wgmma += sampled[i].config.backend == Backend::wgmma_tma;
+    if (r.status != Status::ok)
+      failures.push_back(fmt::format("{} on {}: {} {}", cands[i].name, sampled[i].task.id(), to_string(r.status), r.reason));
   }
   for (const auto& f : failures) ADD_FAILURE() << f;
-  EXPECT_GE(evaluated, std::min(budget, kDefaultSamples));
+  EXPECT_GE(evaluated, std::min(budget, testing::kDefaultSamples));
   if (limits.arch == "sm_90a") {
     EXPECT_GT(wgmma, 0);
   }
@@ -134,7 +84,7 @@ TEST(TileGpu, DeepRingsVerify) {
   for (const auto& n : names) {
     const Config c = parse_name(n);
     ASSERT_TRUE(legality(c, t, limits).ok) << n << ": " << legality(c, t, limits).reason;
-    const EvalResult r = evaluator->evaluate(candidate_of(c, t), t, opt);
+    const EvalResult r = evaluator->evaluate(testing::candidate_of(c, t), t, opt);
     EXPECT_EQ(r.status, Status::ok) << n << ": " << r.reason;
   }
 }
@@ -147,11 +97,11 @@ void verify_named(Evaluator& evaluator, const Limits& limits, const Task& t, con
   for (const auto& n : names) {
     const Config c = parse_name(n);
     ASSERT_TRUE(legality(c, t, limits).ok) << n << " on " << t.id() << ": " << legality(c, t, limits).reason;
-    cands.push_back(candidate_of(c, t));
+    cands.push_back(testing::candidate_of(c, t));
   }
   evaluator.precompile(cands);
   for (const auto& n : names) {
-    const EvalResult r = evaluator.evaluate(candidate_of(parse_name(n), t), t, opt);
+    const EvalResult r = evaluator.evaluate(testing::candidate_of(parse_name(n), t), t, opt);
     EXPECT_EQ(r.status, Status::ok) << n << " on " << t.id() << ": " << r.reason;
   }
 }
@@ -191,7 +141,7 @@ TEST(TileGpu, SeedsVerifyOnLargeSquare) {
   for (const char* layout : {"TN", "NN"}) {
     const Task t = task_from_shape("8192x8192x8192", layout);
     for (const auto& c : seeds(t, limits)) {
-      const EvalResult r = evaluator->evaluate(candidate_of(c, t), t, opt);
+      const EvalResult r = evaluator->evaluate(testing::candidate_of(c, t), t, opt);
       EXPECT_EQ(r.status, Status::ok) << name(c) << " " << t.id() << ": " << r.reason;
     }
   }
