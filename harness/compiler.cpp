@@ -46,7 +46,7 @@ Compiler::Compiler(CompilerOptions options) : options_(std::move(options)) {
 
 std::string Compiler::key(const CompileRequest& r) const {
   Hasher h;
-  h.add(to_string(r.kind)).add(r.source).add(r.arch).add(abi_header_source());
+  h.add(to_string(r.kind)).add(r.source).add(r.arch).add(abi_header_source()).add(detail::policy_fingerprint());
   h.add(r.kind == CandidateKind::device_only ? nvrtc_version() : detail::nvcc_version());
   for (const auto& o : r.extra_options) h.add(o);
   if (r.kind == CandidateKind::translation_unit) h.add(detail::include_fingerprint(r.source));  // -I folders' files

@@ -22,14 +22,25 @@ namespace {
 // Libraries a candidate may not use: the point is to beat them, not call them.
 constexpr std::array kForbiddenLibraries = {"cublas", "cudnn", "cufft", "curand", "cusparse", "cusolver",
                                             "nvblas", "cutensor", "nvjitlink", "nvrtc", "torch", "triton"};
-// Dynamic loading could reach them anyway.
-constexpr std::array kForbiddenSymbols = {"dlopen", "dlmopen", "dlsym", "dlvsym", "cuLibraryLoadFromFile",
-                                          "cuLibraryLoadData", "cuModuleLoad", "cuModuleLoadData",
-                                          "cuModuleLoadDataEx", "cudaLibraryLoadFromFile", "cudaLibraryLoadData",
-                                          "fork", "execve", "system", "popen",
-                                          // Ways to find another library's code at run time.
-                                          "dl_iterate_phdr", "cuGetProcAddress", "cuGetProcAddress_v2",
-                                          "cudaGetDriverEntryPoint", "cudaGetDriverEntryPointByVersion"};
+// What a translation unit's host code may not call (its undefined symbols,
+// and calls in its source): anything starting with one of these. Dynamic
+// loading and the loader's own tables could reach a vendor library; driver
+// entry points and export tables reach the driver's hidden functions;
+// processes, threads, sockets and signals are the runner's confinement's job,
+// and refusing them here gives a clearer reason than a killed runner.
+constexpr std::array kForbiddenSymbolPrefixes = {
+    "dlopen", "dlmopen", "dlsym", "dlvsym", "dladdr", "dlinfo", "dl_iterate_phdr", "_dl_", "_r_debug",
+    "__libc_dlopen", "__libc_dlsym", "getauxval",
+    "cuModuleLoad", "cuLibraryLoad", "cudaLibraryLoad", "cuLink", "cuGetProcAddress", "cudaGetDriverEntryPoint",
+    "cuGetExportTable", "cudaGetExportTable",
+    "fork", "vfork", "clone", "exec", "posix_spawn", "system", "popen", "pthread_create", "syscall", "ptrace",
+    "socket", "connect", "kill", "process_vm_"};
+// Calls only nvcc's own generated code makes; in a candidate's source they
+// would register code behind the runtime's back.
+constexpr std::array kForbiddenSourceCalls = {"__cudaRegister"};
+// Bumped whenever the rules change, so the compile cache never serves an
+// artifact that passed older rules (it is part of the cache key).
+constexpr int kPolicyVersion = 2;
 
 // What a candidate's build directives may pass nvcc: absolute include folders,
 // macros and code-generation switches; nothing that links, loads or runs
@@ -78,6 +89,15 @@ bool process_failed(const ProcessResult& pr, const std::string& what, double tim
   return false;
 }
 
+std::string policy_fingerprint() {
+  std::string f = "policy/" + std::to_string(kPolicyVersion);
+  for (const char* s : kForbiddenLibraries) f += std::string(",") + s;
+  for (const char* s : kForbiddenSymbolPrefixes) f += std::string(",") + s;
+  for (const char* s : kForbiddenSourceCalls) f += std::string(",") + s;
+  for (const char* s : kHarnessKernelNames) f += std::string(",") + s;
+  return f + "," + kHarnessKernelPrefix;
+}
+
 std::string tu_source_policy(const std::string& source) {
   const std::string s = lower(source);
   for (const char* lib : kForbiddenLibraries) {
@@ -85,10 +105,22 @@ std::string tu_source_policy(const std::string& source) {
         std::regex_search(s, std::regex("#\\s*include\\s*[<\"][^>\"]*" + std::string(lib))))
       return fmt::format("includes a header of a forbidden library ({})", lib);
   }
-  for (const char* sym : kForbiddenSymbols) {
-    if (std::regex_search(source, std::regex("\\b" + std::string(sym) + "\\s*\\(")))
-      return fmt::format("calls {}(), which is not allowed in a candidate", sym);
+  std::smatch m;
+  for (const char* prefix : kForbiddenSymbolPrefixes) {
+    if (source.find(prefix) == std::string::npos) continue;
+    // Ordinary words (`kill`, `connect`, `exec`...) must be the whole name in
+    // source, where the candidate's own functions may start with them; the
+    // binary check sees the library calls themselves.
+    const std::string p(prefix);
+    const bool word = std::all_of(p.begin(), p.end(), [](char c) { return std::islower(static_cast<unsigned char>(c)); }) &&
+                      p.rfind("dl", 0) != 0 && p != "getauxval" && p != "posix_spawn";
+    const std::string name = p == "exec" ? "exec(l|lp|le|v|vp|vpe|ve|veat)" : word ? p : p + "\\w*";
+    if (std::regex_search(source, m, std::regex("\\b" + name + "\\s*\\)?\\s*\\(")))
+      return fmt::format("calls {}, which is not allowed in a candidate", m.str());
   }
+  for (const char* prefix : kForbiddenSourceCalls)
+    if (std::regex_search(source, m, std::regex("\\b" + std::string(prefix) + "\\w*\\s*\\(")))
+      return fmt::format("calls {}, which only nvcc's generated code may", m.str());
   return {};
 }
 
@@ -125,8 +157,9 @@ std::string tu_binary_policy(const std::string& so_image) {
     const std::string l = lower(sym.name);
     for (const char* lib : kForbiddenLibraries)
       if (l.rfind(lib, 0) == 0) return fmt::format("references {} from a forbidden library", sym.name);
-    for (const char* bad : kForbiddenSymbols)
-      if (sym.name == bad) return fmt::format("references {}, which is not allowed in a candidate", sym.name);
+    for (const char* prefix : kForbiddenSymbolPrefixes)
+      if (sym.name.rfind(prefix, 0) == 0)
+        return fmt::format("references {}, which is not allowed in a candidate", sym.name);
   }
   const auto* entry = find_symbol(*elf, "tessera_launch");
   if (!entry || !entry->function)

@@ -37,6 +37,11 @@ inline constexpr const char* kHarnessKernelNames[] = {"tessera_l2_flush", "tesse
 // output checks around timed calls: harness/gpu/integrity_kernels.hpp).
 inline constexpr const char* kHarnessKernelPrefix = "tessera_harness_";
 
+// The rules a compiled artifact was checked against (forbidden libraries and
+// symbols, reserved names, a version): part of the compile cache's key, so
+// a cached artifact is never one that passed older rules.
+std::string policy_fingerprint();
+
 // Empty, or why the candidate is rejected: its source, its compiler's entry
 // functions (ptxas log) or its built module (cubin or shared object; may be
 // empty) use a name of kHarnessKernelNames or one with kHarnessKernelPrefix

@@ -11,10 +11,6 @@ namespace tessera::gpu {
 
 namespace {
 
-// Rows of A and of B refilled before each timed call: every call's output
-// differs from every earlier one's in about this fraction of its rows and
-// columns, at a fraction of the traffic of refilling everything.
-constexpr double kRefreshedRowFraction = 0.125;
 
 }  // namespace
 
@@ -27,26 +23,25 @@ CandidateGuards::CandidateGuards(TaskBuffers& b, GuardedBuffer& workspace, cudaS
 }
 
 void CandidateGuards::fresh_inputs(cudaStream_t s) {
-  const Task& t = b_.task;
-  const bool tn = t.layout == Layout::TN;
+  // All of A and B: refreshing part of them would let a kernel update an
+  // earlier answer for the changed part only (a rank-r or row update),
+  // cheaper than the GEMM and exact.
   const std::uint64_t seed = rng_();
-  harness_refresh_rows(static_cast<__half*>(b_.A.data()), std::size_t(t.m), std::size_t(t.k), seed ^ 0xA,
-                       kRefreshedRowFraction, s);
-  harness_refresh_rows(static_cast<__half*>(b_.B.data()), std::size_t(tn ? t.n : t.k), std::size_t(tn ? t.k : t.n),
-                       seed ^ 0xB, kRefreshedRowFraction, s);
+  harness_fresh(static_cast<__half*>(b_.A.data()), b_.A_copy.as<__half>(), b_.A.bytes() / 2, seed ^ 0xA, s);
+  harness_fresh(static_cast<__half*>(b_.B.data()), b_.B_copy.as<__half>(), b_.B.bytes() / 2, seed ^ 0xB, s);
 }
 
 void CandidateGuards::prepare(cudaStream_t s) {
   // The output the call must write becomes poison, the workspace starts from
-  // zero as the ABI promises, and part of the inputs is new: no earlier
-  // output (the candidate's or a baseline's) is this call's answer.
+  // zero as the ABI promises, and the inputs are new: no earlier output (the
+  // candidate's or a baseline's) is this call's answer.
   harness_poison(static_cast<__half*>(b_.C.data()), b_.c_count(), s);
   harness_zero(ws_.data(), ws_.bytes(), s);
   fresh_inputs(s);
 }
 
 void CandidateGuards::check(const __half* out, cudaStream_t s) {
-  compute_reference(b_, s);
+  compute_reference(b_, b_.A_copy.as<const __half>(), b_.B_copy.as<const __half>(), s);
   harness_check(b_.check_args(out), b_.verdict.as<CompareStats>(), s);
   ++checks_;
   ++checks_total_;
@@ -92,6 +87,16 @@ HotGuard CandidateGuards::hot(std::function<void(int, cudaStream_t)> launch_into
 
 std::string CandidateGuards::audit() {
   auto* sc = b_.scratch.as<unsigned long long>();
+  auto digest_of = [&](const void* p, std::size_t bytes) {
+    unsigned long long v = 0;
+    digest(p, bytes, sc, s_);
+    TESSERA_CUDA_CHECK(cudaMemcpyAsync(&v, sc, sizeof v, cudaMemcpyDeviceToHost, s_));
+    TESSERA_CUDA_CHECK(cudaStreamSynchronize(s_));
+    return v;
+  };
+  if (digest_of(b_.A.data(), b_.A.bytes()) != digest_of(b_.A_copy.get(), b_.A.bytes()) ||
+      digest_of(b_.B.data(), b_.B.bytes()) != digest_of(b_.B_copy.get(), b_.B.bytes()))
+    return "the candidate modified its inputs while it was timed";
   std::string damage = b_.describe_canaries(s_);
   if (ws_.bytes() > 0)
     if (auto n = ws_.damaged_canaries(sc, s_); n > 0)

@@ -2,9 +2,10 @@
 // Every launch that is paid is a launch whose output can be checked
 // (docs/harness.md, "Integrity"). The guards the timer wraps around a
 // candidate's timed calls: before each call the output poisoned, the
-// workspace zeroed and random rows of A and B refilled; after randomly chosen
-// calls the reference of those inputs computed and the output checked on the
-// device; the canaries audited afterwards.
+// workspace zeroed and A and B filled with fresh values (and the harness's
+// hidden copies of them); after randomly chosen calls the reference of the
+// copies computed and the output checked on the device; inputs (against the
+// copies) and canaries audited afterwards.
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
@@ -32,8 +33,9 @@ public:
   // are fresh for each replay (not for each call inside it).
   HotGuard hot(std::function<void(int, cudaStream_t)> launch_into, int buffers);
 
-  // After all timing: every canary (output, rotated outputs, inputs,
-  // workspace) compared with what it was. Empty, or what was overwritten.
+  // After all timing: A and B compared with the hidden copies, every canary
+  // (output, rotated outputs, inputs, workspace) with what it was. Empty, or
+  // what was changed.
   std::string audit();
 
   int checks() const { return checks_total_; }

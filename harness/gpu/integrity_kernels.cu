@@ -16,19 +16,16 @@ extern "C" __global__ void tessera_harness_zero(unsigned char* dst, std::size_t 
     dst[i] = 0;
 }
 
-// Refills about `fraction` of the rows of a row-major rows x cols fp16 matrix
-// (and always row `always`) with fresh U[-1, 1) values; the rest stay.
-extern "C" __global__ void tessera_harness_refresh_rows(__half* x, std::size_t rows, std::size_t cols,
-                                                        unsigned long long seed, double fraction,
-                                                        std::size_t always) {
-  const std::size_t count = rows * cols;
+// Fresh U[-1, 1) values into the input the candidate reads and into the
+// harness's hidden copy of it, which the reference is computed from.
+extern "C" __global__ void tessera_harness_fresh(__half* live, __half* copy, std::size_t count,
+                                                 unsigned long long seed) {
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < count;
        i += std::size_t(gridDim.x) * blockDim.x) {
-    const std::size_t row = i / cols;
-    const double pick = double(tessera::gpu::mix64(seed ^ (row * 0x9E3779B97F4A7C15ULL)) >> 11) * 0x1.0p-53;
-    if (pick >= fraction && row != always) continue;
     const unsigned long long r = tessera::gpu::mix64(seed + 0x632BE59BD9B4E019ULL * (i + 1));
-    x[i] = __float2half_rn(2.0f * (float(r >> 40) * (1.0f / 16777216.0f)) - 1.0f);
+    const __half v = __float2half_rn(2.0f * (float(r >> 40) * (1.0f / 16777216.0f)) - 1.0f);
+    live[i] = v;
+    copy[i] = v;
   }
 }
 
@@ -133,10 +130,9 @@ void harness_zero(void* dst, std::size_t bytes, cudaStream_t s) {
   tessera_harness_zero<<<blocks_for(bytes), kThreads, 0, s>>>(static_cast<unsigned char*>(dst), bytes);
 }
 
-void harness_refresh_rows(__half* x, std::size_t rows, std::size_t cols, std::uint64_t seed, double fraction,
-                          cudaStream_t s) {
-  if (rows == 0 || cols == 0) return;
-  tessera_harness_refresh_rows<<<blocks_for(rows * cols), kThreads, 0, s>>>(x, rows, cols, seed, fraction, seed % rows);
+void harness_fresh(__half* live, __half* copy, std::size_t count, std::uint64_t seed, cudaStream_t s) {
+  if (count == 0) return;
+  tessera_harness_fresh<<<blocks_for(count), kThreads, 0, s>>>(live, copy, count, seed);
 }
 
 void harness_check(const CheckArgs& args, CompareStats* out_device, cudaStream_t s) {

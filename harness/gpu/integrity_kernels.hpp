@@ -1,8 +1,8 @@
 #pragma once
 // The harness's own kernels around a candidate's timed launches (docs/harness.md,
 // "Integrity"): poison the output, zero the workspace, and check an output
-// against the reference on the device, refresh rows of the inputs (the
-// reference kernel is verify_kernels.hpp's, under the same prefix). Every one is extern "C"
+// against the reference on the device, fresh inputs (the reference kernel
+// is verify_kernels.hpp's, under the same prefix). Every one is extern "C"
 // with a name that starts with kHarnessKernelPrefix, so the timer leaves them
 // out of the measured windows, and a candidate may not use that prefix.
 #include <cuda_fp16.h>
@@ -30,12 +30,11 @@ void harness_poison(__half* dst, std::size_t count, cudaStream_t s);
 // Zeroes `bytes` bytes (a kernel, not a memset: the timer only tells kernels apart by name).
 void harness_zero(void* dst, std::size_t bytes, cudaStream_t s);
 
-// Fresh U[-1, 1) values in about `fraction` of the rows of a row-major
-// rows x cols matrix, rows drawn from `seed` (at least one row every time).
-// Cheap enough to run before every timed call, and enough that no earlier
-// output is the answer: the changed rows change rows or columns of C.
-void harness_refresh_rows(__half* x, std::size_t rows, std::size_t cols, std::uint64_t seed, double fraction,
-                          cudaStream_t s);
+// Fresh U[-1, 1) values in every element of `live` and of `copy` (the same
+// values): every timed call gets inputs no earlier call had, so no cached,
+// remembered or incrementally updated output is its answer, and the
+// reference comes from the copy the candidate cannot reach or change.
+void harness_fresh(__half* live, __half* copy, std::size_t count, std::uint64_t seed, cudaStream_t s);
 
 struct CheckArgs {
   const __half* C = nullptr;

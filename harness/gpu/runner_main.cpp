@@ -179,7 +179,10 @@ int runner_main(const RunnerConfig& config) {
     return 1;
   }
   if (config.confine) config.confine();
-  // The candidate's code runs from here on: its constructors at dlopen.
+  // Everything the runner says from here on may have been written by the
+  // candidate (its constructors run at dlopen): the worker trusts only this
+  // line, and blames what follows on the candidate.
+  ch.send({{"event", "ready"}});
   void* so = ::dlopen(open.at("artifact").get<std::string>().c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!so) {
     ch.send(error_event("launch_error", std::string("cannot load the shared object: ") + ::dlerror()));

@@ -39,6 +39,8 @@ TaskBuffers::TaskBuffers(const Task& t, std::uint64_t seed)
       acc(std::size_t(t.m) * t.n * sizeof(double), seed ^ 0x1),
       absacc(std::size_t(t.m) * t.n * sizeof(double), seed ^ 0x2),
       verdict(sizeof(CompareStats), seed ^ 0x3),
+      A_copy(std::size_t(t.m) * t.k * sizeof(__half), seed ^ 0x5),
+      B_copy(std::size_t(t.n) * t.k * sizeof(__half), seed ^ 0x6),
       scratch(4096) {}
 
 std::string TaskBuffers::describe_canaries(cudaStream_t s) {

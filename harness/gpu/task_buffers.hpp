@@ -40,8 +40,13 @@ private:
 struct TaskBuffers {
   Task task;
   GuardedBuffer A, B, C, C_baseline, bias;
-  HiddenBuffer acc, absacc;  // fp64 Σ a·b and Σ|a·b| of the inputs now in A and B
+  HiddenBuffer acc, absacc;  // fp64 Σ a·b and Σ|a·b| of the inputs (A and B, or their copies while timed)
   HiddenBuffer verdict;      // CompareStats of the checks of one timing batch
+  // The harness's own copies of A and B while timing: fresh inputs go to both,
+  // the reference of a checked call is computed from these, and A and B are
+  // compared with them afterwards, so a kernel that changes its inputs cannot
+  // move the reference it is checked against.
+  HiddenBuffer A_copy, B_copy;
   DeviceBuffer scratch;      // digests, counts, compare stats of the verification trials
   std::vector<GuardedBuffer> rotation;  // hot timing's outputs (allocated on first use)
 

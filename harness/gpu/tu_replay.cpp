@@ -55,6 +55,7 @@ public:
       : modules_(load_modules(so)), runner_({self_exe(), "__runner", "--device", std::to_string(current_device())}),
         task_(task) {
     runner_.send_line(nlohmann::json{{"artifact", so.string()}, {"m", task.m}, {"n", task.n}, {"k", task.k}}.dump());
+    (void)expect("ready", /*candidate_loaded=*/false);
     const auto opened = expect("opened");
     workspace_ = opened.value("workspace_bytes", 0ull);
   }
@@ -123,8 +124,11 @@ private:
     return out;
   }
 
-  // The next event from the runner; its failures are the candidate's.
-  nlohmann::json expect(const std::string& event) const {
+  // The next event from the runner. Before "ready" no candidate code has run
+  // in it, so a failure it reports is the machine's; after it, the
+  // candidate's code can write the channel, so every failure is the
+  // candidate's and a claim of a machine failure is a forgery.
+  nlohmann::json expect(const std::string& event, bool candidate_loaded = true) const {
     auto line = runner_.read_line(kRunnerTimeoutSeconds);
     if (!line) {
       if (runner_.timed_out()) {
@@ -146,8 +150,14 @@ private:
       throw CandidateFault{Status::rejected, "the runner's channel carried a line tessera did not write"};
     }
     const std::string got = j.value("event", "");
-    if (got == "error")
-      throw CandidateFault{status_named(j.value("status", "")), j.value("reason", std::string("runner error"))};
+    if (got == "error") {
+      const Status st = status_named(j.value("status", ""));
+      const std::string reason = j.value("reason", std::string("runner error"));
+      if (st == Status::infra_error && candidate_loaded)
+        throw CandidateFault{Status::rejected, "the runner's channel claimed a failure of the machine after the "
+                                               "candidate's code was loaded (only the candidate could have written it): " + reason};
+      throw CandidateFault{st, reason};
+    }
     if (got != event)
       throw CandidateFault{Status::rejected, fmt::format("the runner's channel carried an unexpected '{}' event", got)};
     return j;

@@ -37,7 +37,11 @@ unsigned long long read_digest(const GuardedBuffer& buf, unsigned long long* scr
 }
 
 void compute_reference(TaskBuffers& b, cudaStream_t s) {
-  reference_gemm(static_cast<const __half*>(b.A.data()), static_cast<const __half*>(b.B.data()), b.acc.as<double>(),
+  compute_reference(b, static_cast<const __half*>(b.A.data()), static_cast<const __half*>(b.B.data()), s);
+}
+
+void compute_reference(TaskBuffers& b, const __half* A, const __half* B, cudaStream_t s) {
+  reference_gemm(A, B, b.acc.as<double>(),
                  b.absacc.as<double>(), static_cast<int>(b.task.m), static_cast<int>(b.task.n),
                  static_cast<int>(b.task.k), b.task.layout == Layout::TN ? 0 : 1, s);
 }

@@ -36,6 +36,8 @@ VerifyStats verify_candidate(VerifyContext& ctx, int random_trials);
 unsigned long long read_digest(const GuardedBuffer& buf, unsigned long long* scratch, cudaStream_t s);
 // The fp64 reference of the inputs now in b.A and b.B, into b.acc / b.absacc.
 void compute_reference(TaskBuffers& b, cudaStream_t s);
+// The same from other inputs of the task's shapes (the hidden copies while timing).
+void compute_reference(TaskBuffers& b, const __half* A, const __half* B, cudaStream_t s);
 // Compares b.C with the reference under the input variation in force.
 TrialStats check_output(TaskBuffers& b, cudaStream_t s, const std::string& label);
 

@@ -96,7 +96,8 @@ bool measure_candidate(MeasureContext& ctx, EvalResult& r) {
   }
 
   if (const auto damage = guards.audit(); !damage.empty()) {
-    r.verify.canaries_intact = false;
+    if (damage.find("inputs") != std::string::npos) r.verify.inputs_intact = false;
+    else r.verify.canaries_intact = false;
     return fail(r, "after timing", damage);
   }
   return true;

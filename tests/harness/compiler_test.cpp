@@ -111,6 +111,19 @@ TEST(Compiler, SourcePolicyNamesTheViolation) {
   EXPECT_NE(detail::tu_source_policy("dl_iterate_phdr(cb, nullptr);").find("dl_iterate_phdr"), std::string::npos);
   EXPECT_NE(detail::tu_source_policy("cuGetProcAddress(\"cuModuleLoad\", &p, 12000, 0, 0);").find("cuGetProcAddress"),
             std::string::npos);
+  // Prefix families: every spelling of the driver's entry points and export tables.
+  EXPECT_NE(detail::tu_source_policy("cudaGetDriverEntryPoint_ptsz(\"x\", &p, 0);").find("cudaGetDriverEntryPoint_ptsz"),
+            std::string::npos);
+  EXPECT_NE(detail::tu_source_policy("cudaGetExportTable(&t, &id);").find("cudaGetExportTable"), std::string::npos);
+  EXPECT_NE(detail::tu_source_policy("__cudaRegisterFunction(h, f, n, n, -1, 0, 0, 0, 0, 0);").find("__cudaRegister"),
+            std::string::npos);
+  EXPECT_NE(detail::tu_source_policy("int fd = socket(AF_INET, SOCK_STREAM, 0);").find("socket"), std::string::npos);
+  EXPECT_NE(detail::tu_source_policy("execvp(argv[0], argv);").find("execvp"), std::string::npos);
+  // The candidate's own names that merely start with such a word are fine.
+  EXPECT_TRUE(detail::tu_source_policy("void execute_tile(int); void kill_switch(); int connect_tiles(int);\n"
+                                       "execute_tile(1); kill_switch(); connect_tiles(2);").empty());
+  // The rules are part of the compile cache's key.
+  EXPECT_NE(detail::policy_fingerprint().find("dl_iterate_phdr"), std::string::npos);
 }
 
 TEST(Compiler, ReservedTimerKernelNamesAreRejectedWhereverTheyShow) {
