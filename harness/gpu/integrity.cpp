@@ -70,6 +70,7 @@ std::string CandidateGuards::verdict() {
 }
 
 HotGuard CandidateGuards::hot(std::function<void(int, cudaStream_t)> launch_into, int buffers) {
+  rotation_armed_ = true;  // TaskBuffers::ensure_rotation armed them for this evaluation
   HotGuard g;
   g.buffers = buffers;
   g.launch_into = std::move(launch_into);
@@ -97,7 +98,7 @@ std::string CandidateGuards::audit() {
   if (digest_of(b_.A.data(), b_.A.bytes()) != digest_of(b_.A_copy.get(), b_.A.bytes()) ||
       digest_of(b_.B.data(), b_.B.bytes()) != digest_of(b_.B_copy.get(), b_.B.bytes()))
     return "the candidate modified its inputs while it was timed";
-  std::string damage = b_.describe_canaries(s_);
+  std::string damage = b_.describe_canaries(s_, /*with_rotation=*/rotation_armed_);
   if (ws_.bytes() > 0)
     if (auto n = ws_.damaged_canaries(sc, s_); n > 0)
       damage += fmt::format("{}{} canary bytes around the workspace overwritten", damage.empty() ? "" : "; ", n);

@@ -54,6 +54,7 @@ private:
   CallGuard cold_;
   int checks_ = 0;        // checks enqueued since the last begin(): the verdict's denominator
   int checks_total_ = 0;  // for the report
+  bool rotation_armed_ = false;  // hot timing ran: its outputs' canaries are this evaluation's
 };
 
 }  // namespace tessera::gpu

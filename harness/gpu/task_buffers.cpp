@@ -43,7 +43,7 @@ TaskBuffers::TaskBuffers(const Task& t, std::uint64_t seed)
       B_copy(std::size_t(t.n) * t.k * sizeof(__half), seed ^ 0x6),
       scratch(4096) {}
 
-std::string TaskBuffers::describe_canaries(cudaStream_t s) {
+std::string TaskBuffers::describe_canaries(cudaStream_t s, bool with_rotation) {
   std::string out;
   auto* sc = scratch.as<unsigned long long>();
   auto note = [&](const std::string& name, const GuardedBuffer& buf) {
@@ -51,7 +51,8 @@ std::string TaskBuffers::describe_canaries(cudaStream_t s) {
       out += fmt::format("{}{} canary bytes around {} overwritten", out.empty() ? "" : "; ", n, name);
   };
   for (auto [name, buf] : {std::pair{"A", &A}, {"B", &B}, {"C", &C}, {"bias", &bias}}) note(name, *buf);
-  for (std::size_t i = 0; i < rotation.size(); ++i) note(fmt::format("hot output {}", i), rotation[i]);
+  if (with_rotation)
+    for (std::size_t i = 0; i < rotation.size(); ++i) note(fmt::format("hot output {}", i), rotation[i]);
   return out;
 }
 

@@ -52,7 +52,9 @@ struct TaskBuffers {
 
   TaskBuffers(const Task& t, std::uint64_t seed);
   std::size_t c_count() const { return std::size_t(task.m) * std::size_t(task.n); }
-  std::string describe_canaries(cudaStream_t s);  // empty when all intact
+  // Empty when all intact: A, B, C and bias, and the hot-timing outputs when
+  // `with_rotation` (they are armed only when hot timing starts).
+  std::string describe_canaries(cudaStream_t s, bool with_rotation = false);
   // The arguments that check `out` against the reference in acc/absacc.
   CheckArgs check_args(const __half* out) const;
   // Up to `wanted` rotated outputs within kRotationBudgetBytes (at least 1),

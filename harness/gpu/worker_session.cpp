@@ -112,6 +112,13 @@ nlohmann::json WorkerSession::evaluate(const nlohmann::json& req,
   return r;
 }
 
+// A kernel that wrote outside its buffers (or into its inputs) may have
+// written anywhere in this context the harness does not check: the worker is
+// replaced rather than trusted with the next candidate.
+void WorkerSession::taint_if_it_wrote_outside(const EvalResult& r) {
+  if (!r.verify.canaries_intact || !r.verify.inputs_intact) healthy_ = false;
+}
+
 EvalResult WorkerSession::run_eval(const nlohmann::json& req,
                                    const std::function<void(const std::string&)>& heartbeat) {
   EvalResult r;
@@ -167,6 +174,7 @@ EvalResult WorkerSession::run_eval(const nlohmann::json& req,
     if (r.verify.status != "passed") {
       r.status = Status::wrong_answer;
       r.reason = r.verify.failure;
+      taint_if_it_wrote_outside(r);
       return r;
     }
 
@@ -188,7 +196,10 @@ EvalResult WorkerSession::run_eval(const nlohmann::json& req,
     baselines::BaselineSuite* suite = opt.value("baselines", true) ? st.suite.get() : nullptr;
     if (suite) suite->refresh_inputs();
     MeasureContext mc{b, *callable, p, workspace, s, *st.timer, suite, opt.value("seed", std::uint64_t{1}), opt, heartbeat};
-    if (!measure_candidate(mc, r)) return r;
+    if (!measure_candidate(mc, r)) {
+      taint_if_it_wrote_outside(r);
+      return r;
+    }
     if (suite) suite->record_times(r.baselines);
   } catch (const CandidateFault& f) {
     r.status = f.status;

@@ -37,6 +37,7 @@ public:
 
 private:
   EvalResult run_eval(const nlohmann::json& request, const std::function<void(const std::string&)>& heartbeat);
+  void taint_if_it_wrote_outside(const EvalResult& r);
   struct State;
   std::unique_ptr<State> state_;
   WorkerConfig config_;
