@@ -167,8 +167,9 @@ TEST(IntegrityGpu, AWorkerKilledFromOutsideIsRetriedOnAFreshWorker) {
 
 TEST(IntegrityGpu, ATimeFasterThanTheDeviceCanGoIsRejectedAfterAFreshWorkerAgrees) {
   TESSERA_REQUIRE_GPU();
-  // A ceiling a thousand times too low stands in for a kernel a thousand
-  // times too fast: the gate's path, end to end, with a real kernel.
+  // A floor a million times too high stands in for a kernel a million times
+  // too fast: the gate's path, end to end, with a real kernel. (A doctored
+  // peak would not do: a baseline measured above the stored peak raises it.)
   std::string uuid;
   {
     auto probe = make_evaluator(full());
@@ -179,7 +180,7 @@ TEST(IntegrityGpu, ATimeFasterThanTheDeviceCanGoIsRejectedAfterAFreshWorkerAgree
   const auto path = cache_dir() / "devices" / (uuid + ".json");
   const std::string real = read_file(path);
   auto doctored = nlohmann::json::parse(real);
-  doctored["peak_tflops"] = doctored["peak_tflops"].get<double>() / 1000;
+  doctored["floor_us"] = 1e6;
   atomic_write_file(path, doctored.dump());
   auto ev = make_evaluator(full());
   const auto r = ev->evaluate(example("hgemm_wmma.cu"), task_from_shape("512x512x512"), quick());
