@@ -113,7 +113,7 @@ std::string markdown_table(const std::vector<TableRow>& rows) {
     const std::string why = r.status == Status::ok ? fmt::format("paid {:.2f} us cold", r.cold_us) : r.reason;
     const std::string caught = e.gap.empty() ? e.caught : e.caught + " -- gap: " + e.gap;
     out += fmt::format("| {} | `{}` | {} | {} | {} | {} | {} | {} |\n", markdown_cell(e.klass), e.file, e.kind,
-                       markdown_cell(e.tries), expected_statuses(e), to_string(r.status), markdown_cell(caught),
+                       markdown_cell(e.tries), markdown_cell(expected_statuses(e)), to_string(r.status), markdown_cell(caught),
                        markdown_cell(why));
   }
   return out;
