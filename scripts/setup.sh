@@ -25,6 +25,12 @@ install() {
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$@" >/dev/null
 }
+# ---- Python package (docs/env.md): an interpreter with venv and headers ------
+command -v python3 >/dev/null || need+=(python3)
+python3 -c "import venv, ensurepip" 2>/dev/null || need+=(python3-venv)
+python3 -c "import sysconfig, os, sys; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()['include'], 'Python.h')))" \
+  2>/dev/null || need+=(python3-dev)
+# -------------------------------------------------------------------------------
 install "${need[@]}"
 # Optional: headless Chromium renders the bench report in its test (which
 # skips without it). Where no package mirror answers (the GPU image has no

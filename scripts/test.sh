@@ -11,3 +11,18 @@ gpu=$("$BUILD/bin/tessera" doctor 2>/dev/null | sed -n 's/^GPU  *//p' || true)
 echo "GPU: ${gpu:-unknown}"
 case "$gpu" in none*) echo "GPU tests will be skipped: ${gpu#none }";; esac
 ctest --test-dir "$BUILD" --output-on-failure --timeout 900 -j "${TEST_JOBS:-2}"
+
+# ---- Python package (docs/env.md) ---------------------------------------------
+# Built into a virtual environment inside the repository ($VENV_DIR, default
+# .venv) by pip from the build directory above (only the extension module and
+# nanobind are new there), then its tests. Keep one virtual environment per
+# build directory: scikit-build-core starts the CMake cache afresh when it runs
+# from another installation. PIP_NO_INDEX=1 with PIP_FIND_LINKS=.whl installs
+# the build and test requirements from carried wheels where there is no index.
+VENV=${VENV_DIR:-.venv}
+[ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
+"$VENV/bin/python" -c "import scikit_build_core, nanobind, gymnasium, pytest" 2>/dev/null ||
+  "$VENV/bin/python" -m pip install -q "scikit-build-core>=0.10" "nanobind>=2.0" "gymnasium>=1.0" pytest
+CMAKE_GENERATOR=Ninja "$VENV/bin/python" -m pip install -q --no-build-isolation --no-deps \
+  -Cbuild-dir="$BUILD" -Ccmake.build-type="${BUILD_TYPE:-Release}" .
+"$VENV/bin/python" -m pytest -q tests/python

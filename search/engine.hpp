@@ -107,7 +107,7 @@ private:
   void reask_after_repeat(long long step, Slot& slot, long long repeated_step);
   void say(const std::string& line) const;
   bool apply_ready();
-  void run_evaluation(int evaluator, StepOutcome outcome, Task task, Plan plan);
+  void run_evaluation(Evaluator& ev, int evaluator, StepOutcome outcome, Task task, Plan plan);
   ProgressSnapshot snapshot() const;
   bool work_in_flight() const;
   std::string describe_slots() const;

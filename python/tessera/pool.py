@@ -1,0 +1,108 @@
+"""Evaluator pools: one sandboxed evaluator per GPU, batches in request order."""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any, Iterable, Sequence
+
+from . import _core, _json, _resources
+
+# Environment variables the default pool reads (docs/env.md).
+ENV_DEVICES = "TESSERA_DEVICES"  # "all" (default) or "0,1"
+ENV_MODE = "TESSERA_MODE"  # auto (default) | full | compile_only
+
+
+def _devices(devices: str | int | Sequence[int] | None) -> list[int]:
+    if devices is None:
+        devices = os.environ.get(ENV_DEVICES, "all")
+    if isinstance(devices, int):
+        return [devices]
+    if isinstance(devices, str):
+        if devices in ("all", "auto"):
+            # No GPU: one evaluator, which runs compile-only.
+            return list(range(max(1, _core.device_count())))
+        try:
+            return [int(d) for d in devices.split(",") if d.strip()]
+        except ValueError:
+            raise ValueError(f"devices are 'all' or ordinals like '0,1' (got '{devices}')") from None
+    return [int(d) for d in devices]
+
+
+class Pool:
+    """One evaluator per device, each in its own sandbox worker process.
+
+    ``mode``: ``auto`` (full where a GPU is visible, else compile-only),
+    ``full`` or ``compile_only``; None reads $TESSERA_MODE. Other keyword
+    arguments are sandbox settings: ``log_dir``, ``compile_timeout_s``,
+    ``heartbeat_timeout_s``, ``measure_peak``, ``remeasure_baselines``, ``arch``.
+    """
+
+    def __init__(self, devices: str | int | Sequence[int] | None = None, mode: str | None = None, **sandbox: Any):
+        self.devices = _devices(devices)
+        options = {"mode": mode or os.environ.get(ENV_MODE, "auto"), "self_exe": str(_resources.binary_path())}
+        options.update(sandbox)
+        self.mode = options["mode"]
+        self._native = _core.Pool(self.devices, _json.dump(options))
+
+    def __len__(self) -> int:
+        return self._native.size()
+
+    # A pool owns its GPUs' workers: a copy (gymnasium deep-copies the
+    # arguments of make()) is the same pool, and it does not cross processes,
+    # where a second pool would time on the same GPUs at once.
+    def __copy__(self) -> "Pool":
+        return self
+
+    def __deepcopy__(self, memo: dict) -> "Pool":
+        return self
+
+    def __reduce__(self):
+        raise TypeError(
+            "a tessera.Pool cannot be pickled: it owns its GPUs' workers. Share one pool in one process "
+            "(gymnasium.vector.SyncVectorEnv, threads), or let each process make its own on other GPUs."
+        )
+
+    def describe(self) -> list[str]:
+        """Where each evaluator runs ("NVIDIA H200 (sm_90a, 132 SMs) via sandbox worker", "compile-only ...")."""
+        return list(self._native.describe())
+
+    def evaluate_batch(self, candidates: Iterable[str | dict], task: Any = None, **options: Any) -> list[dict]:
+        """Evaluates every candidate across every GPU; the records come back in order.
+
+        A candidate is a kernel source (then ``task`` applies) or a dict with
+        ``source``, ``task`` and optionally ``name`` and ``kind`` (auto, device,
+        tu). ``options`` are the harness's evaluation options (``counters``,
+        ``verify_trials``, ``hot``, ``baselines``, ...). The GIL is released
+        while the batch runs.
+        """
+        requests = []
+        for i, c in enumerate(candidates):
+            r = {"source": c} if isinstance(c, str) else dict(c)
+            r.setdefault("task", task)
+            if r["task"] is None:
+                raise ValueError(f"candidate {i} has no task (give task=... or a 'task' key)")
+            requests.append(r)
+        return _json.load(self._native.evaluate_batch(_json.dump(requests), _json.dump(options)))
+
+    def evaluate(self, source: str, task: Any, **options: Any) -> dict:
+        """One evaluation: the record of docs/result-schema.md as a dict."""
+        return self.evaluate_batch([source], task, **options)[0]
+
+
+_default: Pool | None = None
+_default_lock = threading.Lock()
+
+
+def default_pool() -> Pool:
+    """The process's shared pool: every GPU ($TESSERA_DEVICES), mode $TESSERA_MODE."""
+    global _default
+    with _default_lock:
+        if _default is None:
+            _default = Pool()
+        return _default
+
+
+def evaluate_batch(candidates: Iterable[str | dict], task: Any = None, pool: Pool | None = None, **options: Any) -> list[dict]:
+    """Pool.evaluate_batch on ``pool`` (default: the shared pool of every GPU)."""
+    return (pool or default_pool()).evaluate_batch(candidates, task, **options)

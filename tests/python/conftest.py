@@ -1,0 +1,53 @@
+"""Shared fixtures: a compile-only pool (no GPU needed), the repository's example kernels,
+and faithful stand-ins for the trainers' calling conventions (trainers.py)."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+# The hooks use the shared default pool: compile-only here, so the tests behave
+# the same with and without a GPU (the GPU path is examples/rl/h200_demo.py's).
+os.environ.setdefault("TESSERA_MODE", "compile_only")
+
+import tessera  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _cache_dir(tmp_path_factory):
+    # Compiles land in a cache of the test session's own, never in the user's.
+    os.environ.setdefault("TESSERA_CACHE_DIR", str(tmp_path_factory.mktemp("tessera-cache")))
+
+
+@pytest.fixture(scope="session")
+def pool() -> tessera.Pool:
+    return tessera.Pool(devices=[0], mode="compile_only")
+
+
+@pytest.fixture(scope="session")
+def naive_kernel() -> str:
+    return (REPO / "examples" / "hgemm_naive.cu").read_text()
+
+
+@pytest.fixture(scope="session")
+def wmma_kernel() -> str:
+    return (REPO / "examples" / "hgemm_wmma.cu").read_text()
+
+
+@pytest.fixture()
+def broken_pool(tmp_path) -> tessera.Pool:
+    """A pool whose compile child answers garbage: every evaluation is an infra_error (a machine fault)."""
+    fake = tmp_path / "tessera"
+    fake.write_text('#!/bin/sh\ncat > /dev/null\necho \'{"TESSERA_COMPILE": "garbage"}\'\n')
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    return tessera.Pool(devices=[0], mode="compile_only", self_exe=str(fake))
+
+
+def unique(source: str, tag: str) -> str:
+    """The same kernel with a distinct text, so the compile cache cannot answer for it."""
+    return f"#define TESSERA_TEST_VARIANT_{tag}\n{source}"
