@@ -1,5 +1,7 @@
 #include "serve/slots.hpp"
 
+#include <algorithm>
+
 #include "harness/core/error.hpp"
 #include "serve/detail/resilient_evaluator.hpp"
 
@@ -49,6 +51,33 @@ std::size_t EvaluatorSlots::running() const {
   std::size_t n = 0;
   for (const auto& s : stats_) n += s->busy_since_ns > 0 ? 1 : 0;
   return n;
+}
+
+std::vector<int> parse_gpu_list(const std::string& spec, int available) {
+  std::vector<int> out;
+  if (spec == "all") {
+    for (int d = 0; d < std::max(1, available); ++d) out.push_back(d);
+    return out;
+  }
+  std::size_t at = 0;
+  while (at <= spec.size()) {
+    const auto comma = std::min(spec.find(',', at), spec.size());
+    const std::string part = spec.substr(at, comma - at);
+    std::size_t used = 0;
+    int d = -1;
+    try {
+      d = std::stoi(part, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (part.empty() || used != part.size() || d < 0)
+      fail_bad_input("--gpus takes 'all' or device ordinals like 0,1 (got '" + spec + "')");
+    if (available > 0 && d >= available)
+      fail_bad_input("--gpus " + spec + ": this machine has " + std::to_string(available) + " GPUs");
+    out.push_back(d);
+    at = comma + 1;
+  }
+  return out;
 }
 
 std::vector<EvaluatorFactory> sandbox_factories(const SandboxOptions& base, const std::vector<int>& devices) {

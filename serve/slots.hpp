@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "harness/pool.hpp"
@@ -44,6 +45,10 @@ private:
   std::shared_ptr<EvaluatorPool> pool_;
   std::chrono::steady_clock::time_point started_;
 };
+
+// --gpus: "all" (every one of `available` GPUs; one slot when there is no
+// GPU, which then runs compile-only) or ordinals "0,2". bad_input otherwise.
+std::vector<int> parse_gpu_list(const std::string& spec, int available);
 
 // One sandboxed evaluator per device in `devices` (compile-only mode: one
 // compile-only evaluator per entry, whatever the number).

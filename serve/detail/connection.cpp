@@ -9,6 +9,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <nlohmann/json.hpp>
 
 namespace tessera::serve::detail {
 
@@ -82,7 +83,7 @@ private:
   void write_error(int status, const std::string& type, const std::string& message) {
     HttpResponse r;
     r.status = status;
-    r.body = "{\"error\":{\"type\":\"" + type + "\",\"message\":\"" + message + "\"}}";
+    r.body = nlohmann::json{{"error", {{"type", type}, {"message", message}}}}.dump();
     r.close = true;
     keep_alive_ = false;
     write(std::move(r));

@@ -44,7 +44,8 @@ void handle_step(Context& ctx, const std::shared_ptr<Call>& call, const std::str
   const auto body = parse_object(call->request().body);
   only_keys(body, {"action"}, "step");
   std::string action = require_string(body, "action", "step");
-  ctx.run(call, 1, [&ctx, id, action = std::move(action)](Finish finish) mutable {
+  const auto deadline = call->deadline;
+  ctx.run(call, 1, [&ctx, id, action = std::move(action), deadline](Finish finish) mutable {
     auto session = ctx.sessions.find(id);
     if (!session) return finish(no_session(id), true);
     if (!session->try_begin_step())
@@ -55,7 +56,7 @@ void handle_step(Context& ctx, const std::shared_ptr<Call>& call, const std::str
       session->end_step();
       return finish(error_response(409, "episode_done", "the episode has ended; create a new session"), true);
     }
-    on_runner(ctx, std::move(finish), [&ctx, session, action = std::move(action)](Finish& done) {
+    on_runner(ctx, std::move(finish), [&ctx, session, action = std::move(action), deadline](Finish& done) {
       // The step ends before its answer leaves: a client may send the next
       // step the moment it reads this one.
       struct EndStep {
@@ -67,6 +68,12 @@ void handle_step(Context& ctx, const std::shared_ptr<Call>& call, const std::str
         ~EndStep() { now(); }
       } end{session.get()};
       const auto t0 = Clock::now();
+      // A step still waiting at its deadline is not taken: the client has its
+      // 504, and a turn it never saw must not be spent.
+      if (t0 >= deadline) {
+        end.now();
+        return done(error_response(504, "deadline_exceeded", "the step waited past its deadline; not taken"), false);
+      }
       const env::StepResult r = session->episode().step(action);
       ctx.metrics.record_step(r.info, std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
       auto response = json_response(200, step_json(r));

@@ -10,6 +10,7 @@
 #include "serve/detail/metrics.hpp"
 #include "serve/detail/request_json.hpp"
 #include "serve/detail/reward_text.hpp"
+#include "serve/slots.hpp"
 
 namespace tessera::serve::detail {
 namespace {
@@ -120,3 +121,18 @@ TEST(RequestJson, EvaluationOptionsAreCheckedAndNeverWeakenVerification) {
 
 }  // namespace
 }  // namespace tessera::serve::detail
+
+namespace tessera::serve {
+namespace {
+
+TEST(GpuList, AllOrOrdinals) {
+  EXPECT_EQ(parse_gpu_list("all", 4), (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(parse_gpu_list("all", 0), (std::vector<int>{0})) << "no GPU: one compile-only slot";
+  EXPECT_EQ(parse_gpu_list("2,0", 4), (std::vector<int>{2, 0}));
+  EXPECT_EQ(parse_gpu_list("0,1,2", 0), (std::vector<int>{0, 1, 2})) << "compile-only slots";
+  for (const char* bad : {"", "1,", "x", "-1", "1.5", "0,,1"}) EXPECT_THROW(parse_gpu_list(bad, 4), Error) << bad;
+  EXPECT_THROW(parse_gpu_list("4", 4), Error);
+}
+
+}  // namespace
+}  // namespace tessera::serve
