@@ -8,6 +8,17 @@ void from_json(const nlohmann::json& j, ChatMessage& m) {
   m.content = j.at("content").get<std::string>();
 }
 
+GpuInfo gpu_info(const DeviceSummary& d) {
+  GpuInfo g;
+  if (!d.name.empty()) g.name = d.name;
+  g.sm_count = d.sm_count;
+  g.smem_per_block_optin = d.smem_per_block_optin;
+  g.l2_bytes = d.l2_bytes;
+  g.peak_tflops = d.peak_tflops;
+  if (!d.arch.empty()) g.arch = d.arch;
+  return g;
+}
+
 void to_json(nlohmann::json& j, const Usage& u) {
   j = {{"prompt_tokens", u.prompt_tokens},
        {"completion_tokens", u.completion_tokens},

@@ -46,6 +46,9 @@ struct GpuInfo {
   double peak_tflops = 0;  // measured
   std::string arch = "sm_90a";
 };
+// What an evaluator reports about its GPU, as a prompt shows it; fields the
+// device leaves unknown (compile-only mode) keep GpuInfo's defaults.
+GpuInfo gpu_info(const DeviceSummary& device);
 
 struct ProposalContext {
   Task task;

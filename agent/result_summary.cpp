@@ -26,6 +26,16 @@ std::string timing_line(const char* label, const TimingStats& t) {
   return fmt::format("{}: median {:.2f} us (p10 {:.2f}, p90 {:.2f}, spread {:.1f}%, {} samples, {})", label, t.median_us,
                      t.p10_us, t.p90_us, 100.0 * t.rel_spread, t.samples, t.method);
 }
+// Every baseline of the run, so a kernel is seen against each library path
+// and not only the fastest one.
+std::string baselines_line(const std::vector<BaselineResult>& baselines) {
+  std::vector<std::string> parts;
+  for (const auto& b : baselines) {
+    if (!b.error.empty()) parts.push_back(fmt::format("{} failed", b.name));
+    else if (b.cold.status == "measured") parts.push_back(fmt::format("{} {:.2f} us", b.name, b.cold.median_us));
+  }
+  return "baselines, cold median: " + fmt::format("{}", fmt::join(parts, ", "));
+}
 }  // namespace
 
 std::string summarise_result(const EvalResult& r) {
@@ -63,6 +73,7 @@ std::string describe_result(const EvalResult& r, std::size_t max_log_chars) {
   if (r.best_baseline_us > 0)
     out += fmt::format("- best baseline {}: {:.2f} us; speedup {:.3f}x (>1 is faster than the baseline)\n", r.best_baseline,
                        r.best_baseline_us, r.speedup);
+  if (r.baselines.size() > 1) out += "- " + baselines_line(r.baselines) + "\n";
   if (r.tflops > 0) out += fmt::format("- {:.1f} TFLOP/s = {:.1f}% of the measured peak\n", r.tflops, 100.0 * r.peak_fraction);
   if (!r.counters.empty()) {
     const auto reading = read_bottleneck(r.counters);

@@ -7,7 +7,9 @@
 //
 // Never throws for anything the policy does: a malformed action is a format
 // failure with an observation that says what was wrong. Throws tessera::Error
-// only for bad configuration (bad_input) and tessera's own bugs.
+// only for bad configuration (bad_input), for calls out of order (step before
+// reset or after the last turn: bad_input) and for tessera's own bugs.
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -20,10 +22,22 @@
 #include "harness/core/reward.hpp"
 #include "harness/core/task.hpp"
 #include "harness/pool.hpp"
+#include "harness/tile/legality.hpp"
 
 namespace tessera::env {
 
 inline constexpr int kDefaultMaxTurns = 3;
+inline constexpr int kMaxTurnsLimit = 64;           // a bound on episode length, for bad configs
+inline constexpr int kDefaultInfraRetries = 1;      // fresh-worker retries of an infra_error, then masked
+inline constexpr int kMaxInfraRetries = 8;
+// Longer replies are format failures without being parsed: kernels are tens
+// of KiB, and the parsers' cost must stay bounded whatever a policy writes.
+inline constexpr std::size_t kMaxActionChars = 256 * 1024;
+// Longest run of blanks a reply may hold: std::regex (the agent's parser, the
+// harness's kind detection) recurses per character of a \s* run, and about
+// 30000 blanks overflow an 8 MiB stack. Code never needs a thousand in a row.
+inline constexpr std::size_t kMaxBlankRun = 1024;
+inline constexpr std::size_t kDefaultMaxLogChars = 3000;  // compiler log shown in an observation (as the agent's prompts)
 
 // What a policy may send. Device-only kernels, SEARCH/REPLACE diffs of the
 // previous turn's kernel and tile configs run no host code of the policy's;
@@ -34,40 +48,63 @@ struct ActionSpace {
   bool diff = true;
   bool tile_config = true;
   bool translation_unit = false;
+  nlohmann::json to_json() const;
+  static ActionSpace from_json(const nlohmann::json& j);  // bad_input on unknown keys
 };
+
+// The environment's evaluation options: the harness's, with defaults chosen
+// for turns of an episode (see default_env_eval_options()).
+EvalOptions default_env_eval_options();
 
 struct EnvConfig {
   int max_turns = kDefaultMaxTurns;
   ActionSpace actions;
   RewardConfig reward = default_reward_config();
-  EvalOptions eval;                 // verification trials, counters, hot timing ...
+  EvalOptions eval = default_env_eval_options();  // verification trials, counter set, hot timing ...
   std::vector<Task> tasks;          // sampled by reset() when it is given no task
-  int infra_retries = 1;            // an infra_error is retried this many times on a fresh worker
+  int infra_retries = kDefaultInfraRetries;  // an infra_error is evaluated again this many times, then masked
   // Whether the observation carries hardware counters and the bottleneck
-  // reading (they cost profiler passes per evaluation).
+  // reading. Off also skips collecting them (they cost profiler passes per
+  // evaluation): eval.counters follows this flag.
   bool counters_in_feedback = true;
+  // Off (default, the honest protocol): every evaluation measures the
+  // cuBLAS/cuBLASLt baselines interleaved with the kernel. On: the first
+  // evaluation of a task on a device measures them and later ones reuse that
+  // measurement (faster turns, but the ratio is no longer taken in one run);
+  // info["baseline_protocol"] says which.
+  bool reuse_baselines = false;
+  std::size_t max_log_chars = kDefaultMaxLogChars;
+  std::string prompt_dir;  // agent prompt templates; empty: the agent's default (or $TESSERA_PROMPT_DIR)
+  std::string abi_header;  // empty: the agent's default (or $TESSERA_ABI_HEADER)
+
   nlohmann::json to_json() const;
-  static EnvConfig from_json(const nlohmann::json& j);  // bad_input on unknown keys
+  // Unknown keys are bad_input; missing keys keep their defaults. "tasks" is a
+  // list of task objects or "MxNxK" strings; "tasks_file" names a dataset file.
+  static EnvConfig from_json(const nlohmann::json& j);
+  void validate() const;  // bad_input
 };
 
 // An action as parsed: what kind it was and the kernel it produced.
 struct ParsedAction {
   bool ok = false;
-  std::string kind;          // device_only | diff | tile_config | translation_unit
+  std::string kind;          // device_only | diff | tile_config | translation_unit ("" when nothing was recognised)
   std::string error;         // why it is not a kernel (format failure)
   Candidate candidate;       // when ok
   nlohmann::json tile_config;  // the config, for tile_config actions
+  int fuzzy_matches = 0;     // diff blocks that matched only after whitespace normalisation
 };
 
 // Text -> kernel: a fenced block or bare source, a SEARCH/REPLACE diff against
-// `previous_source`, or a tile-config JSON for `task`. Pure; never throws.
+// `previous_source`, or a tile-config JSON for `task` (legal under `limits`).
+// Pure; never throws.
 ParsedAction parse_action(const std::string& text, const std::optional<std::string>& previous_source,
-                          const Task& task, const ActionSpace& allowed);
+                          const Task& task, const ActionSpace& allowed, const tile::Limits& limits = {});
 
 struct Turn {
   int turn = 0;                 // 1-based
   std::string action;           // as sent
-  std::string action_kind;
+  std::string action_kind;      // as parsed ("" when nothing was recognised)
+  std::string source;           // the kernel evaluated (empty for a format failure)
   std::optional<EvalResult> result;  // none for a format failure
   Reward reward;
 };
@@ -77,12 +114,16 @@ struct StepResult {
   std::optional<double> reward;  // nullopt when masked
   bool terminated = false;       // max_turns reached
   bool truncated = false;
-  nlohmann::json info;  // reward components, the evaluation record, masked, turn, best_speedup, attempts
+  // reward (components), masked, turn, max_turns, action_kind, format_error,
+  // result (the evaluation record), best_speedup, best_turn, attempts,
+  // retried, baseline_protocol: docs/env.md.
+  nlohmann::json info;
 };
 
 struct ResetResult {
   std::string observation;  // the task statement and the rules of the action format
-  nlohmann::json info;      // task, seed, max_turns, action space
+  // task, seed, max_turns, actions, device, messages ([system, user] of the observation).
+  nlohmann::json info;
 };
 
 class Environment {
@@ -93,19 +134,25 @@ public:
   Environment& operator=(const Environment&) = delete;
 
   // With no task, one is drawn from config.tasks under `seed` (the same seed
-  // gives the same task). options: {"task": {...}, "max_turns": n, ...}.
+  // gives the same task). options: {"task": task or "MxNxK", "max_turns": n}.
   ResetResult reset(std::optional<Task> task, std::uint64_t seed, const nlohmann::json& options = {});
   StepResult step(const std::string& action);
 
   const std::vector<Turn>& history() const;
   std::optional<double> best_speedup() const;
+  std::optional<int> best_turn() const;  // the turn of the best kernel so far
   const Task& task() const;
   int turn() const;
+  int max_turns() const;
   bool done() const;
+  const EnvConfig& config() const;
 
 private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// The task reset() draws for `seed` from `tasks` (bad_input when empty).
+Task draw_task(const std::vector<Task>& tasks, std::uint64_t seed);
 
 }  // namespace tessera::env

@@ -84,6 +84,21 @@ TEST(Prompt, SystemHasGpuAndAbiAndUserHasEverythingMeasured) {
   EXPECT_EQ(u.find("{{"), u.find("{{0}}"));  // no placeholder left unrendered
 }
 
+TEST(Prompt, ResultShowsEveryBaselineNotOnlyTheFastest) {
+  auto e = kernel("k", "src", Status::ok, 0.5);
+  EXPECT_EQ(describe_result(e.result, kDefaultMaxLogChars).find("baselines, cold median"), std::string::npos);  // one: the best line says it
+  e.result.baselines = {{"cublas_tn", "default", {}, ""}, {"cublaslt_heuristic", "algo 0", {}, ""},
+                        {"cublaslt_autotuned", "", {}, "no algorithm"}};
+  e.result.baselines[0].cold.status = "measured";
+  e.result.baselines[0].cold.median_us = 812.25;
+  e.result.baselines[1].cold.status = "measured";
+  e.result.baselines[1].cold.median_us = 790.5;
+  const auto text = describe_result(e.result, kDefaultMaxLogChars);
+  EXPECT_NE(text.find("- baselines, cold median: cublas_tn 812.25 us, cublaslt_heuristic 790.50 us, cublaslt_autotuned failed"),
+            std::string::npos)
+      << text;
+}
+
 TEST(Prompt, NoParentAsksForAFullKernel) {
   auto c = context();
   c.parent.reset();

@@ -234,3 +234,30 @@ TEST(ReplayProposer, BadFilesAreClearErrors) {
 
 }  // namespace
 }  // namespace tessera::agent
+
+namespace tessera::agent {
+namespace {
+
+TEST(GpuInfo, TakesWhatTheDeviceReportsAndKeepsDefaultsForWhatItLeavesUnknown) {
+  DeviceSummary d;
+  d.name = "NVIDIA H200";
+  d.arch = "sm_90a";
+  d.sm_count = 132;
+  d.smem_per_block_optin = 232448;
+  d.l2_bytes = 60LL << 20;
+  d.peak_tflops = 812.5;
+  const GpuInfo g = gpu_info(d);
+  EXPECT_EQ(g.name, "NVIDIA H200");
+  EXPECT_EQ(g.sm_count, 132);
+  EXPECT_EQ(g.smem_per_block_optin, 232448);
+  EXPECT_EQ(g.l2_bytes, 60LL << 20);
+  EXPECT_DOUBLE_EQ(g.peak_tflops, 812.5);
+
+  const GpuInfo unknown = gpu_info(DeviceSummary{});  // compile-only mode: no GPU
+  EXPECT_EQ(unknown.name, GpuInfo{}.name);
+  EXPECT_EQ(unknown.arch, GpuInfo{}.arch);
+  EXPECT_EQ(unknown.sm_count, 0);
+}
+
+}  // namespace
+}  // namespace tessera::agent

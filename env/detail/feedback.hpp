@@ -1,0 +1,53 @@
+#pragma once
+// What the policy reads: the task prompt at reset and the feedback after each
+// step. The words are the agent's (agent/prompt.hpp: the prompt builder, the
+// result description, the reply formats); this file adds only what an
+// episode has and a search prompt does not: turns, the score, the best so far.
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "agent/prompt.hpp"
+#include "env/detail/judge.hpp"
+#include "env/env.hpp"
+
+namespace tessera::env::detail {
+
+struct TaskPrompt {
+  std::string system;
+  std::string user;
+  std::string text() const;             // system, a blank line, user
+  nlohmann::json messages() const;      // [{"role": "system", ...}, {"role": "user", ...}]
+};
+
+struct StepView {
+  int turn = 0;
+  int max_turns = 0;
+  const ParsedAction* action = nullptr;
+  const Judged* judged = nullptr;
+  std::optional<double> best_speedup;
+  std::optional<int> best_turn;
+  bool have_kernel = false;  // a kernel the next diff applies to
+  bool done = false;
+};
+
+class Feedback {
+public:
+  // Loads the agent's templates and the ABI header: bad_input when missing.
+  explicit Feedback(const EnvConfig& config);
+
+  TaskPrompt task_prompt(const Task& task, const DeviceSummary& device, int max_turns) const;
+  std::string step(const StepView& view) const;
+
+private:
+  std::string measured(const StepView& v) const;
+  std::string next_reply(const StepView& v) const;
+
+  ActionSpace actions_;
+  std::size_t max_log_chars_;
+  agent::PromptBuilder builder_;
+  agent::PromptTemplates templates_;
+};
+
+}  // namespace tessera::env::detail
