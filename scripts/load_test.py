@@ -265,7 +265,7 @@ def main() -> int:
     ap.add_argument("--binary", help="the tessera binary to start (default: build/bin/tessera)")
     ap.add_argument("--clients", type=int, default=32)
     ap.add_argument("--requests", type=int, default=5000)
-    ap.add_argument("--queue", type=int, default=8, help="the started server's queue (small: overload happens)")
+    ap.add_argument("--queue", type=int, default=4, help="the started server's queue (small: overload happens)")
     ap.add_argument("--workers", type=int, default=2, help="the started server's evaluator slots")
     ap.add_argument("--kills", type=int, default=3, help="workers killed mid-load")
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds one request may take, retries included")

@@ -2,6 +2,8 @@
 // service's evaluator slots.
 #include "serve/backend.hpp"
 
+#include "harness/tile/legality.hpp"
+
 namespace tessera::serve {
 
 namespace {
@@ -40,10 +42,13 @@ private:
 Backend make_env_backend(std::shared_ptr<EvaluatorSlots> slots, env::EnvConfig config) {
   Backend b;
   b.reward = config.reward;
-  b.parse = [](const std::string& text, const Task& task, const env::ActionSpace& allowed) {
-    return env::parse_action(text, std::nullopt, task, allowed);
-  };
   auto pool = slots->pool();
+  // Tile configs are checked against the GPU the service evaluates on (the
+  // slots are started first, so the device is known).
+  const tile::Limits limits = tile::with_device(tile::Limits{}, pool->evaluator(0).device());
+  b.parse = [limits](const std::string& text, const Task& task, const env::ActionSpace& allowed) {
+    return env::parse_action(text, std::nullopt, task, allowed, limits);
+  };
   b.new_episode = [config, pool]() -> std::unique_ptr<Episode> { return std::make_unique<EnvEpisode>(config, pool); };
   b.slots = std::move(slots);
   return b;

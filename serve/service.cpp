@@ -52,7 +52,7 @@ void handle_healthz(Context& ctx, Call& call) {
   const bool draining = ctx.draining;
   call.respond(json_response(draining ? 503 : 200, {{"status", draining ? "draining" : "ok"},
                                                     {"evaluators", ctx.backend.slots->size()},
-                                                    {"queue_depth", ctx.gauges().queue_depth},
+                                                    {"queue_depth", static_cast<long long>(ctx.gauges().queue_depth)},
                                                     {"queue_capacity", ctx.admission->capacity()},
                                                     {"sessions", ctx.sessions.size()}}));
 }
