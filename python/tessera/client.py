@@ -232,25 +232,28 @@ class Client(_Base):
         return Session(self, self.request("POST", "/v1/sessions", _session_body(task, seed, options)))
 
 
-class Session:
-    """One episode on the server: ``observation`` and ``info`` of its reset, then step()."""
-
-    def __init__(self, client: Client, created: dict):
+class _SessionBase:
+    def __init__(self, client: Any, created: dict):
         self.client = client
         self.id = created["session_id"]
         self.observation = created["observation"]
         self.info = created["info"]
+        self.path = f"/v1/sessions/{self.id}"
+
+
+class Session(_SessionBase):
+    """One episode on the server: ``observation`` and ``info`` of its reset, then step()."""
 
     def step(self, action: str) -> dict:
         """{"observation", "reward", "terminated", "truncated", "info"}; reward None when masked."""
-        return self.client.request("POST", f"/v1/sessions/{self.id}/step", {"action": action})
+        return self.client.request("POST", self.path + "/step", {"action": action})
 
     def get(self) -> dict:
-        return self.client.request("GET", f"/v1/sessions/{self.id}")
+        return self.client.request("GET", self.path)
 
     def delete(self) -> None:
         try:
-            self.client.request("DELETE", f"/v1/sessions/{self.id}")
+            self.client.request("DELETE", self.path)
         except ServeError as e:
             if e.status != 404:
                 raise
@@ -318,22 +321,18 @@ class AsyncClient(_Base):
         return AsyncSession(self, await self.request("POST", "/v1/sessions", _session_body(task, seed, options)))
 
 
-class AsyncSession:
-    def __init__(self, client: AsyncClient, created: dict):
-        self.client = client
-        self.id = created["session_id"]
-        self.observation = created["observation"]
-        self.info = created["info"]
+class AsyncSession(_SessionBase):
+    """Session for AsyncClient: the same calls, awaited."""
 
     async def step(self, action: str) -> dict:
-        return await self.client.request("POST", f"/v1/sessions/{self.id}/step", {"action": action})
+        return await self.client.request("POST", self.path + "/step", {"action": action})
 
     async def get(self) -> dict:
-        return await self.client.request("GET", f"/v1/sessions/{self.id}")
+        return await self.client.request("GET", self.path)
 
     async def delete(self) -> None:
         try:
-            await self.client.request("DELETE", f"/v1/sessions/{self.id}")
+            await self.client.request("DELETE", self.path)
         except ServeError as e:
             if e.status != 404:
                 raise

@@ -128,8 +128,12 @@ void Context::run(const std::shared_ptr<Call>& call, std::size_t evaluations, Wo
     }
     flight_cv.notify_all();
   };
+  finish_on_throw(finish, [&] { work(finish); });
+}
+
+void finish_on_throw(const Finish& finish, const std::function<void()>& fn) {
   try {
-    work(finish);
+    fn();
   } catch (const Error& e) {
     if (e.kind() == Error::Kind::bad_input) finish(error_response(400, "bad_request", e.what()), true);
     else finish(error_response(500, "internal", e.what()), false);

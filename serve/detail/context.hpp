@@ -59,6 +59,10 @@ private:
 using Finish = std::function<void(HttpResponse response, bool keep)>;
 using Work = std::function<void(Finish finish)>;
 
+// Runs `fn`; an exception it throws finishes the work instead: bad_input as
+// a final 400, anything else as 500 (not kept: a retry may succeed).
+void finish_on_throw(const Finish& finish, const std::function<void()>& fn);
+
 struct Context {
   Context(ServeOptions o, Backend b);
 

@@ -22,15 +22,6 @@ EvalItem read_item(const nlohmann::json& obj, const EvalOptions& base, const std
   return item;
 }
 
-// Wraps an answer so nothing thrown while building it escapes a worker thread.
-template <typename Fn>
-void answer(const Finish& finish, Fn&& build) {
-  try {
-    build();
-  } catch (const std::exception& e) {
-    finish(error_response(500, "internal", std::string("the service failed to build the answer: ") + e.what()), false);
-  }
-}
 }  // namespace
 
 void handle_evaluate(Context& ctx, const std::shared_ptr<Call>& call) {
@@ -41,7 +32,7 @@ void handle_evaluate(Context& ctx, const std::shared_ptr<Call>& call) {
     std::vector<EvalItem> items;
     items.push_back(std::move(item));
     evaluate_all(ctx, std::move(items), deadline, [finish](std::vector<EvalRecord> records) {
-      answer(finish, [&] {
+      finish_on_throw(finish, [&] {
         auto [response, keep] = record_response(records.front());
         finish(std::move(response), keep);
       });
@@ -68,7 +59,7 @@ void handle_batch(Context& ctx, const std::shared_ptr<Call>& call) {
   const std::size_t n = items.size();
   ctx.run(call, n, [&ctx, items = std::move(items), deadline](Finish finish) mutable {
     evaluate_all(ctx, std::move(items), deadline, [finish](std::vector<EvalRecord> records) {
-      answer(finish, [&] {
+      finish_on_throw(finish, [&] {
         bool keep = true;
         auto response = batch_response(records, keep);
         finish(std::move(response), keep);

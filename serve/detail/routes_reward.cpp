@@ -84,7 +84,7 @@ void handle_get_reward(Context& ctx, const std::shared_ptr<Call>& call) {
   const double masked_reward = ctx.options.masked_reward;
   ctx.run(call, n, [&ctx, items = std::move(items), deadline, masked_reward](Finish finish) mutable {
     evaluate_all(ctx, std::move(items), deadline, [finish, masked_reward](std::vector<EvalRecord> records) {
-      try {
+      finish_on_throw(finish, [&] {
         for (const auto& r : records) {
           if (r.failed()) {
             auto [response, keep] = record_response(r);
@@ -92,9 +92,7 @@ void handle_get_reward(Context& ctx, const std::shared_ptr<Call>& call) {
           }
         }
         finish(json_response(200, reward_answer(records, masked_reward)), true);
-      } catch (const std::exception& e) {
-        finish(error_response(500, "internal", e.what()), false);
-      }
+      });
     });
   });
 }

@@ -20,14 +20,7 @@ HttpResponse no_session(const std::string& id) {
 template <typename Fn>
 void on_runner(Context& ctx, Finish finish, Fn fn) {
   ctx.session_runner.submit([finish = std::move(finish), fn = std::move(fn)]() mutable {
-    try {
-      fn(finish);
-    } catch (const Error& e) {
-      if (e.kind() == Error::Kind::bad_input) finish(error_response(400, "bad_request", e.what()), true);
-      else finish(error_response(500, "internal", e.what()), false);
-    } catch (const std::exception& e) {
-      finish(error_response(500, "internal", e.what()), false);
-    }
+    finish_on_throw(finish, [&] { fn(finish); });
   });
 }
 

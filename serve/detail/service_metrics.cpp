@@ -7,6 +7,22 @@ namespace tessera::serve::detail {
 namespace {
 constexpr double kMsPerSecond = 1000.0;
 
+// Type and help of the metrics read from the gauges at render time.
+const std::map<std::string, std::pair<std::string, std::string>>& gauge_help() {
+  static const std::map<std::string, std::pair<std::string, std::string>> h = {
+      {"tessera_queue_depth", {"gauge", "Admitted evaluations waiting for a compile thread or an evaluator"}},
+      {"tessera_queue_capacity", {"gauge", "Evaluations admitted at once before 429"}},
+      {"tessera_running_evaluations", {"gauge", "Evaluations running on an evaluator now"}},
+      {"tessera_worker_replacements_total", {"counter", "Evaluators replaced after dying"}},
+      {"tessera_sessions", {"gauge", "Live sessions"}},
+      {"tessera_idempotency_entries", {"gauge", "Idempotency keys remembered"}},
+      {"tessera_draining", {"gauge", "1 while the service drains after SIGTERM"}},
+      {"tessera_gpu_busy_fraction", {"gauge", "Share of the service's uptime each GPU spent evaluating"}},
+      {"tessera_gpu_busy_seconds_total", {"counter", "Seconds each GPU spent evaluating"}},
+  };
+  return h;
+}
+
 double phase(const nlohmann::json& result, const char* name) {
   const auto& p = result.contains("phase_ms") ? result["phase_ms"] : nlohmann::json();
   return p.is_object() && p.contains(name) && p[name].is_number() ? p[name].get<double>() : -1;
@@ -87,26 +103,25 @@ std::string ServiceMetrics::render(const Gauges& g) const {
   describe_metric(out, "tessera_rejected_fraction", "gauge", "Share of evaluations rejected for a policy violation");
   sample(out, "tessera_rejected_fraction", "", fraction("rejected"));
 
-  describe_metric(out, "tessera_queue_depth", "gauge", "Admitted evaluations waiting for a compile thread or an evaluator");
-  sample(out, "tessera_queue_depth", "", g.queue_depth);
-  describe_metric(out, "tessera_queue_capacity", "gauge", "Evaluations admitted at once before 429");
-  sample(out, "tessera_queue_capacity", "", g.queue_capacity);
-  describe_metric(out, "tessera_running_evaluations", "gauge", "Evaluations running on an evaluator now");
-  sample(out, "tessera_running_evaluations", "", g.running);
-  describe_metric(out, "tessera_gpu_busy_fraction", "gauge", "Share of the service's uptime each GPU spent evaluating");
-  for (std::size_t i = 0; i < g.busy_fraction.size(); ++i)
-    sample(out, "tessera_gpu_busy_fraction", label("gpu", std::to_string(i)), g.busy_fraction[i]);
-  describe_metric(out, "tessera_gpu_busy_seconds_total", "counter", "Seconds each GPU spent evaluating");
-  for (std::size_t i = 0; i < g.busy_seconds.size(); ++i)
-    sample(out, "tessera_gpu_busy_seconds_total", label("gpu", std::to_string(i)), g.busy_seconds[i]);
-  describe_metric(out, "tessera_worker_replacements_total", "counter", "Evaluators replaced after dying");
-  sample(out, "tessera_worker_replacements_total", "", g.replacements);
-  describe_metric(out, "tessera_sessions", "gauge", "Live sessions");
-  sample(out, "tessera_sessions", "", g.sessions);
-  describe_metric(out, "tessera_idempotency_entries", "gauge", "Idempotency keys remembered");
-  sample(out, "tessera_idempotency_entries", "", g.idempotency_entries);
-  describe_metric(out, "tessera_draining", "gauge", "1 while the service drains after SIGTERM");
-  sample(out, "tessera_draining", "", g.draining ? 1 : 0);
+  const std::pair<const char*, double> totals[] = {{"tessera_queue_depth", g.queue_depth},
+                                                  {"tessera_queue_capacity", g.queue_capacity},
+                                                  {"tessera_running_evaluations", g.running},
+                                                  {"tessera_worker_replacements_total", g.replacements},
+                                                  {"tessera_sessions", g.sessions},
+                                                  {"tessera_idempotency_entries", g.idempotency_entries},
+                                                  {"tessera_draining", g.draining ? 1.0 : 0.0}};
+  for (const auto& [name, value] : totals) {
+    const auto& [type, help] = gauge_help().at(name);
+    describe_metric(out, name, type, help);
+    sample(out, name, "", value);
+  }
+  const std::pair<const char*, const std::vector<double>*> per_gpu[] = {
+      {"tessera_gpu_busy_fraction", &g.busy_fraction}, {"tessera_gpu_busy_seconds_total", &g.busy_seconds}};
+  for (const auto& [name, values] : per_gpu) {
+    const auto& [type, help] = gauge_help().at(name);
+    describe_metric(out, name, type, help);
+    for (std::size_t i = 0; i < values->size(); ++i) sample(out, name, label("gpu", std::to_string(i)), (*values)[i]);
+  }
   return out;
 }
 

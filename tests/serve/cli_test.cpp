@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cstdio>
+#include <vector>
 #include <regex>
 #include <string>
 
@@ -21,33 +22,71 @@ namespace {
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
 
-struct Ran {
-  int code = -1;
-  std::string out;
+// `tessera <args>` as a child whose output (stdout and stderr) is read line by line.
+class Spawned {
+public:
+  explicit Spawned(const std::vector<std::string>& args) {
+    int out[2];
+    if (pipe(out) != 0) return;
+    pid_ = fork();
+    if (pid_ == 0) {
+      dup2(out[1], 1);
+      dup2(out[1], 2);
+      close(out[0]);
+      std::vector<char*> argv = {const_cast<char*>(TESSERA_BINARY)};
+      for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      execv(TESSERA_BINARY, argv.data());
+      _exit(127);
+    }
+    close(out[1]);
+    out_ = fdopen(out[0], "r");
+  }
+  ~Spawned() {
+    if (pid_ > 0 && code_ < 0) {
+      kill(pid_, SIGKILL);
+      (void)finish();
+    }
+  }
+  // The next line of output; false at the end.
+  bool line(std::string& text) {
+    std::array<char, 1024> buf{};
+    if (!out_ || !fgets(buf.data(), buf.size(), out_)) return false;
+    text = buf.data();
+    log += text;
+    return true;
+  }
+  // Reads the rest of the output and waits: the exit code (-1 when killed).
+  int finish() {
+    std::string rest;
+    while (line(rest)) {}
+    if (out_) fclose(out_);
+    out_ = nullptr;
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    code_ = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return code_;
+  }
+  pid_t pid() const { return pid_; }
+  std::string log;
+
+private:
+  pid_t pid_ = -1;
+  FILE* out_ = nullptr;
+  int code_ = -1;
 };
 
-Ran run(const std::string& args) {
-  const std::string cmd = "timeout 60 " + std::string(TESSERA_BINARY) + " " + args + " 2>&1";
-  Ran r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf{};
-  while (fgets(buf.data(), buf.size(), p)) r.out += buf.data();
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
 TEST(ServeCli, BadOptionsGetOneClearLine) {
-  for (const auto& [args, needle] : std::vector<std::pair<std::string, std::string>>{
-           {"serve --gpus x --port 0", "--gpus takes"},
-           {"serve --host not-an-ip --port 0 --mode compile_only", "not an IP address"},
-           {"serve --env-config /nonexistent.json --mode compile_only --port 0", "nonexistent"},
-           {"serve --shape 12 --mode compile_only --port 0", "shape"}}) {
-    const Ran r = run(args);
-    EXPECT_EQ(r.code, 2) << args << "\n" << r.out;
-    EXPECT_NE(r.out.find("error: "), std::string::npos) << args << "\n" << r.out;
-    EXPECT_NE(r.out.find(needle), std::string::npos) << args << "\n" << r.out;
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"serve", "--gpus", "x", "--port", "0"}, "--gpus takes"},
+      {{"serve", "--host", "not-an-ip", "--port", "0", "--mode", "compile_only"}, "not an IP address"},
+      {{"serve", "--env-config", "/nonexistent.json", "--mode", "compile_only", "--port", "0"}, "nonexistent"},
+      {{"serve", "--shape", "12", "--mode", "compile_only", "--port", "0"}, "shape"}};
+  for (const auto& [args, needle] : cases) {
+    Spawned s(args);
+    EXPECT_EQ(s.finish(), 2) << args[1] << "\n" << s.log;
+    EXPECT_NE(s.log.find("error: "), std::string::npos) << s.log;
+    EXPECT_NE(s.log.find(needle), std::string::npos) << s.log;
   }
 }
 
@@ -68,30 +107,14 @@ std::string http(unsigned short port, const std::string& method, const std::stri
 }
 
 TEST(ServeCli, ServesASessionAndExitsZeroOnSigterm) {
-  int out[2];
-  ASSERT_EQ(pipe(out), 0);
-  const pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    dup2(out[1], 1);
-    dup2(out[1], 2);
-    close(out[0]);
-    execl(TESSERA_BINARY, TESSERA_BINARY, "serve", "--port", "0", "--mode", "compile_only", "--gpus", "0",
-          static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  close(out[1]);
-  FILE* f = fdopen(out[0], "r");
-  std::string log;
+  Spawned server({"serve", "--port", "0", "--mode", "compile_only", "--gpus", "0"});
   unsigned short port = 0;
-  std::array<char, 1024> line{};
   const std::regex listening("listening on http://127\\.0\\.0\\.1:([0-9]+)");
-  while (port == 0 && fgets(line.data(), line.size(), f)) {
-    log += line.data();
-    std::cmatch m;
-    if (std::regex_search(line.data(), m, listening)) port = static_cast<unsigned short>(std::stoi(m[1]));
+  for (std::string text; port == 0 && server.line(text);) {
+    std::smatch m;
+    if (std::regex_search(text, m, listening)) port = static_cast<unsigned short>(std::stoi(m[1]));
   }
-  ASSERT_NE(port, 0) << log;
+  ASSERT_NE(port, 0) << server.log;
 
   const auto created = nlohmann::json::parse(http(port, "POST", "/v1/sessions", R"({"task":"128x128x128","seed":1})"));
   const std::string id = created.at("session_id");
@@ -102,13 +125,9 @@ TEST(ServeCli, ServesASessionAndExitsZeroOnSigterm) {
   EXPECT_NE(http(port, "GET", "/metrics", "").find("tessera_evaluations_total{status=\"format_error\"} 1"),
             std::string::npos);
 
-  kill(pid, SIGTERM);
-  while (fgets(line.data(), line.size(), f)) log += line.data();
-  fclose(f);
-  int status = 0;
-  ASSERT_EQ(waitpid(pid, &status, 0), pid);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << log;
-  EXPECT_NE(log.find("draining"), std::string::npos) << log;
+  kill(server.pid(), SIGTERM);
+  EXPECT_EQ(server.finish(), 0) << server.log;
+  EXPECT_NE(server.log.find("draining"), std::string::npos) << server.log;
 }
 
 }  // namespace
