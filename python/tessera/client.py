@@ -140,8 +140,15 @@ class _Base:
         return wait
 
     @staticmethod
-    def _decode(r) -> Any:
-        return r.json() if r.headers.get("content-type", "").startswith("application/json") else r.text
+    def _classify(r) -> tuple:
+        """(answer, None, None) for a success, (None, Retry-After, error) for a retryable
+        failure; raises the error of one that is not worth retrying."""
+        if r.status_code < 400:
+            json_body = r.headers.get("content-type", "").startswith("application/json")
+            return (r.json() if json_body else r.text), None, None
+        if r.status_code not in RETRY_STATUSES:
+            raise _error_of(r)
+        return None, r.headers.get("retry-after"), _error_of(r)
 
 
 def _with_options(body: dict, options: dict | None) -> dict:
@@ -196,16 +203,13 @@ class Client(_Base):
         key, started, attempt = self._key(method, idempotency_key), time.monotonic(), 0
         while True:
             attempt += 1
-            retry_after = None
             try:
-                r = self._http.request(method, path, json=body, headers=self._headers(key))
-                if r.status_code < 400:
-                    return self._decode(r)
-                if r.status_code not in RETRY_STATUSES:
-                    raise _error_of(r)
-                retry_after, failure = r.headers.get("retry-after"), _error_of(r)
+                answer, retry_after, failure = self._classify(self._http.request(method, path, json=body,
+                                                                         headers=self._headers(key)))
+                if failure is None:
+                    return answer
             except httpx.TransportError as e:
-                failure = ServeError(0, "connection", str(e))
+                retry_after, failure = None, ServeError(0, "connection", str(e))
             time.sleep(self._after_failure(attempt, started, retry_after, failure))
 
     def healthz(self) -> dict:
@@ -289,16 +293,13 @@ class AsyncClient(_Base):
         key, started, attempt = self._key(method, idempotency_key), time.monotonic(), 0
         while True:
             attempt += 1
-            retry_after = None
             try:
-                r = await self._http.request(method, path, json=body, headers=self._headers(key))
-                if r.status_code < 400:
-                    return self._decode(r)
-                if r.status_code not in RETRY_STATUSES:
-                    raise _error_of(r)
-                retry_after, failure = r.headers.get("retry-after"), _error_of(r)
+                answer, retry_after, failure = self._classify(await self._http.request(method, path, json=body,
+                                                                         headers=self._headers(key)))
+                if failure is None:
+                    return answer
             except httpx.TransportError as e:
-                failure = ServeError(0, "connection", str(e))
+                retry_after, failure = None, ServeError(0, "connection", str(e))
             await asyncio.sleep(self._after_failure(attempt, started, retry_after, failure))
 
     async def healthz(self) -> dict:
