@@ -9,6 +9,8 @@
 
 #include <array>
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <vector>
 #include <regex>
 #include <string>
@@ -16,6 +18,8 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/write.hpp>
 #include <nlohmann/json.hpp>
+
+#include "tests/testing.hpp"
 
 namespace {
 
@@ -106,14 +110,19 @@ std::string http(unsigned short port, const std::string& method, const std::stri
   return at == std::string::npos ? data : data.substr(at + 4);
 }
 
+// The port a starting server prints; 0 when it exited first.
+unsigned short listening_port(Spawned& server) {
+  const std::regex listening("listening on http://127\\.0\\.0\\.1:([0-9]+)");
+  for (std::string text; server.line(text);) {
+    std::smatch m;
+    if (std::regex_search(text, m, listening)) return static_cast<unsigned short>(std::stoi(m[1]));
+  }
+  return 0;
+}
+
 TEST(ServeCli, ServesASessionAndExitsZeroOnSigterm) {
   Spawned server({"serve", "--port", "0", "--mode", "compile_only", "--gpus", "0"});
-  unsigned short port = 0;
-  const std::regex listening("listening on http://127\\.0\\.0\\.1:([0-9]+)");
-  for (std::string text; port == 0 && server.line(text);) {
-    std::smatch m;
-    if (std::regex_search(text, m, listening)) port = static_cast<unsigned short>(std::stoi(m[1]));
-  }
+  const unsigned short port = listening_port(server);
   ASSERT_NE(port, 0) << server.log;
 
   const auto created = nlohmann::json::parse(http(port, "POST", "/v1/sessions", R"({"task":"128x128x128","seed":1})"));
@@ -128,6 +137,29 @@ TEST(ServeCli, ServesASessionAndExitsZeroOnSigterm) {
   kill(server.pid(), SIGTERM);
   EXPECT_EQ(server.finish(), 0) << server.log;
   EXPECT_NE(server.log.find("draining"), std::string::npos) << server.log;
+}
+
+// On a GPU: a real kernel verified and timed through the service, its stages
+// in the record and in /metrics.
+TEST(ServeGpu, VerifiesAndTimesARealKernelThroughTheService) {
+  TESSERA_REQUIRE_GPU();
+  Spawned server({"serve", "--port", "0", "--mode", "full", "--gpus", "0"});
+  const unsigned short port = listening_port(server);
+  ASSERT_NE(port, 0) << server.log;
+  std::ifstream in(std::string(TESSERA_SOURCE_DIR) + "/examples/hgemm_naive.cu");
+  const std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const nlohmann::json req = {{"task", "512x512x512"}, {"action", source}, {"options", {{"counters", false}}}};
+  const auto rec = nlohmann::json::parse(http(port, "POST", "/v1/evaluate", req.dump()));
+  EXPECT_EQ(rec.at("status"), "ok") << rec.dump().substr(0, 3000);
+  EXPECT_GT(rec.at("result").at("speedup").get<double>(), 0);
+  EXPECT_TRUE(rec.at("result").at("phase_ms").contains("verify"));
+  EXPECT_TRUE(rec.at("result").at("phase_ms").contains("timing"));
+  const std::string metrics = http(port, "GET", "/metrics", "");
+  EXPECT_NE(metrics.find("tessera_stage_seconds_count{stage=\"verify\"} 1"), std::string::npos) << metrics;
+  EXPECT_NE(metrics.find("tessera_stage_seconds_count{stage=\"time\"} 1"), std::string::npos) << metrics;
+  EXPECT_EQ(metrics.find("tessera_gpu_busy_fraction{gpu=\"0\"} 0\n"), std::string::npos) << metrics;
+  kill(server.pid(), SIGTERM);
+  EXPECT_EQ(server.finish(), 0) << server.log;
 }
 
 }  // namespace
