@@ -24,6 +24,6 @@ def server(tmp_path_factory):
 
     env = dict(os.environ)
     env["TESSERA_CACHE_DIR"] = str(tmp_path_factory.mktemp("serve-cache"))
-    args = ["--mode", "compile_only", "--gpus", "0,1", "--fault-injection", "--open-reward", "--task", TASK]
+    args = ["--mode", "compile_only", "--gpus", "0,1", "--fault-injection", "--open-reward", "--shape", TASK]
     with LocalServer(args, env=env, token=TOKEN) as s:
         yield s
