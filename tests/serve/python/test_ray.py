@@ -43,6 +43,11 @@ def test_records_come_back_in_request_order_from_every_actor(cluster):
         assert [r["candidate_name"] for r in recs] == [f"c{i}" for i in range(18)]
         assert [r["status"] for r in recs] == ["compiled", "compiled", "compile_error"] * 6
         assert {"status", "reason", "task", "compile", "phase_ms", "mode"} <= set(recs[0])
+        # Policy replies (text) scored as one turn each, as a trainer's reward function would.
+        naive = (ROOT / "examples" / "hgemm_naive.cu").read_text()
+        scored = pool.score_actions([f"```cuda\n{naive}\n```", "no kernel here"] * 3, TASK, chunk_size=1)
+        assert [s["reward"] for s in scored] == [0.0, -1.0] * 3  # compile-only: compiled earns 0; no kernel: format
+        assert all(s["info"]["masked"] is False for s in scored)
     finally:
         pool.shutdown()
 
