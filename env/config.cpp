@@ -42,23 +42,13 @@ nlohmann::json eval_to_json(const EvalOptions& e) {
           {"rank_by", e.rank_by}};
 }
 
-// "counters" is not an eval key: counters_in_feedback decides it.
-EvalOptions eval_from_json(const nlohmann::json& j, EvalOptions e) {
-  require_object(j, "eval");
-  for (const auto& [key, v] : j.items()) {
-    const std::string k = "eval." + key;
-    if (key == "compile_only") e.compile_only = get_bool(v, k);
-    else if (key == "counter_set") e.counter_set = to_string(parse_counter_set(get_string(v, k)));
-    else if (key == "timing") e.timing = get_bool(v, k);
-    else if (key == "hot") e.hot = get_bool(v, k);
-    else if (key == "verify_trials") e.verify_trials = get_int(v, k, 1, 64);
-    else if (key == "shape_generic") e.shape_generic = get_bool(v, k);
-    else if (key == "rank_by") e.rank_by = get_string(v, k);
-    else fail_bad_input("unknown eval setting '" + key +
-                        "' (compile_only, counter_set, timing, hot, verify_trials, shape_generic, rank_by; "
-                        "counters follow counters_in_feedback)");
-  }
-  return e;
+// An episode's eval settings: the harness's, but counters_in_feedback decides
+// the counters and every turn measures its baselines unless reuse_baselines.
+EvalOptions env_eval_from_json(const nlohmann::json& j, const EvalOptions& base) {
+  for (const char* key : {"counters", "baselines"})
+    if (j.is_object() && j.contains(key))
+      fail_bad_input(std::string("eval.") + key + " is not an environment setting (counters_in_feedback, reuse_baselines)");
+  return eval_options_from_json(j, base);
 }
 
 std::vector<Task> tasks_from_json(const nlohmann::json& j) {
@@ -69,6 +59,26 @@ std::vector<Task> tasks_from_json(const nlohmann::json& j) {
 }
 
 }  // namespace
+
+EvalOptions eval_options_from_json(const nlohmann::json& j, EvalOptions e) {
+  require_object(j, "eval");
+  for (const auto& [key, v] : j.items()) {
+    const std::string k = "eval." + key;
+    if (key == "compile_only") e.compile_only = get_bool(v, k);
+    else if (key == "counters") e.counters = get_bool(v, k);
+    else if (key == "counter_set") e.counter_set = to_string(parse_counter_set(get_string(v, k)));
+    else if (key == "baselines") e.baselines = get_bool(v, k);
+    else if (key == "timing") e.timing = get_bool(v, k);
+    else if (key == "hot") e.hot = get_bool(v, k);
+    else if (key == "verify_trials") e.verify_trials = get_int(v, k, 1, 64);
+    else if (key == "shape_generic") e.shape_generic = get_bool(v, k);
+    else if (key == "rank_by") e.rank_by = get_string(v, k);
+    else fail_bad_input("unknown evaluation option '" + key +
+                        "' (compile_only, counters, counter_set, baselines, timing, hot, verify_trials, "
+                        "shape_generic, rank_by)");
+  }
+  return e;
+}
 
 EvalOptions default_env_eval_options() {
   EvalOptions e;
@@ -120,7 +130,7 @@ EnvConfig EnvConfig::from_json(const nlohmann::json& j) {
     if (key == "max_turns") c.max_turns = get_int(v, key, 1, kMaxTurnsLimit);
     else if (key == "actions") c.actions = ActionSpace::from_json(v);
     else if (key == "reward") c.reward = RewardConfig::from_json(v);
-    else if (key == "eval") c.eval = eval_from_json(v, c.eval);
+    else if (key == "eval") c.eval = env_eval_from_json(v, c.eval);
     else if (key == "tasks") c.tasks = tasks_from_json(v);
     else if (key == "tasks_file") c.tasks = search::load_tasks_file(get_string(v, key));
     else if (key == "infra_retries") c.infra_retries = get_int(v, key, 0, kMaxInfraRetries);

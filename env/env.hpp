@@ -55,6 +55,10 @@ struct ActionSpace {
 // The environment's evaluation options: the harness's, with defaults chosen
 // for turns of an episode (see default_env_eval_options()).
 EvalOptions default_env_eval_options();
+// The harness's evaluation options as JSON (compile_only, counters,
+// counter_set, baselines, timing, hot, verify_trials, shape_generic, rank_by):
+// keys override `base`, unknown keys and wrong types are bad_input.
+EvalOptions eval_options_from_json(const nlohmann::json& j, EvalOptions base = {});
 
 struct EnvConfig {
   int max_turns = kDefaultMaxTurns;

@@ -41,6 +41,12 @@ std::string rules(int max_turns, const ActionSpace& a) {
   return out;
 }
 
+// Templates and sources end in newlines of their own; the sections join with one.
+std::string without_trailing_newlines(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
+  return s;
+}
+
 std::string fixed(double v, int digits) { return fmt::format("{:.{}f}", v, digits); }
 
 std::string score_line(const Judged& j) {
@@ -73,7 +79,8 @@ TaskPrompt Feedback::task_prompt(const Task& task, const DeviceSummary& device, 
   c.task = task;
   c.gpu = agent::gpu_info(device);
   const auto msgs = builder_.build(c);
-  return {msgs.at(0).content, msgs.at(1).content + "\n\n" + rules(max_turns, actions_)};
+  return {without_trailing_newlines(msgs.at(0).content),
+          without_trailing_newlines(msgs.at(1).content) + "\n\n" + rules(max_turns, actions_)};
 }
 
 // The parent section of the agent's prompt when the policy has not seen the
@@ -84,7 +91,8 @@ std::string Feedback::measured(const StepView& v) const {
   if (v.action->kind == "device_only" || v.action->kind == "translation_unit")
     return "## What the harness measured\n" + result;
   return agent::render_template(templates_.get("parent"),
-                                {{"name", v.action->candidate.name}, {"source", v.action->candidate.source},
+                                {{"name", v.action->candidate.name},
+                                 {"source", without_trailing_newlines(v.action->candidate.source)},
                                  {"result", result}},
                                 "parent");
 }
@@ -112,8 +120,7 @@ std::string Feedback::step(const StepView& v) const {
                        j.attempts.size() == 1 ? "" : "s");
   } else {
     head += agent::summarise_result(*j.result) + "\n";
-    body = measured(v);
-    if (!body.empty() && body.back() != '\n') body += "\n";
+    body = without_trailing_newlines(measured(v)) + "\n";
   }
   body += score_line(j) + best_line(v);
   return head + body + "\n" + next_reply(v);

@@ -20,6 +20,13 @@ bool has(const std::string& text, const std::string& part) { return text.find(pa
 struct Fixture {
   std::shared_ptr<FakeLog> log = std::make_shared<FakeLog>();
   std::shared_ptr<EvaluatorPool> pool = scripted_pool(log);
+
+  // An environment over the scripted pool, reset on the 1024^3 task.
+  std::unique_ptr<Environment> started(EnvConfig c = {}) {
+    auto env = std::make_unique<Environment>(std::move(c), pool);
+    env->reset(task_from_shape("1024x1024x1024"), 1);
+    return env;
+  }
 };
 
 std::string diff(const std::string& from, const std::string& to) {
@@ -55,8 +62,8 @@ TEST(Environment, ResetShowsTheTaskTheGpuAndTheRulesAndDrawsDeterministically) {
 
 TEST(Environment, AThreeTurnEpisode) {
   Fixture f;
-  Environment env(EnvConfig{}, f.pool);
-  env.reset(task_from_shape("1024x1024x1024"), 1);
+  auto started = f.started();
+  Environment& env = *started;
 
   // Turn 1: a kernel at half the baseline's speed.
   auto s1 = env.step("```cuda\n" + fake_kernel("FAKE_SPEEDUP(0.5)") + "```");
@@ -121,27 +128,23 @@ TEST(Environment, AThreeTurnEpisode) {
 
 TEST(Environment, FailuresAreFeedbackInTheAgentsWords) {
   Fixture f;
-  EnvConfig c;
-  c.max_turns = 2;
-  Environment env(c, f.pool);
-  env.reset(task_from_shape("1024x1024x1024"), 1);
-  auto s = env.step(fake_kernel("FAKE_COMPILE_ERROR"));
+  auto env = f.started();
+  auto s = env->step(fake_kernel("FAKE_COMPILE_ERROR"));
   EXPECT_DOUBLE_EQ(*s.reward, kDefaultCompilePenalty);
   EXPECT_TRUE(has(s.observation, "identifier \"acc2\" is undefined")) << s.observation;
   EXPECT_TRUE(has(s.observation, "best so far: no correct, timed kernel yet"));
-  s = env.step(fake_kernel("FAKE_WRONG"));
+  s = env->step(fake_kernel("FAKE_WRONG"));
   EXPECT_DOUBLE_EQ(*s.reward, kDefaultWrongPenalty);
   EXPECT_TRUE(has(s.observation, "first failure: trial 1 (uniform)")) << s.observation;
-  EXPECT_FALSE(env.best_speedup().has_value());
+  EXPECT_FALSE(env->best_speedup().has_value());
 }
 
 TEST(Environment, InfraFailuresAreRetriedThenMaskedNeverPenalised) {
   Fixture f;
   EnvConfig no_retry;
   no_retry.infra_retries = 0;
-  Environment env(no_retry, f.pool);
-  env.reset(task_from_shape("1024x1024x1024"), 1);
-  auto s = env.step(fake_kernel("FAKE_INFRA"));
+  auto env = f.started(no_retry);
+  auto s = env->step(fake_kernel("FAKE_INFRA"));
   EXPECT_FALSE(s.reward.has_value());
   EXPECT_EQ(s.info.at("masked"), true);
   EXPECT_TRUE(s.info.at("reward").at("scalar").is_null());
@@ -149,14 +152,12 @@ TEST(Environment, InfraFailuresAreRetriedThenMaskedNeverPenalised) {
   EXPECT_TRUE(has(s.observation, "the machine failed, not your kernel")) << s.observation;
   EXPECT_TRUE(has(s.observation, "score: none"));
   // The kernel parsed, so the next diff applies to it.
-  s = env.step(diff("FAKE_INFRA", "FAKE_SPEEDUP(1.0)"));
+  s = env->step(diff("FAKE_INFRA", "FAKE_SPEEDUP(1.0)"));
   ASSERT_TRUE(s.reward.has_value());
   EXPECT_EQ(s.info.at("action_kind"), "diff");
 
   EnvConfig retry;  // the default: one retry on a fresh worker
-  Environment env2(retry, f.pool);
-  env2.reset(task_from_shape("1024x1024x1024"), 1);
-  s = env2.step(fake_kernel("FAKE_INFRA_ONCE"));
+  s = f.started(retry)->step(fake_kernel("FAKE_INFRA_ONCE"));
   ASSERT_TRUE(s.reward.has_value());
   EXPECT_EQ(s.info.at("result").at("status"), "ok");
   EXPECT_EQ(s.info.at("retried"), true);
@@ -165,9 +166,7 @@ TEST(Environment, InfraFailuresAreRetriedThenMaskedNeverPenalised) {
   EXPECT_EQ(s.info["attempts"][1]["status"], "ok");
 
   retry.infra_retries = 2;
-  Environment env3(retry, f.pool);
-  env3.reset(task_from_shape("1024x1024x1024"), 1);
-  s = env3.step(fake_kernel("FAKE_INFRA"));
+  s = f.started(retry)->step(fake_kernel("FAKE_INFRA"));
   EXPECT_FALSE(s.reward.has_value());
   EXPECT_EQ(s.info.at("attempts").size(), 3u);
 }
@@ -210,9 +209,7 @@ TEST(Environment, CountersOffLeavesThemOutOfTheMeasurementAndTheFeedback) {
   Fixture f;
   EnvConfig c;
   c.counters_in_feedback = false;
-  Environment env(c, f.pool);
-  env.reset(task_from_shape("1024x1024x1024"), 1);
-  const auto s = env.step(fake_kernel("FAKE_SPEEDUP(1.0)"));
+  const auto s = f.started(c)->step(fake_kernel("FAKE_SPEEDUP(1.0)"));
   EXPECT_EQ(f.log->counters_asked, std::vector<bool>{false});
   EXPECT_FALSE(has(s.observation, "bottleneck reading"));
 }
