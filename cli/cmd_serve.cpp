@@ -84,6 +84,14 @@ void run(Args a) {
                                           : "device-only, diff, tile config");
   std::fflush(stdout);
   server.run(/*handle_signals=*/true);
+  if (service.in_flight() > 0) {
+    // The drain timed out: the evaluations still running cannot be waited
+    // for any longer, and destroying the service under them is not safe. The
+    // sandbox workers see their pipes close and exit.
+    fmt::print("tessera serve: stopped with {} requests unfinished\n", service.in_flight());
+    std::fflush(stdout);
+    std::_Exit(1);
+  }
   fmt::print("tessera serve: stopped\n");
 }
 
