@@ -97,9 +97,10 @@ SearchEngine::SearchEngine(SearchConfig config, std::vector<Task> tasks, std::ve
 }
 
 SearchEngine::~SearchEngine() {
-  // Jobs in flight post into members below; stop them first.
-  pool_.reset();
+  // Jobs in flight post into members below; stop them first. Proposal jobs
+  // call pool_->evaluator(0).compile_ahead, so they end while pool_ is set.
   proposal_pool_.reset();
+  pool_.reset();
 }
 
 double SearchEngine::elapsed() const {

@@ -96,7 +96,7 @@ private:
   void submit_proposal(long long step);
   bool dispatch_ready();
   bool apply_ready();
-  void run_evaluation(int evaluator, StepOutcome outcome, Task task, Plan plan);
+  void run_evaluation(Evaluator& ev, int evaluator, StepOutcome outcome, Task task, Plan plan);
   ProgressSnapshot snapshot() const;
   bool work_in_flight() const;
   std::string describe_slots() const;

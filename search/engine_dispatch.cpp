@@ -104,8 +104,8 @@ bool SearchEngine::dispatch_ready() {
     busy_[free] = true;
     s.dispatched = true;
     const Task task = state_->task(s.plan.task_index).task;
-    pool_->submit_to(std::size_t(free), [this, free, o = std::move(o), task, plan = s.plan](Evaluator&, std::size_t) mutable {
-      run_evaluation(free, std::move(o), task, plan);
+    pool_->submit_to(std::size_t(free), [this, free, o = std::move(o), task, plan = s.plan](Evaluator& ev, std::size_t) mutable {
+      run_evaluation(ev, free, std::move(o), task, plan);
     });
     ++next_dispatch_;
     moved = true;
@@ -113,11 +113,13 @@ bool SearchEngine::dispatch_ready() {
   return moved;
 }
 
-void SearchEngine::run_evaluation(int e, StepOutcome o, Task task, Plan plan) {
+// Uses the evaluator it is given, never pool_: the destructor's pool_.reset()
+// nulls the pointer before the pool joins the job that is still running here.
+void SearchEngine::run_evaluation(Evaluator& ev, int e, StepOutcome o, Task task, Plan plan) {
   EvalOptions opts = options_.eval;
   opts.compile_only = opts.compile_only || config_.compile_only;
   opts.counter_set = config_.counter_set;
-  auto evaluate = [&]() -> EvalResult { return evaluate_guarded(pool_->evaluator(e), o.candidate, task, opts); };
+  auto evaluate = [&]() -> EvalResult { return evaluate_guarded(ev, o.candidate, task, opts); };
   const AcceptanceRule rule = config_.acceptance();
   // Incumbents the candidate may beat: its parent and the task's best when planned.
   std::vector<const EvalResult*> incumbents;
@@ -151,7 +153,7 @@ void SearchEngine::run_evaluation(int e, StepOutcome o, Task task, Plan plan) {
     o.verdict_final = o.verdict_first;
   }
   o.evaluator = e;
-  o.device = pool_->evaluator(e).device().name;
+  o.device = ev.device().name;
   o.timestamps["evaluated"] = utc_now_iso();
 
   nlohmann::json line = outcome_json(o);
