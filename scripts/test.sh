@@ -26,3 +26,24 @@ VENV=${VENV_DIR:-.venv}
 CMAKE_GENERATOR=Ninja "$VENV/bin/python" -m pip install -q --no-build-isolation --no-deps \
   -Cbuild-dir="$BUILD" -Ccmake.build-type="${BUILD_TYPE:-Release}" .
 "$VENV/bin/python" -m pytest -q tests/python
+
+# ---- tessera serve (docs/serve.md): client, Ray and load tests ------------------
+# In the Python package's virtual environment (the block above). httpx for
+# tessera.client; Ray only here, for its local-cluster test (a large wheel:
+# about a minute to install, once per virtual environment; where it cannot be
+# installed, as on a machine without a package index, that test skips). Then
+# the load test: 32 clients, 5,000 requests, compile-only, on loopback.
+serve_t0=$SECONDS
+VENV=${VENV_DIR:-.venv}
+"$VENV/bin/python" -c "import httpx" 2>/dev/null || "$VENV/bin/python" -m pip install -q httpx ||
+  echo "serve: httpx could not be installed (no package index? carry its wheels in .whl/)"
+"$VENV/bin/python" -c "import ray" 2>/dev/null || "$VENV/bin/python" -m pip install -q ray ||
+  echo "serve: Ray could not be installed here; its test skips"
+echo "serve: Python dependencies ready in $((SECONDS - serve_t0)) s"
+if "$VENV/bin/python" -c "import httpx" 2>/dev/null; then
+  "$VENV/bin/python" -m pytest -q tests/serve/python
+  "$VENV/bin/python" scripts/load_test.py --clients 32 --requests 5000
+  echo "serve: client, Ray and load tests took $((SECONDS - serve_t0)) s"
+else
+  echo "serve: SKIPPED the client, Ray and load tests: no httpx in $VENV"
+fi

@@ -1,0 +1,236 @@
+"""Ray: one evaluator actor per GPU, and a pool over every actor of every node.
+
+    import ray, tessera.ray
+    ray.init(address="auto")                 # the cluster: `ray start --head`, workers `ray start --address=...`
+    pool = tessera.ray.RayPool()             # one actor per GPU in the cluster (num_gpus=1 each)
+    records = pool.evaluate_batch(sources, task="4096x4096x4096")   # in order, the harness's record schema
+    scored = pool.score_actions(replies, tasks)                       # policy replies -> {"reward", "info"}
+
+An actor wraps ``tessera.Pool`` on the GPU Ray gave it (Ray sets
+CUDA_VISIBLE_DEVICES, so the actor sees it as device 0); its sandbox worker
+keeps its context and baselines between calls. The pool splits a batch into
+chunks, keeps every actor busy, and puts the answers back in request order.
+An actor that dies (its node lost, killed) is replaced and its chunk is run
+again on the fresh actor, once; a chunk that fails on the fresh actor too
+comes back as ``infra_error`` (masked by the reward), never as an exception
+that loses the batch. docs/serve.md has the multi-node set-up.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from typing import Any, Callable, Iterable, Sequence
+
+DEFAULT_INFLIGHT_PER_ACTOR = 2  # calls queued on an actor: the next chunk is there when one ends
+MAX_CHUNK = 16  # items per call at most: a lost actor costs at most this many re-runs
+CHUNK_RETRIES = 1  # a chunk whose actor died runs once more on a fresh actor, then is infra_error
+ACTOR_START_TIMEOUT_S = 600.0  # actors placed and their workers up (a GPU worker measures its peak first)
+
+
+def _ray():
+    try:
+        import ray
+    except ImportError:  # pragma: no cover - depends on the machine
+        raise ImportError("tessera.ray needs Ray: pip install ray") from None
+    return ray
+
+
+class _Evaluator:
+    """The actor's body: a one-GPU tessera.Pool (compile-only without a GPU)."""
+
+    def __init__(self, mode: str, sandbox: dict):
+        import os
+
+        from tessera.pool import Pool
+
+        # Ray gives each actor its GPU through CUDA_VISIBLE_DEVICES: it is device 0 here.
+        self._pool = Pool(devices=[0], mode=mode, **sandbox)
+        self._pid = os.getpid()
+
+    def evaluate_batch(self, requests: list[dict], options: dict) -> list[dict]:
+        return self._pool.evaluate_batch(requests, **options)
+
+    def score_actions(self, requests: list[dict], config: dict) -> list[dict]:
+        from tessera.env import score_actions
+
+        return score_actions([r["action"] for r in requests], [r["task"] for r in requests],
+                             previous=[r.get("previous") for r in requests], config=config or None, pool=self._pool)
+
+    def describe(self) -> str:
+        import socket
+
+        return f"{socket.gethostname()} pid {self._pid}: {self._pool.describe()[0]}"
+
+    def pid(self) -> int:
+        return self._pid
+
+
+def evaluator_actor(num_gpus: float = 1, **actor_options: Any):
+    """The actor class with its resources: ``num_gpus=1`` (one GPU each); 0 for compile-only actors."""
+    ray = _ray()
+    return ray.remote(num_gpus=num_gpus, max_restarts=0, **actor_options)(_Evaluator)
+
+
+def _infra_record(request: dict, why: str) -> dict:
+    """A masked failure in the record schema, for a candidate no actor could finish."""
+    return {"status": "infra_error", "reason": why, "task": request.get("task"),
+            "candidate_name": request.get("name", ""), "mode": "", "phase_ms": {}}
+
+
+def _masked_score(request: dict, why: str) -> dict:
+    """score_actions's answer for an action no actor could finish: masked (no reward)."""
+    return {"reward": None, "info": {"masked": True, "reason": why, "task": request.get("task")}}
+
+
+class RayPool:
+    """Evaluator actors spread over the Ray cluster.
+
+    ``num_actors``: default one per GPU in the cluster (give it when other
+    jobs hold some of the GPUs; with ``num_gpus=0``: required). ``mode``:
+    ``auto``, ``full`` or ``compile_only``. ``sandbox``: the Pool's sandbox
+    settings. ``actor_options``: more ``ray.remote`` options (e.g.
+    ``resources={"tessera": 1}`` to use only the nodes that offer it,
+    ``runtime_env``). Raises when the actors cannot all start within
+    ``start_timeout_s`` (too few free GPUs) rather than waiting forever.
+    """
+
+    def __init__(self, num_actors: int | None = None, num_gpus: float = 1, mode: str = "auto",
+                 inflight_per_actor: int = DEFAULT_INFLIGHT_PER_ACTOR, actor_options: dict | None = None,
+                 start_timeout_s: float = ACTOR_START_TIMEOUT_S, **sandbox: Any):
+        ray = _ray()
+        if not ray.is_initialized():
+            ray.init()
+        if num_actors is None:
+            gpus = ray.cluster_resources().get("GPU", 0)
+            if num_gpus <= 0 or gpus < num_gpus:
+                raise ValueError("no GPUs in the Ray cluster: give num_actors (and num_gpus=0 for compile-only actors)")
+            num_actors = int(gpus // num_gpus)
+        if num_actors < 1:
+            raise ValueError("a RayPool needs at least one actor")
+        options = {"scheduling_strategy": "SPREAD"}
+        options.update(actor_options or {})
+        self._cls = evaluator_actor(num_gpus, **options)
+        self._mode, self._sandbox = mode, sandbox
+        self._inflight = max(1, inflight_per_actor)
+        self._lock = threading.Lock()
+        self.actors = [self._new_actor() for _ in range(num_actors)]
+        self.replacements = 0  # actors replaced after dying
+        try:
+            ray.get([a.describe.remote() for a in self.actors], timeout=start_timeout_s)
+        except ray.exceptions.GetTimeoutError:
+            self.shutdown()
+            raise RuntimeError(f"{num_actors} evaluator actors ({num_gpus} GPU each) did not start within "
+                               f"{start_timeout_s:.0f} s: not enough free resources in the cluster?") from None
+
+    def _new_actor(self):
+        return self._cls.remote(self._mode, self._sandbox)
+
+    def __len__(self) -> int:
+        return len(self.actors)
+
+    def describe(self) -> list[str]:
+        ray = _ray()
+        return ray.get([a.describe.remote() for a in self.actors])
+
+    def _replace(self, index: int, dead) -> None:
+        """A fresh actor in slot ``index`` unless another call already replaced ``dead``."""
+        ray = _ray()
+        with self._lock:
+            if self.actors[index] is dead:
+                try:
+                    ray.kill(dead)
+                except Exception:  # already gone
+                    pass
+                self.actors[index] = self._new_actor()
+                self.replacements += 1
+
+    def _chunks(self, n: int, chunk_size: int | None) -> list[range]:
+        if chunk_size is None:
+            # Two chunks per call slot keeps every actor busy to the end of the batch.
+            chunk_size = max(1, min(MAX_CHUNK, math.ceil(n / (2 * len(self.actors) * self._inflight))))
+        return [range(i, min(n, i + chunk_size)) for i in range(0, n, chunk_size)]
+
+    def _run(self, method: str, requests: list[dict], argument: dict, chunk_size: int | None,
+             lost: Callable[[dict, str], dict]) -> list[dict]:
+        """Calls ``method(chunk, argument)`` on the actors for every chunk; the answers in order."""
+        ray = _ray()
+        answers: list[dict | None] = [None] * len(requests)
+        todo = [(chunk, 0) for chunk in reversed(self._chunks(len(requests), chunk_size))]  # (chunk, retries used)
+        running: dict = {}  # ObjectRef -> (chunk, retries used, actor index, actor)
+        load = [0] * len(self.actors)
+
+        def submit() -> None:
+            while todo:
+                index = min(range(len(self.actors)), key=lambda k: load[k])
+                if load[index] >= self._inflight:
+                    return
+                chunk, used = todo.pop()
+                actor = self.actors[index]
+                ref = getattr(actor, method).remote([requests[i] for i in chunk], argument)
+                running[ref] = (chunk, used, index, actor)
+                load[index] += 1
+
+        submit()
+        while running:
+            done, _ = ray.wait(list(running), num_returns=1)
+            chunk, used, index, actor = running.pop(done[0])
+            load[index] -= 1
+            try:
+                for i, answer in zip(chunk, ray.get(done[0])):
+                    answers[i] = answer
+            except (ray.exceptions.RayActorError, ray.exceptions.WorkerCrashedError) as e:
+                self._replace(index, actor)
+                if used < CHUNK_RETRIES:
+                    todo.append((chunk, used + 1))
+                else:
+                    for i in chunk:
+                        answers[i] = lost(requests[i], f"the Ray actor died twice: {e}")
+            submit()
+        return answers  # type: ignore[return-value]
+
+    def evaluate_batch(self, candidates: Iterable[str | dict], task: Any = None, chunk_size: int | None = None,
+                       **options: Any) -> list[dict]:
+        """Every candidate over every actor; the records (docs/result-schema.md) in request order.
+
+        A candidate is a kernel source (``task`` applies) or a dict with
+        ``source``, ``task`` and optionally ``name`` and ``kind``, as for
+        ``tessera.Pool.evaluate_batch``; ``options`` are the evaluation options.
+        """
+        requests = []
+        for i, c in enumerate(candidates):
+            r = {"source": c} if isinstance(c, str) else dict(c)
+            r.setdefault("task", task)
+            if r["task"] is None:
+                raise ValueError(f"candidate {i} has no task (give task=... or a 'task' key)")
+            requests.append(r)
+        return self._run("evaluate_batch", requests, options, chunk_size, _infra_record)
+
+    def score_actions(self, actions: Sequence[str], tasks: Any, previous: Sequence[str | None] | None = None,
+                      config: dict | None = None, chunk_size: int | None = None) -> list[dict]:
+        """``tessera.score_actions`` over every actor: one turn per policy reply, ``{"reward", "info"}`` in order.
+
+        ``tasks``: one task for all, or one per action; ``reward`` is None when masked.
+        """
+        actions = list(actions)
+        tasks = [tasks] * len(actions) if isinstance(tasks, (str, dict)) else list(tasks)
+        if len(tasks) != len(actions):
+            raise ValueError(f"{len(actions)} actions but {len(tasks)} tasks")
+        prev = list(previous) if previous is not None else [None] * len(actions)
+        requests = [{"action": a, "task": t, "previous": p} for a, t, p in zip(actions, tasks, prev)]
+        return self._run("score_actions", requests, config or {}, chunk_size, _masked_score)
+
+    def shutdown(self) -> None:
+        ray = _ray()
+        for a in self.actors:
+            try:
+                ray.kill(a)
+            except Exception:
+                pass
+        self.actors = []
+
+
+def evaluate_batch(candidates: Sequence[str | dict], task: Any = None, pool: RayPool | None = None,
+                   **options: Any) -> list[dict]:
+    """RayPool.evaluate_batch on ``pool`` (default: a new pool of one actor per GPU in the cluster)."""
+    return (pool or RayPool()).evaluate_batch(candidates, task, **options)
