@@ -152,6 +152,8 @@ bool is_secret_name(std::string_view name);
 // settings, and a CUDA tool's injection variables. Secrets never.
 bool is_inherited_name(std::string_view name);
 // The allow-listed part of `parent` ("NAME=value" entries), then `overrides`.
+// With a CUDA tool attached (CUDA_INJECTION64_PATH or LD_PRELOAD set in
+// `parent`), every variable but a secret passes: the tool's own are unknown.
 std::vector<std::string> sandbox_environment(const std::vector<std::string>& parent,
                                              const std::map<std::string, std::string>& overrides = {});
 std::vector<std::string> current_environment();

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstring>
 #include <string>
 
 #include "harness/confine.hpp"
@@ -69,12 +70,19 @@ bool is_inherited_name(std::string_view name) {
 
 std::vector<std::string> sandbox_environment(const std::vector<std::string>& parent,
                                              const std::map<std::string, std::string>& overrides) {
+  // A CUDA tool the user attached follows children through variables of
+  // its own, whose names we cannot know: then every name but a secret's passes.
+  bool tool = false;
+  for (const auto& entry : parent)
+    for (const char* var : {"CUDA_INJECTION64_PATH=", "LD_PRELOAD="})
+      if (entry.rfind(var, 0) == 0 && entry.size() > std::strlen(var)) tool = true;
   std::vector<std::string> out;
   for (const auto& entry : parent) {
     const auto eq = entry.find('=');
     if (eq == std::string::npos || eq == 0) continue;
     const std::string name = entry.substr(0, eq);
-    if (overrides.count(name) || !is_inherited_name(name)) continue;
+    if (overrides.count(name)) continue;
+    if (!is_inherited_name(name) && (!tool || is_secret_name(name))) continue;
     out.push_back(entry);
   }
   for (const auto& [name, value] : overrides) out.push_back(name + "=" + value);

@@ -143,7 +143,7 @@ LayerResult install_landlock(const ConfinePolicy& policy, int abi) {
     throw Error(Error::Kind::internal, "landlock: the policy's scratch directory is missing: " + policy.scratch.string());
   std::string skipped;
   for (const auto& w : policy.writable)
-    if (!add_rule(ruleset.get(), w, handled)) skipped += " " + w.string();
+    if (!add_rule(ruleset.get(), w, handled)) skipped.append(" ").append(w.string());
   add_rule(ruleset.get(), "/dev", (kDeviceRights | kReadRights) & handled);
   if (policy.readable) {
     for (const auto& r : *policy.readable) {

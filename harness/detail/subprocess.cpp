@@ -14,6 +14,7 @@
 
 #include "harness/confine.hpp"
 #include "harness/core/error.hpp"
+#include "harness/detail/subprocess_env.hpp"
 
 namespace bp = boost::process;
 
@@ -60,11 +61,10 @@ ProcessResult run_process(const std::filesystem::path& exe, const std::vector<st
   try {
     // Compilers get the allow-listed environment: a candidate's source
     // reaches them, and nothing of the user's secrets should.
-    const auto env = make_environment<bp::environment>(sandbox_environment(current_environment()));
     bp::group group;
     bp::child child(bp::exe = exe.string(), bp::args = args, bp::std_in < f.in.string(),
                     bp::std_out > f.out.string(), bp::std_err > f.err.string(), bp::start_dir = work_dir.string(),
-                    group, env);
+                    group, ExactEnvironment(sandbox_environment(current_environment())));
     // Poll instead of child.wait_for(): Boost.Process v1 waits for SIGCHLD
     // there, and with several threads waiting one can swallow another's signal
     // and sit out its whole time limit.

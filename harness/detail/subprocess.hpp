@@ -22,18 +22,6 @@ ProcessResult run_process(const std::filesystem::path& exe, const std::vector<st
                           const std::string& stdin_data, double timeout_seconds, std::size_t output_limit,
                           const std::filesystem::path& work_dir);
 
-// An environment object (Boost.Process's, or any map from name to value)
-// holding exactly the "NAME=value" entries given.
-template <class Env>
-Env make_environment(const std::vector<std::string>& entries) {
-  Env env;
-  for (const auto& e : entries) {
-    const auto eq = e.find('=');
-    env[e.substr(0, eq)] = eq == std::string::npos ? std::string() : e.substr(eq + 1);
-  }
-  return env;
-}
-
 // The running executable (/proc/self/exe).
 std::filesystem::path self_executable();
 // The tessera binary that serves `__compile` and `__worker`: $TESSERA_BINARY,

@@ -16,7 +16,7 @@
 
 #include "harness/confine.hpp"
 #include "harness/core/error.hpp"
-#include "harness/detail/subprocess.hpp"
+#include "harness/detail/subprocess_env.hpp"
 #include "harness/detail/worker_wire.hpp"
 
 namespace bp = boost::process;
@@ -68,7 +68,7 @@ WorkerClient::WorkerClient(const std::filesystem::path& exe, int device, const s
   const ChildLimits limits = worker_limits();
   impl_->child = bp::child(bp::exe = exe.string(), bp::args = args, bp::std_in < impl_->to_worker,
                            bp::std_out > impl_->from_worker, bp::std_err > log_path.string(),
-                           bp::start_dir = scratch.string(), make_environment<bp::environment>(worker_environment(device, scratch)),
+                           bp::start_dir = scratch.string(), ExactEnvironment(worker_environment(device, scratch)),
                            ConfinedChild{{}, limits, process_limit(limits)});
   // Close our copies of the worker's ends, so its death reads as EOF.
   ::close(impl_->to_worker.native_source());

@@ -61,6 +61,12 @@ TEST(SandboxEnvironment, SecretsAreDroppedByNameEvenUnderAnAllowedPrefix) {
   EXPECT_EQ(env, (std::vector<std::string>{"PATH=/bin", "CUDA_VISIBLE_DEVICES=1", "TMPDIR=/scratch"}));
 }
 
+TEST(SandboxEnvironment, AnAttachedCudaToolKeepsItsVariablesButNoSecret) {
+  const auto env = sandbox_environment({"CUDA_INJECTION64_PATH=/opt/tool/libinject.so", "TOOL_PORT=12350",
+                                        "OPENAI_API_KEY=sk-x", "PATH=/bin"});
+  EXPECT_EQ(env, (std::vector<std::string>{"CUDA_INJECTION64_PATH=/opt/tool/libinject.so", "TOOL_PORT=12350", "PATH=/bin"}));
+}
+
 TEST(SandboxEnvironment, OneVisibleDevicePerWorker) {
   EXPECT_EQ(visible_device(nullptr, 3), "3");
   EXPECT_EQ(visible_device("", 0), "0");

@@ -162,6 +162,18 @@ TEST_F(ConfineTest, RunnerDiesOfSigsysNamingTheForbiddenCall) {
   }
 }
 
+// A crash is not a confinement verdict: abort() signals the process itself
+// (tgkill to its own pid), which the runner may do.
+TEST_F(ConfineTest, RunnerThatAbortsIsACrashNotAViolation) {
+  const auto r = run_confined(runner_policy(scratch_, {}), [] {
+    ::signal(SIGABRT, SIG_DFL);
+    ::abort();
+    return 0;
+  });
+  EXPECT_TRUE(r.killed_by(SIGABRT)) << "status " << r.status << "\n" << r.err;
+  EXPECT_EQ(confinement_exit_reason(r.status, r.err), "");
+}
+
 TEST_F(ConfineTest, TurnedOffByTheUserInstallsNothingAndSaysSo) {
   testing::ScopedEnv off(kConfineEnvVar, "0");
   const auto r = run_confined(runner_policy(scratch_, {}), [] { return socket_refused() ? 1 : 0; });
