@@ -18,11 +18,30 @@ std::string CacheKey::file_name() const {
   return fmt::format("{}_{}.json", task_id, content_hash(canonical()).substr(0, 16));
 }
 
+namespace {
+
+constexpr const char* kDigestField = "digest";
+
+// Of the entry without its digest field; object keys are sorted in a dump,
+// so the text (and the hash) does not depend on the file's layout.
+std::string digest_of(nlohmann::json j) {
+  j.erase(kDigestField);
+  return content_hash(j.dump());
+}
+
+}  // namespace
+
+bool digest_matches(const nlohmann::json& j) {
+  if (!j.is_object()) return false;
+  const auto it = j.find(kDigestField);
+  return it != j.end() && it->is_string() && *it == digest_of(j);
+}
+
 nlohmann::json to_json(const CacheKey& key, const AutotuneEntry& e) {
   // Algorithm words as hex strings: exact in any JSON reader (no float64 rounding).
   nlohmann::json words = nlohmann::json::array();
   for (std::uint64_t w : e.algo_words) words.push_back(fmt::format("{:016x}", w));
-  return {{"version", kAutotuneCacheVersion},
+  nlohmann::json j = {{"version", kAutotuneCacheVersion},
           {"key", key.canonical()},
           {"gpu", key.gpu_name},
           {"task", key.task_id},
@@ -32,11 +51,13 @@ nlohmann::json to_json(const CacheKey& key, const AutotuneEntry& e) {
           {"algos_tried", e.algos_tried},
           {"tuned_at", e.tuned_at},
           {"last_times_us", e.last_times_us}};
+  j[kDigestField] = digest_of(j);
+  return j;
 }
 
 std::optional<AutotuneEntry> entry_from_json(const nlohmann::json& j, const CacheKey& key) {
   try {
-    if (!j.is_object() || j.value("version", 0) != kAutotuneCacheVersion) return std::nullopt;
+    if (!j.is_object() || j.value("version", 0) != kAutotuneCacheVersion || !digest_matches(j)) return std::nullopt;
     if (j.value("key", std::string()) != key.canonical()) return std::nullopt;
     const auto& words = j.at("algo_words");
     AutotuneEntry e;
@@ -65,7 +86,14 @@ std::optional<AutotuneEntry> AutotuneCache::load(const CacheKey& key) const {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return std::nullopt;
   try {
-    return entry_from_json(nlohmann::json::parse(read_file(path)), key);
+    const auto j = nlohmann::json::parse(read_file(path));
+    if (j.is_object() && j.value("version", 0) == kAutotuneCacheVersion && !digest_matches(j)) {
+      spdlog::warn("ignoring baseline cache entry {}: its digest does not match its content (edited or damaged); "
+                   "the baselines are measured again",
+                   path.string());
+      return std::nullopt;
+    }
+    return entry_from_json(j, key);
   } catch (const std::exception& ex) {
     spdlog::warn("ignoring unreadable baseline cache entry {}: {}", path.string(), ex.what());
     return std::nullopt;

@@ -14,7 +14,7 @@
 
 namespace tessera::baselines {
 
-inline constexpr int kAutotuneCacheVersion = 1;  // bump when the entry format changes
+inline constexpr int kAutotuneCacheVersion = 2;  // bump when the entry format changes (2: digest)
 
 struct CacheKey {
   std::string gpu_name;
@@ -39,14 +39,20 @@ struct AutotuneEntry {
   nlohmann::json last_times_us = nlohmann::json::object();  // name -> cold median of the last run, display only
 };
 
+// The entry with a "digest" field: the content hash of everything else in it.
 nlohmann::json to_json(const CacheKey& key, const AutotuneEntry& entry);
-// nullopt when the JSON is not an entry for exactly this key (stale, corrupt, other version).
+// nullopt when the JSON is not an entry for exactly this key (stale, corrupt,
+// other version) or its digest does not match (edited: a slowed baseline
+// would inflate every later speedup).
 std::optional<AutotuneEntry> entry_from_json(const nlohmann::json& j, const CacheKey& key);
+// True when `j` carries a digest and it matches the rest of `j`.
+bool digest_matches(const nlohmann::json& j);
 
 class AutotuneCache {
 public:
   explicit AutotuneCache(std::filesystem::path dir);
-  // Missing or unreadable entries are a miss, never an error.
+  // Missing, unreadable or tampered entries are a miss (re-measured), never
+  // an error; a tampered one is logged.
   std::optional<AutotuneEntry> load(const CacheKey& key) const;
   // Atomic (temp file + rename). A failure to write is logged, not thrown:
   // a read-only cache must not stop an evaluation.

@@ -9,9 +9,12 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
 
 #include "cli/command.hpp"
 #include "harness/compiler.hpp"
+#include "harness/confine.hpp"
 #include "harness/core/fs.hpp"
 #include "harness/gpu/counters.hpp"
 #include "harness/sandbox.hpp"
@@ -21,9 +24,48 @@ namespace {
 struct Report {
   std::vector<std::pair<std::string, std::string>> rows;
   std::vector<std::string> problems;
+  std::vector<std::string> warnings;  // printed, but the machine still works
+  nlohmann::json protections;
   void row(std::string k, std::string v) { rows.emplace_back(std::move(k), std::move(v)); }
   void problem(std::string what, std::string fix) { problems.push_back(fmt::format("{}\n      fix: {}", what, fix)); }
+  void warning(std::string what, std::string fix) { warnings.push_back(fmt::format("{}\n      fix: {}", what, fix)); }
 };
+
+std::string on_off(bool on, const std::string& what) { return on ? "on (" + what + ")" : "OFF"; }
+
+// What a candidate's processes are confined by here: measured, by a child
+// that takes the runner's policy and tries what a hostile candidate would.
+void confinement_rows(Report& r) {
+  const tessera::ProbeResult p = tessera::probe_protections();
+  r.protections = p;
+  if (!p.error.empty()) {
+    r.row("confinement", "unknown: " + p.error);
+    r.warning("the confinement probe failed: " + p.error, "run tessera doctor again; report it if it persists");
+    return;
+  }
+  const auto& rep = p.report;
+  r.row("seccomp", on_off(rep.seccomp && p.socket_blocked && p.fork_blocked && p.signal_parent_blocked,
+                          "candidates cannot open sockets, start processes, ptrace or signal other processes"));
+  r.row("Landlock", rep.landlock ? fmt::format("on, ABI {} (candidates write only to their scratch directory{})",
+                                               rep.landlock_abi, p.write_outside_blocked ? "" : ": NOT enforced")
+                                 : fmt::format("OFF (kernel ABI {})", rep.landlock_abi));
+  r.row("rlimits", on_off(rep.rlimits, fmt::format("file size {} MiB (worker {} MiB), open files, processes, no core files",
+                                                   tessera::kRunnerMaxFileBytes >> 20, tessera::kWorkerMaxFileBytes >> 20)));
+  r.row("own session", rep.own_session ? "yes (a worker and its children are killed as one group)" : "NO");
+  r.row("GPU isolation", "each worker sees only its GPU (CUDA_VISIBLE_DEVICES set per worker)");
+  std::vector<std::string> dropped;
+  for (const auto& entry : tessera::current_environment()) {
+    const auto name = entry.substr(0, entry.find('='));
+    if (tessera::is_secret_name(name)) dropped.push_back(name);
+  }
+  r.row("environment", dropped.empty() ? "allow-listed for candidates"
+                                       : fmt::format("allow-listed for candidates; kept from them: {}", fmt::join(dropped, ", ")));
+  if (!rep.notes.empty()) r.row("confinement notes", rep.notes);
+  const std::string fix = "use Linux 5.13+ with seccomp and Landlock enabled (CONFIG_SECURITY_LANDLOCK, lsm=...,landlock)";
+  if (!rep.seccomp || !rep.landlock)
+    r.warning("candidate processes are not fully confined on this machine (" + rep.notes + ")",
+              tessera::confinement_disabled_reason().empty() ? fix : "unset TESSERA_CONFINE");
+}
 
 std::string version_string(int v) { return fmt::format("{}.{}", v / 1000, (v % 1000) / 10); }
 
@@ -62,9 +104,12 @@ void gpu_rows(Report& r) {
 }
 
 void setup(CLI::App& root) {
-  auto* cmd = root.add_subcommand("doctor", "Report GPU, driver, toolkit versions and what is missing");
+  auto* cmd = root.add_subcommand("doctor", "Report GPU, driver, toolkit versions, sandbox protections and what is missing");
+  static bool json = false;
+  cmd->add_flag("--json", json, "Print one JSON object instead of the table");
   cmd->callback([] {
     Report r;
+    confinement_rows(r);  // first: its child is forked before CUDA starts threads
     gpu_rows(r);
     r.row("NVRTC", tessera::nvrtc_version());
     uint32_t cupti = 0;
@@ -87,13 +132,21 @@ void setup(CLI::App& root) {
     const bool writable = !ec && ::access(cache.c_str(), W_OK) == 0;
     r.row("cache", cache.string() + (writable ? "" : " (NOT writable)"));
     if (!writable) r.problem("the cache directory is not writable", "set TESSERA_CACHE_DIR to a writable directory");
+    if (!r.problems.empty()) tessera::cli::set_exit_code(1);
+    if (json) {
+      nlohmann::json rows = nlohmann::json::object();
+      for (auto& [k, v] : r.rows) rows[k] = v;
+      fmt::print("{}\n", nlohmann::json{{"rows", rows}, {"protections", r.protections}, {"problems", r.problems},
+                                        {"warnings", r.warnings}}.dump(2));
+      return;
+    }
     for (auto& [k, v] : r.rows) fmt::print("{:<18} {}\n", k, v);
+    for (auto& w : r.warnings) fmt::print("\nwarning: {}\n", w);
     if (r.problems.empty()) {
       fmt::print("\nall checks passed\n");
     } else {
       fmt::print("\n{} problem(s):\n", r.problems.size());
       for (auto& p : r.problems) fmt::print("  - {}\n", p);
-      tessera::cli::set_exit_code(1);
     }
   });
 }

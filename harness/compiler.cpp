@@ -8,6 +8,7 @@
 #include <iterator>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include "harness/core/error.hpp"
 #include "harness/core/fs.hpp"
@@ -22,12 +23,30 @@ namespace detail {
 const std::string& embedded_abi_header();
 }
 
+namespace {
+// AddressSanitizer reserves terabytes of address space for its shadow memory
+// before main(): in such a build an address-space limit would fail every
+// allocation, so the compile child does without it (scripts/test_sanitizers.sh).
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kAddressSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kAddressSanitizer = true;
+#else
+constexpr bool kAddressSanitizer = false;
+#endif
+#else
+constexpr bool kAddressSanitizer = false;
+#endif
+}  // namespace
+
 const std::string& abi_header_source() { return detail::embedded_abi_header(); }
 
 void to_json(nlohmann::json& j, const CompileOutput& v) {
   j = {{"status", v.status},       {"reason", v.reason},
        {"info", v.info},           {"resources", v.resources},
        {"artifact", v.artifact.string()}, {"contract", v.contract}};
+  if (!v.artifact_hash.empty()) j["artifact_hash"] = v.artifact_hash;
 }
 
 void from_json(const nlohmann::json& j, CompileOutput& v) {
@@ -37,6 +56,7 @@ void from_json(const nlohmann::json& j, CompileOutput& v) {
   v.resources = j.value("resources", Resources{});
   v.artifact = j.value("artifact", "");
   v.contract = j.value("contract", nlohmann::json());
+  v.artifact_hash = j.value("artifact_hash", "");
 }
 
 Compiler::Compiler(CompilerOptions options) : options_(std::move(options)) {
@@ -53,17 +73,35 @@ std::string Compiler::key(const CompileRequest& r) const {
   return h.hex();
 }
 
+std::string Compiler::artifact_problem(const std::string& key, const CompileOutput& entry) const {
+  // Its own file: an entry cannot send the worker to a file elsewhere.
+  const auto ext = entry.artifact.extension();
+  if ((ext != ".cubin" && ext != ".so") ||
+      entry.artifact.lexically_normal() != (options_.cache_dir / (key + ext.string())).lexically_normal())
+    return "its artifact is not this entry's file in the cache";
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(entry.artifact, ec)) return "its artifact is missing";
+  if (entry.artifact_hash.empty()) return "it records no content hash (written by an older tessera)";
+  if (content_hash(read_file(entry.artifact)) != entry.artifact_hash)
+    return "its artifact does not match the recorded content hash (tampered with or truncated)";
+  return {};
+}
+
 std::optional<CompileOutput> Compiler::lookup(const std::string& key) const {
   const auto meta = options_.cache_dir / (key + ".json");
   std::error_code ec;
   if (!std::filesystem::exists(meta, ec)) return std::nullopt;
   try {
     CompileOutput out = nlohmann::json::parse(read_file(meta)).get<CompileOutput>();
-    // Only successful compiles are cached; the artifact must still be there.
-    if (out.status != Status::ok || !std::filesystem::exists(out.artifact, ec)) return std::nullopt;
+    if (out.status != Status::ok) return std::nullopt;  // only successful compiles are cached
+    if (auto why = artifact_problem(key, out); !why.empty()) {
+      spdlog::warn("compile cache: entry {} is not used, {}; compiling again", key, why);
+      return std::nullopt;
+    }
     out.info.cached = true;
     return out;
-  } catch (const std::exception&) {
+  } catch (const std::exception& e) {
+    spdlog::warn("compile cache: entry {} is unreadable ({}); compiling again", key, e.what());
     return std::nullopt;  // a damaged entry is a miss, and is overwritten
   }
 }
@@ -80,7 +118,11 @@ CompileOutput Compiler::compile(const CompileRequest& request) {
   out.info.arch = request.arch;
   out.info.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   out.info.log = detail::trim_log(out.info.log, kCompileLogLimitBytes);
-  if (out.status == Status::ok) atomic_write_file(options_.cache_dir / (k + ".json"), nlohmann::json(out).dump(1));
+  if (out.status == Status::ok) {
+    // Hashed here, on the trusted side, as the compiler left it.
+    out.artifact_hash = content_hash(read_file(out.artifact));
+    atomic_write_file(options_.cache_dir / (k + ".json"), nlohmann::json(out).dump(1));
+  }
   return out;
 }
 
@@ -127,8 +169,10 @@ CompileOutput Compiler::compile_in_child(const CompileRequest& request, const st
 int compile_child_main() {
   // Limits inherited by nvcc and its children: a compile bomb hits these
   // instead of the machine.
-  rlimit as{kCompileMemoryLimitBytes, kCompileMemoryLimitBytes};
-  setrlimit(RLIMIT_AS, &as);
+  if (!kAddressSanitizer) {
+    rlimit as{kCompileMemoryLimitBytes, kCompileMemoryLimitBytes};
+    setrlimit(RLIMIT_AS, &as);
+  }
   rlimit fsize{1ull << 30, 1ull << 30};
   setrlimit(RLIMIT_FSIZE, &fsize);
   CompileOutput out;

@@ -37,6 +37,9 @@ struct CompileOutput {
   Resources resources;                  // from ptxas; -1 where unknown
   std::filesystem::path artifact;       // .cubin (device-only) or .so (translation unit)
   nlohmann::json contract;              // device-only: the exported TesseraLaunchContract
+  // content_hash() of the artifact as the trusted side wrote it; a cache hit
+  // whose file no longer matches (tampered, truncated) is a miss.
+  std::string artifact_hash;
 };
 void to_json(nlohmann::json& j, const CompileOutput& v);
 void from_json(const nlohmann::json& j, CompileOutput& v);
@@ -61,6 +64,9 @@ public:
 
 private:
   std::optional<CompileOutput> lookup(const std::string& key) const;
+  // Empty when the entry's artifact is its own file in this cache and still
+  // has the recorded content, else why it cannot be used.
+  std::string artifact_problem(const std::string& key, const CompileOutput& entry) const;
   CompileOutput compile_in_child(const CompileRequest& request, const std::string& key);
   CompilerOptions options_;
 };

@@ -18,6 +18,11 @@ have_header spdlog/spdlog.h || need+=(libspdlog-dev)
 have_header fmt/format.h || need+=(libfmt-dev)
 have_header boost/process.hpp || need+=(libboost-dev)
 have_cmake_pkg GTest || need+=(libgtest-dev)
+# The sanitizer and fuzz step of scripts/test.sh: clang with libFuzzer's runtime.
+if [ "${SANITIZERS:-1}" != 0 ]; then
+  command -v clang++ >/dev/null || need+=(clang)
+  compgen -G "/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a" >/dev/null || need+=(libclang-rt-dev)
+fi
 install() {
   [ $# -gt 0 ] || return 0
   echo "setup: installing $*"

@@ -47,3 +47,11 @@ if "$VENV/bin/python" -c "import httpx" 2>/dev/null; then
 else
   echo "serve: SKIPPED the client, Ray and load tests: no httpx in $VENV"
 fi
+
+# The CPU tests again with AddressSanitizer + UndefinedBehaviorSanitizer, then a
+# bounded coverage-guided run of every fuzz target (docs/harness.md, "Hostile
+# input"). SANITIZERS=0 skips both, e.g. for a quick run on a laptop.
+if [ "${SANITIZERS:-1}" != 0 ]; then
+  scripts/test_sanitizers.sh
+  scripts/fuzz.sh
+fi

@@ -12,7 +12,9 @@
 #include <boost/process.hpp>
 #include <fmt/format.h>
 
+#include "harness/confine.hpp"
 #include "harness/core/error.hpp"
+#include "harness/detail/subprocess_env.hpp"
 
 namespace bp = boost::process;
 
@@ -57,10 +59,12 @@ ProcessResult run_process(const std::filesystem::path& exe, const std::vector<st
     in << stdin_data;
   }
   try {
+    // Compilers get the allow-listed environment: a candidate's source
+    // reaches them, and nothing of the user's secrets should.
     bp::group group;
     bp::child child(bp::exe = exe.string(), bp::args = args, bp::std_in < f.in.string(),
                     bp::std_out > f.out.string(), bp::std_err > f.err.string(), bp::start_dir = work_dir.string(),
-                    group);
+                    group, ExactEnvironment(sandbox_environment(current_environment())));
     // Poll instead of child.wait_for(): Boost.Process v1 waits for SIGCHLD
     // there, and with several threads waiting one can swallow another's signal
     // and sit out its whole time limit.

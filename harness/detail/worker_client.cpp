@@ -8,12 +8,17 @@
 #include <cerrno>
 #include <chrono>
 #include <fstream>
+#include <optional>
 #include <thread>
 
 #include <boost/process.hpp>
+#include <boost/process/extend.hpp>
 #include <fmt/format.h>
 
+#include "harness/confine.hpp"
 #include "harness/core/error.hpp"
+#include "harness/detail/subprocess_env.hpp"
+#include "harness/detail/worker_wire.hpp"
 
 namespace bp = boost::process;
 
@@ -23,9 +28,25 @@ namespace {
 constexpr int kPollSliceMs = 100;  // how often a silent wait checks that the worker still lives
 constexpr std::size_t kMaxLineBytes = 64u << 20;
 constexpr auto kQuitGrace = std::chrono::seconds(2);  // a worker told to quit gets this long
+constexpr const char* kScratchPrefix = "tessera-worker-";
+
+// Between fork and exec of the worker: its own session and process group,
+// and its rlimits (harness/confine.hpp). A failure aborts the spawn.
+struct ConfinedChild : bp::extend::handler {
+  ChildLimits limits;
+  std::uint64_t nproc;
+  template <class Executor>
+  void on_exec_setup(Executor& exec) const {
+    if (const int err = enter_confined_child(limits, nproc); err != 0)
+      exec.set_error(std::error_code(err, std::system_category()), "cannot confine the worker");
+  }
+};
+
 }  // namespace
 
 struct WorkerClient::Impl {
+  // Declared first, so removed last: after the worker is gone.
+  std::optional<ScratchDir> scratch;
   bp::pipe to_worker, from_worker;
   bp::child child;
   std::string buffer;
@@ -39,11 +60,17 @@ WorkerClient::WorkerClient(const std::filesystem::path& exe, int device, const s
   ::signal(SIGPIPE, SIG_IGN);
   impl_->log_path = log_path;
   std::filesystem::create_directories(log_path.parent_path());
-  std::vector<std::string> args = {"__worker", "--device", std::to_string(device), "--autotune-max-algos",
-                                   std::to_string(autotune_max_algos)};
+  // The worker sees only its own GPU, as device 0; it starts in a private
+  // scratch directory with an allow-listed environment (no secrets).
+  impl_->scratch.emplace(std::filesystem::temp_directory_path(), kScratchPrefix);
+  const auto& scratch = impl_->scratch->path();
+  std::vector<std::string> args = {"__worker", "--device", "0", "--autotune-max-algos", std::to_string(autotune_max_algos)};
   if (remeasure_baselines) args.push_back("--remeasure-baselines");
+  const ChildLimits limits = worker_limits();
   impl_->child = bp::child(bp::exe = exe.string(), bp::args = args, bp::std_in < impl_->to_worker,
-                           bp::std_out > impl_->from_worker, bp::std_err > log_path.string());
+                           bp::std_out > impl_->from_worker, bp::std_err > log_path.string(),
+                           bp::start_dir = scratch.string(), ExactEnvironment(worker_environment(device, scratch)),
+                           ConfinedChild{{}, limits, process_limit(limits)});
   // Close our copies of the worker's ends, so its death reads as EOF.
   ::close(impl_->to_worker.native_source());
   impl_->to_worker.assign_source(-1);
@@ -69,6 +96,9 @@ bool WorkerClient::running() {
 }
 
 void WorkerClient::kill() noexcept {
+  // The worker leads its own process group: whatever it started goes too.
+  if (const pid_t pid = impl_->child.valid() ? impl_->child.id() : 0; pid > 0 && ::getpgid(pid) == pid)
+    ::kill(-pid, SIGKILL);
   std::error_code ec;
   impl_->child.terminate(ec);
   impl_->child.wait(ec);
@@ -111,23 +141,17 @@ WorkerReply WorkerClient::wait_for(const std::string& answer_event, double silen
   const int fd = impl_->from_worker.native_source();
   for (;;) {
     // Handle every complete line already buffered.
-    for (auto nl = impl_->buffer.find('\n'); nl != std::string::npos; nl = impl_->buffer.find('\n')) {
-      std::string line = impl_->buffer.substr(0, nl);
-      impl_->buffer.erase(0, nl + 1);
-      nlohmann::json ev;
-      try {
-        ev = nlohmann::json::parse(line);
-      } catch (const std::exception&) {
-        continue;  // not ours (should not happen: stdout is redirected in the worker)
-      }
-      const std::string name = ev.value("event", "");
-      if (name == "heartbeat") {
-        phase = ev.value("phase", "");
+    while (auto line = take_line(impl_->buffer)) {
+      WorkerLine ev = classify_worker_line(*line, answer_event);
+      using L = WorkerLine::Kind;
+      if (ev.kind == L::heartbeat) {
+        phase = ev.phase;
         deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(silence_timeout_s));
-        continue;
+      } else if (ev.kind == L::fatal) {
+        return {WorkerReply::Kind::fatal, ev.event, ev.reason, phase};
+      } else if (ev.kind == L::answer) {
+        return {WorkerReply::Kind::answer, ev.event, "", phase};
       }
-      if (name == "fatal") return {WorkerReply::Kind::fatal, ev, ev.value("reason", "worker failed"), phase};
-      if (name == answer_event) return {WorkerReply::Kind::answer, ev, "", phase};
     }
     const auto now = Clock::now();
     if (now >= deadline) {

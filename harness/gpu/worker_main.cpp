@@ -1,12 +1,16 @@
+#include <cuda_runtime_api.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "harness/confine.hpp"
 #include "harness/core/error.hpp"
+#include "harness/core/fs.hpp"
 #include "harness/gpu/worker_session.hpp"
 
 namespace tessera::gpu {
@@ -38,6 +42,22 @@ private:
   std::FILE* out_ = nullptr;
 };
 
+// Once the CUDA context exists and before any candidate loads: the worker
+// policy (harness/confine.hpp). The working directory is the private scratch
+// directory the harness created for this worker; the autotune cache is the
+// one other place it writes.
+ProtectionReport confine_worker() {
+  std::vector<std::filesystem::path> writable;
+  std::error_code ec;
+  const auto autotune = cache_dir() / "baselines";
+  if (std::filesystem::create_directories(autotune, ec); !ec) writable.push_back(autotune);
+  ProtectionReport r = confine_self(worker_policy(std::filesystem::current_path(), writable));
+  int devices = 0;
+  r.gpu_isolated = cudaGetDeviceCount(&devices) == cudaSuccess && devices == 1;
+  std::fprintf(stderr, "worker protections: %s\n", nlohmann::json(r).dump().c_str());
+  return r;
+}
+
 }  // namespace
 
 int worker_main(const WorkerConfig& config) {
@@ -49,7 +69,14 @@ int worker_main(const WorkerConfig& config) {
     ch.send({{"event", "fatal"}, {"reason", std::string("cannot start on the GPU: ") + e.what()}});
     return 1;
   }
-  ch.send({{"event", "ready"}});
+  ProtectionReport protections;
+  try {
+    protections = confine_worker();
+  } catch (const std::exception& e) {
+    ch.send({{"event", "fatal"}, {"reason", std::string("cannot confine the worker: ") + e.what()}});
+    return 1;
+  }
+  ch.send({{"event", "ready"}, {"protections", protections}});
   std::string line;
   while (std::getline(std::cin, line)) {
     nlohmann::json req;

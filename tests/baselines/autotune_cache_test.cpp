@@ -93,6 +93,36 @@ TEST_F(AutotuneCacheTest, CorruptFileIsAMissNotAnError) {
   EXPECT_FALSE(cache.load(key()).has_value());
 }
 
+// Only the harness writes the cache; an entry edited by anyone else (an
+// algorithm swapped for a slow one inflates every later speedup) or cut
+// short is ignored, so the baselines are measured again and stored anew.
+TEST_F(AutotuneCacheTest, TamperedOrTruncatedEntryIsIgnoredAndReplaced) {
+  AutotuneCache cache(dir_);
+  ASSERT_TRUE(cache.store(key(), entry()));
+  const auto path = cache.path_for(key());
+  const std::string good = read_file(path);
+  auto j = nlohmann::json::parse(good);
+  j["algo_words"][0] = "0000000000000005";
+  atomic_write_file(path, j.dump(2));
+  EXPECT_FALSE(cache.load(key()).has_value()) << "an edited algorithm must not be used";
+  j = nlohmann::json::parse(good);
+  j.erase("digest");
+  atomic_write_file(path, j.dump(2));
+  EXPECT_FALSE(cache.load(key()).has_value()) << "an entry without a digest is not trusted";
+  atomic_write_file(path, good.substr(0, good.size() / 2));
+  EXPECT_FALSE(cache.load(key()).has_value()) << "a truncated entry is a miss";
+  atomic_write_file(path, good);
+  EXPECT_TRUE(cache.load(key()).has_value()) << "the untouched text is still accepted";
+  ASSERT_TRUE(cache.store(key(), entry()));
+  EXPECT_TRUE(cache.load(key()).has_value());
+}
+
+TEST_F(AutotuneCacheTest, DigestDoesNotDependOnLayout) {
+  const nlohmann::json j = to_json(key(), entry());
+  EXPECT_TRUE(digest_matches(nlohmann::json::parse(j.dump(4))));
+  EXPECT_TRUE(entry_from_json(nlohmann::json::parse(j.dump()), key()).has_value());
+}
+
 TEST_F(AutotuneCacheTest, FileNameNamesTheTaskAndDependsOnTheKey) {
   auto k = key();
   const std::string a = k.file_name();

@@ -1,0 +1,47 @@
+#pragma once
+// Running a function in a forked child that confines itself first, and
+// setting environment variables for the length of a test.
+#include <sys/wait.h>
+
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "harness/confine.hpp"
+
+namespace tessera::testing {
+
+struct ConfinedRun {
+  ProtectionReport report;  // what the child could install
+  int status = 0;           // from waitpid
+  std::string err;          // the child's stderr
+  int code() const { return WIFEXITED(status) ? WEXITSTATUS(status) : -1; }
+  bool killed_by(int sig) const { return WIFSIGNALED(status) && WTERMSIG(status) == sig; }
+};
+
+// Forks; the child takes the runner's session and limits, confines itself
+// with `policy`, reports, runs `act` and exits with its return value (without
+// running exit handlers: it is a copy of the test process).
+ConfinedRun run_confined(const ConfinePolicy& policy, const std::function<int()>& act);
+
+// Sets the variables, and restores what was there before on destruction.
+class ScopedEnv {
+public:
+  explicit ScopedEnv(const std::map<std::string, std::string>& vars);
+  ScopedEnv(const std::string& name, const std::string& value) : ScopedEnv(std::map<std::string, std::string>{{name, value}}) {}
+  ~ScopedEnv();
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+private:
+  std::map<std::string, std::optional<std::string>> saved_;
+};
+
+// Secrets a candidate must never see, with their values.
+const std::map<std::string, std::string>& planted_secrets();
+// Empty when `env_text` ("NAME=value" lines) shows none of them, else which.
+std::string leaked_secrets(const std::string& env_text);
+
+}  // namespace tessera::testing
