@@ -103,14 +103,38 @@ void gpu_rows(Report& r) {
               "allow profiling: load nvidia with NVreg_RestrictProfilingToAdminUsers=0 or run as root");
 }
 
+// `--measure-peak`: the device's ceiling (cuBLAS peak over large squares,
+// DRAM bandwidth, an empty kernel's time) measured again by a sandbox worker
+// and stored for this GPU; every later evaluation's plausibility gate and
+// peak_fraction use it (docs/harness.md, "Ceiling").
+void ceiling_rows(Report& r) {
+  tessera::SandboxOptions o;
+  o.mode = "full";
+  o.remeasure_ceiling = true;
+  auto ev = tessera::make_evaluator(o);
+  ev->start();
+  const tessera::DeviceSummary d = ev->device();
+  if (d.peak_tflops <= 0) {
+    r.problem("the ceiling could not be measured (see the worker log under " + tessera::cache_dir().string() + "/logs)",
+              "run tessera doctor --measure-peak again on an idle GPU");
+    return;
+  }
+  r.row("ceiling", fmt::format("peak {:.0f} TFLOP/s ({}), DRAM {:.0f} GB/s, floor {:.2f} us: measured now, stored",
+                               d.peak_tflops, d.peak_source, d.dram_gbps, d.floor_us));
+}
+
 void setup(CLI::App& root) {
   auto* cmd = root.add_subcommand("doctor", "Report GPU, driver, toolkit versions, sandbox protections and what is missing");
   static bool json = false;
   cmd->add_flag("--json", json, "Print one JSON object instead of the table");
+  static bool measure_peak = false;
+  cmd->add_flag("--measure-peak", measure_peak,
+                "Measure the GPU's ceiling again (peak, bandwidth, floor; about a minute) and store it");
   cmd->callback([] {
     Report r;
     confinement_rows(r);  // first: its child is forked before CUDA starts threads
     gpu_rows(r);
+    if (measure_peak && tessera::gpu_present(nullptr)) ceiling_rows(r);
     r.row("NVRTC", tessera::nvrtc_version());
     uint32_t cupti = 0;
     cuptiGetVersion(&cupti);

@@ -31,6 +31,7 @@ Clock::time_point deadline_after(double seconds) {
 ChildExit decode(int status) {
   ChildExit e;
   e.exited = true;
+  e.wait_status = status;
   if (WIFEXITED(status)) e.code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) e.signal = WTERMSIG(status);
   return e;
@@ -47,7 +48,7 @@ std::string ChildExit::describe() const {
   return fmt::format("exit code {}", code);
 }
 
-ChildProcess::ChildProcess(const std::vector<std::string>& argv) {
+ChildProcess::ChildProcess(ConfinedSpawn spec) {
   int in[2], out[2];
   if (::pipe2(in, O_CLOEXEC) != 0) throw Error("cannot create a pipe for a child process");
   if (::pipe2(out, O_CLOEXEC) != 0) {
@@ -55,27 +56,19 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv) {
     ::close(in[1]);
     throw Error("cannot create a pipe for a child process");
   }
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_ = ::fork();
-  if (pid_ == 0) {
-    // Only async-signal-safe calls until exec: the worker has CUDA threads.
-    ::setpgid(0, 0);
-    ::dup2(in[0], STDIN_FILENO);
-    ::dup2(out[1], STDOUT_FILENO);
-    ::execv(args[0], args.data());
-    ::_exit(127);
+  std::erase_if(spec.fds, [](const auto& f) { return f.first == STDIN_FILENO || f.first == STDOUT_FILENO; });
+  spec.fds.push_back({STDIN_FILENO, in[0]});
+  spec.fds.push_back({STDOUT_FILENO, out[1]});
+  try {
+    pid_ = spawn_confined(spec);
+  } catch (...) {
+    for (int fd : {in[0], in[1], out[0], out[1]}) ::close(fd);
+    throw;
   }
   ::close(in[0]);
   ::close(out[1]);
   to_child_ = in[1];
   from_child_ = out[0];
-  if (pid_ < 0) {
-    ::close(to_child_);
-    ::close(from_child_);
-    throw Error("cannot fork a child process");
-  }
   ::signal(SIGPIPE, SIG_IGN);  // a dead child must not kill us when we write to it
 }
 

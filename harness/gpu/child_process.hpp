@@ -8,21 +8,25 @@
 #include <string>
 #include <vector>
 
+#include "harness/confine.hpp"
+
 namespace tessera::gpu {
 
 struct ChildExit {
   bool exited = false;  // false: still running
   int code = -1;        // exit code, when it exited normally
   int signal = 0;       // the signal that ended it, or 0
+  int wait_status = 0;  // as waitpid gave it (confinement_exit_reason reads it)
   std::string describe() const;  // "exit code 3", "killed by SIGSEGV"
 };
 
 class ChildProcess {
 public:
-  // argv[0] is the executable. The child's stderr is the caller's stderr (the
-  // worker log); its stdin and stdout are the pipes. It runs in a process
-  // group of its own, so a kill reaches whatever it forked.
-  explicit ChildProcess(const std::vector<std::string>& argv);
+  // Started confined (spawn_confined: its environment, working directory,
+  // limits, own session and process group, so a kill reaches whatever it
+  // forked). Its stdin and stdout are the pipes; `spec.fds` may add others
+  // (its stderr, say); 0 and 1 in it are replaced.
+  explicit ChildProcess(ConfinedSpawn spec);
   ~ChildProcess();
   ChildProcess(const ChildProcess&) = delete;
   ChildProcess& operator=(const ChildProcess&) = delete;

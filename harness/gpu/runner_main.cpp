@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/abi/tessera_abi.cuh"
+#include "harness/confine.hpp"
 #include "harness/gpu/driver.hpp"
 #include "harness/gpu/tu_graph.hpp"
 
@@ -174,16 +175,30 @@ int runner_main(const RunnerConfig& config) {
   } catch (const std::exception&) {
     return 1;
   }
-  if (cudaSetDevice(config.device) != cudaSuccess || cudaFree(nullptr) != cudaSuccess) {
-    ch.send(error_event("infra_error", "the runner cannot create a CUDA context"));
+  // Landlock binds the threads started after it, so it goes first; seccomp
+  // binds every thread and goes once the CUDA context exists. The working
+  // directory is the scratch directory the worker made for this runner.
+  ProtectionReport protections;
+  std::string artifact;
+  try {
+    artifact = open.at("artifact").get<std::string>();
+    const ConfinePolicy policy = runner_policy(std::filesystem::current_path(), {artifact});
+    protections = confine_self(policy, ConfineStep::filesystem);
+    if (cudaSetDevice(config.device) != cudaSuccess || cudaFree(nullptr) != cudaSuccess) {
+      ch.send(error_event("infra_error", "the runner cannot create a CUDA context"));
+      return 1;
+    }
+    protections.merge(confine_self(policy, ConfineStep::syscalls));
+  } catch (const std::exception& e) {
+    ch.send(error_event("infra_error", std::string("the runner cannot confine itself: ") + e.what()));
     return 1;
   }
-  if (config.confine) config.confine();
+  std::fprintf(stderr, "runner protections: %s\n", nlohmann::json(protections).dump().c_str());
   // Everything the runner says from here on may have been written by the
   // candidate (its constructors run at dlopen): the worker trusts only this
   // line, and blames what follows on the candidate.
   ch.send({{"event", "ready"}});
-  void* so = ::dlopen(open.at("artifact").get<std::string>().c_str(), RTLD_NOW | RTLD_LOCAL);
+  void* so = ::dlopen(artifact.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!so) {
     ch.send(error_event("launch_error", std::string("cannot load the shared object: ") + ::dlerror()));
     return 0;

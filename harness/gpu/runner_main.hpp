@@ -1,15 +1,14 @@
 #pragma once
 // The `tessera __runner` process (runner_main.cpp): a translation unit's host
 // code, run under stream capture, confined, with no channel to the harness.
-#include <functional>
 
 namespace tessera::gpu {
 
 struct RunnerConfig {
   int device = 0;
-  // Installs the process's confinement after the CUDA context exists and
-  // before the candidate's shared object is loaded (harness/confine.hpp).
-  std::function<void()> confine;
+  // The runner policy (harness/confine.hpp) is installed before the shared
+  // object is loaded: Landlock before the CUDA runtime starts its threads,
+  // seccomp once the context exists. Off only through TESSERA_CONFINE=0.
 };
 
 // Reads {"artifact", "m", "n", "k"} then {"op": "capture", "id", "params"}

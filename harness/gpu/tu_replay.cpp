@@ -1,10 +1,13 @@
 #include "harness/gpu/tu_replay.hpp"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <string>
@@ -35,6 +38,56 @@ std::string self_exe() {
   return std::string(buf, static_cast<std::size_t>(n));
 }
 
+constexpr std::size_t kRunnerLogTailBytes = 16 * 1024;  // what the worker log and a verdict quote
+
+// The runner's stderr: a file in its scratch directory, so that the worker
+// can read why the sandbox killed it (the runner names the forbidden call
+// there) and quote it in its own log. Its size is bounded by the runner's
+// file-size limit.
+class RunnerLog {
+public:
+  explicit RunnerLog(const std::filesystem::path& path) : path_(path) {
+    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd_ < 0) throw Error(fmt::format("cannot create the runner's log {}", path.string()));
+  }
+  ~RunnerLog() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  RunnerLog(const RunnerLog&) = delete;
+  RunnerLog& operator=(const RunnerLog&) = delete;
+  int fd() const { return fd_; }
+  std::string tail() const {
+    std::ifstream in(path_, std::ios::binary);
+    if (!in) return {};
+    in.seekg(0, std::ios::end);
+    const std::streamoff size = in.tellg();
+    const std::streamoff from = std::max<std::streamoff>(0, size - std::streamoff(kRunnerLogTailBytes));
+    in.seekg(from);
+    std::string out(static_cast<std::size_t>(size - from), '\0');
+    in.read(out.data(), static_cast<std::streamsize>(out.size()));
+    return out;
+  }
+
+private:
+  std::filesystem::path path_;
+  int fd_ = -1;
+};
+
+// The runner, confined (harness/confine.hpp): the allow-listed environment
+// with HOME and TMPDIR in a scratch directory of its own inside the worker's
+// (the worker's working directory), its rlimits, death with this thread;
+// runner_main installs Landlock and seccomp itself.
+ConfinedSpawn runner_spawn(const std::filesystem::path& scratch, int log_fd) {
+  ConfinedSpawn spec;
+  spec.exe = self_exe();
+  spec.args = {"__runner", "--device", std::to_string(current_device())};
+  spec.env = runner_environment(scratch);
+  spec.work_dir = scratch;
+  spec.limits = runner_limits();
+  spec.fds = {{STDERR_FILENO, log_fd}};
+  return spec;
+}
+
 Status status_named(const std::string& s) {
   if (s == "rejected") return Status::rejected;
   if (s == "timeout") return Status::timeout;
@@ -52,7 +105,10 @@ struct Step {
 class CapturedTranslationUnit final : public GemmCallable {
 public:
   CapturedTranslationUnit(const std::filesystem::path& so, const Task& task)
-      : modules_(load_modules(so)), runner_({self_exe(), "__runner", "--device", std::to_string(current_device())}),
+      : modules_(load_modules(so)),
+        scratch_(std::filesystem::current_path(), "runner-"),
+        log_(scratch_.path() / "runner.log"),
+        runner_(runner_spawn(scratch_.path(), log_.fd())),
         task_(task) {
     runner_.send_line(nlohmann::json{{"artifact", so.string()}, {"m", task.m}, {"n", task.n}, {"k", task.k}}.dump());
     (void)expect("ready", /*candidate_loaded=*/false);
@@ -63,6 +119,7 @@ public:
   ~CapturedTranslationUnit() override {
     runner_.send_line(R"({"op":"quit"})");
     if (!runner_.wait(kRunnerQuitSeconds).exited) runner_.kill();
+    if (const std::string t = log_.tail(); !t.empty()) std::fprintf(stderr, "runner log (tail):\n%s\n", t.c_str());
   }
 
   void launch(const TesseraGemmParams& p, cudaStream_t stream) override {
@@ -137,9 +194,8 @@ private:
                                                           kRunnerTimeoutSeconds)};
       }
       const ChildExit e = runner_.wait(kRunnerQuitSeconds);
-      if (e.signal == SIGSYS)
-        throw CandidateFault{Status::rejected, "the candidate's host code made a system call the sandbox forbids "
-                                               "(the runner was killed by SIGSYS)"};
+      if (const std::string why = confinement_exit_reason(e.wait_status, log_.tail()); !why.empty())
+        throw CandidateFault{Status::rejected, why};
       throw CandidateFault{Status::runtime_fault,
                            fmt::format("the candidate's host code ended the runner ({})", e.describe())};
     }
@@ -274,6 +330,8 @@ private:
   }
 
   std::vector<std::unique_ptr<Module>> modules_;
+  ScratchDir scratch_;  // the runner's working directory, removed after it ends
+  RunnerLog log_;
   mutable ChildProcess runner_;
   Task task_;
   unsigned long long workspace_ = 0;
