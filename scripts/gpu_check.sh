@@ -13,6 +13,12 @@
 #   search   the search acceptance runs in $SEARCH_RUNS (METHOD:SHAPE ...; $SEARCH_EVALS evaluations
 #            each, default 200; $SEARCH_SECONDS caps each run's wall time)
 #   replay   a search driven by recorded LLM replies (the replay proposer) on the GPU
+#   python   the tessera Python package built by pip into $BUILD/venv (system packages
+#            visible; gymnasium and httpx from carried wheels in .whl/), its tests, the
+#            service's client tests and examples/rl/h200_demo.py (a real episode, a killed
+#            worker masked, evaluate_batch against bench harness)
+#   integrity  tessera bench protocol: what the integrity guards cost, A/B on the same kernels
+#   (the tests stage writes the red-team corpus table to $OUT/adversarial_corpus.md)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 STAGES=${1:-all}
@@ -46,7 +52,8 @@ step nvidia_smi nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.
 
 if has tests; then
   step doctor "$T" doctor
-  TESSERA_TILE_GPU_SAMPLES=${TESSERA_TILE_GPU_SAMPLES:-200} step ctest ctest --test-dir "$BUILD" --output-on-failure --timeout 900
+  TESSERA_CORPUS_TABLE="$PWD/$OUT/adversarial_corpus.md" TESSERA_TILE_GPU_SAMPLES=${TESSERA_TILE_GPU_SAMPLES:-200} \
+    step ctest ctest --test-dir "$BUILD" --output-on-failure --timeout 900 -j "${CTEST_JOBS:-1}"
   grep -E "tests passed|tests failed" "$LOGS/ctest.log"
   grep -E "^\s+[0-9]+ - .*(Failed|Timeout)" "$LOGS/ctest.log" | head -n 20
   grep -E "evaluated [0-9]+ configs" "$LOGS/ctest.log" || true
@@ -137,6 +144,22 @@ if has sanitize; then
     --no-counters --trials 1 --run-timeout 300 > "$LOGS/sanitize_control.log" 2>&1
   if grep -hq "Invalid __global__" "$LOGS"/sanitizer_control_*.txt; then ROWS+=("sanitize_control|PASS|0"); else ROWS+=("sanitize_control|FAIL|0"); fi
   echo "[control] $(grep -h "ERROR SUMMARY" "$LOGS"/sanitizer_control_*.txt | tr '\n' ' ')"
+fi
+
+if has python; then
+  VENV="$BUILD/venv"
+  [ -x "$VENV/bin/python" ] || python3 -m venv --system-site-packages "$VENV"
+  step py_deps "$VENV/bin/python" -m pip install -q --no-index --find-links .whl gymnasium httpx
+  step py_build env CMAKE_GENERATOR=Ninja "$VENV/bin/python" -m pip install -q --no-build-isolation --no-deps \
+    -Cbuild-dir="$BUILD" -Ccmake.build-type=Release .
+  step py_tests "$VENV/bin/python" -m pytest -q tests/python tests/serve/python
+  step rl_demo "$VENV/bin/python" examples/rl/h200_demo.py --count "${RL_DEMO_COUNT:-32}"
+  grep -E "PASS|FAIL|turn|per minute" "$LOGS/rl_demo.log" | head -n 30
+fi
+
+if has integrity; then
+  step bench_protocol "$T" bench protocol --repeat "${PROTOCOL_REPEAT:-5}"
+  tail -n 12 "$LOGS/bench_protocol.log"
 fi
 
 if has small; then

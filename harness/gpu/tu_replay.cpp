@@ -77,10 +77,10 @@ private:
 // with HOME and TMPDIR in a scratch directory of its own inside the worker's
 // (the worker's working directory), its rlimits, death with this thread;
 // runner_main installs Landlock and seccomp itself.
-ConfinedSpawn runner_spawn(const std::filesystem::path& scratch, int log_fd) {
+ConfinedSpawn runner_spawn(const std::filesystem::path& scratch, int log_fd, int device) {
   ConfinedSpawn spec;
   spec.exe = self_exe();
-  spec.args = {"__runner", "--device", std::to_string(current_device())};
+  spec.args = {"__runner", "--device", std::to_string(device)};
   spec.env = runner_environment(scratch);
   spec.work_dir = scratch;
   spec.limits = runner_limits();
@@ -108,7 +108,7 @@ public:
       : modules_(load_modules(so)),
         scratch_(std::filesystem::current_path(), "runner-"),
         log_(scratch_.path() / "runner.log"),
-        runner_(runner_spawn(scratch_.path(), log_.fd())),
+        runner_(runner_spawn(scratch_.path(), log_.fd(), current_device())),
         task_(task) {
     runner_.send_line(nlohmann::json{{"artifact", so.string()}, {"m", task.m}, {"n", task.n}, {"k", task.k}}.dump());
     (void)expect("ready", /*candidate_loaded=*/false);
