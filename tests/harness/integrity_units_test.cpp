@@ -107,8 +107,11 @@ TEST(Ceiling, TakesTheSlowestOfComputeMemoryAndTheFloor) {
   EXPECT_FALSE(ceiling_for(t, DeviceSummary{}).implausible(1e-3)) << "no measurement, nothing implausible";
 }
 
+// A shell script as a confined child (own session, worker limits, no environment).
+ConfinedSpawn sh(const char* script) { return {"/bin/sh", {"-c", script}, {}, {}, worker_limits(), {}}; }
+
 TEST(ChildProcess, TalksInLinesAndReportsHowItEnded) {
-  gpu::ChildProcess echo({"/bin/sh", "-c", "read line; echo \"got $line\"; read more"});
+  gpu::ChildProcess echo(sh("read line; echo \"got $line\"; read more"));
   ASSERT_TRUE(echo.send_line("hello"));
   auto line = echo.read_line(10);
   ASSERT_TRUE(line.has_value());
@@ -117,18 +120,18 @@ TEST(ChildProcess, TalksInLinesAndReportsHowItEnded) {
   EXPECT_TRUE(echo.timed_out());
   echo.kill();
 
-  gpu::ChildProcess crash({"/bin/sh", "-c", "kill -SEGV $$"});
+  gpu::ChildProcess crash(sh("kill -SEGV $$"));
   const auto e = crash.wait(10);
   EXPECT_TRUE(e.exited);
   EXPECT_EQ(e.signal, SIGSEGV);
   EXPECT_EQ(e.describe(), "killed by SIGSEGV");
 
-  gpu::ChildProcess quits({"/bin/sh", "-c", "exit 3"});
+  gpu::ChildProcess quits(sh("exit 3"));
   EXPECT_EQ(quits.wait(10).code, 3);
 }
 
 TEST(MachineState, ForeignProcessesExcludeUsAndOurDescendants) {
-  gpu::ChildProcess child({"/bin/sh", "-c", "read x"});
+  gpu::ChildProcess child(sh("read x"));
   const pid_t self = ::getpid();
   const auto foreign = detail::foreign_processes({self, child.pid(), 1}, {self});
   ASSERT_EQ(foreign.size(), 1u);
