@@ -145,6 +145,10 @@ LayerResult install_landlock(const ConfinePolicy& policy, int abi) {
   for (const auto& w : policy.writable)
     if (!add_rule(ruleset.get(), w, handled)) skipped.append(" ").append(w.string());
   add_rule(ruleset.get(), "/dev", (kDeviceRights | kReadRights) & handled);
+  // The process's own threads' files (comm): the CUDA runtime names the
+  // threads it starts, and its initialisation fails (cudaErrorOperatingSystem)
+  // when it cannot. Nothing of another process, nothing that can be created.
+  add_rule(ruleset.get(), "/proc/self/task", (kDeviceRights | kReadRights) & handled);
   if (policy.readable) {
     for (const auto& r : *policy.readable) {
       if (r == "/proc") add_proc_rules(ruleset.get(), kReadRights & handled);

@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "harness/candidate.hpp"
+#include "harness/candidate_build.hpp"
 #include "harness/sandbox.hpp"
 #include "tests/adversarial/corpus_manifest.hpp"
 #include "tests/testing.hpp"
@@ -44,7 +45,10 @@ TEST(ZeroFalsePositives, EveryExampleOkUnderTheFullProtocol) {
   int evaluated = 0;
   for (const auto& f : std::filesystem::directory_iterator(std::filesystem::path(TESSERA_SOURCE_DIR) / "examples")) {
     if (f.path().extension() != ".cu") continue;
-    const EvalResult r = ev->evaluate(load_candidate(f.path()), task, eo);
+    // The torch-extension example needs its entry point named (docs/abi.md).
+    BuildOptions build;
+    if (f.path().filename() == "torch_ext_hgemm.cu") build.torch_entry = "hgemm(a, b_nk, c)";
+    const EvalResult r = ev->evaluate(load_candidate_with(f.path(), "auto", build), task, eo);
     ++evaluated;
     EXPECT_EQ(r.status, Status::ok) << f.path().filename() << ": " << r.reason;
     if (r.status == Status::ok) {

@@ -1,9 +1,16 @@
-// Fault corpus: host code starts a process with the raw clone system call: rejected (forbidden system call, clone)
+// Fault corpus: host code starts a process with a raw clone system call (no libc name): rejected at run time (forbidden system call, clone)
 #include <cuda_runtime.h>
 #include <signal.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 #include "tessera_abi.cuh"
+
+// The system call made directly (no libc name for the compile-time policy to
+// see): only the runtime confinement can stop it.
+static long raw_call(long nr, long a = 0, long b = 0, long c = 0) {
+  long ret;
+  asm volatile("sys" "call" : "=a"(ret) : "a"(nr), "D"(a), "S"(b), "d"(c) : "rcx", "r11", "memory");
+  return ret;
+}
 
 __global__ void naive_tn(TesseraGemmParams p) {
   const int row = blockIdx.y * 16 + threadIdx.x / 16, col = blockIdx.x * 16 + threadIdx.x % 16;
@@ -14,7 +21,7 @@ __global__ void naive_tn(TesseraGemmParams p) {
 }
 
 extern "C" int tessera_launch(const TesseraGemmParams* p, cudaStream_t stream) {
-  if (syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0) == 0) _exit(0);  // a child that did start leaves at once
+  if (raw_call(56, SIGCHLD) == 0) raw_call(60);  // clone; a child that did start leaves at once (exit)
   naive_tn<<<dim3((p->N + 15) / 16, (p->M + 15) / 16), 256, 0, stream>>>(*p);
   return cudaGetLastError() == cudaSuccess ? 0 : 2;
 }

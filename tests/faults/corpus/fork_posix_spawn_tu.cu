@@ -1,4 +1,4 @@
-// Fault corpus: host code starts /bin/sh with posix_spawn(): rejected (forbidden system call)
+// Fault corpus: host code starts a process with posix_spawn: rejected by the compile-time policy (posix_spawn is a forbidden name)
 #include <cuda_runtime.h>
 #include <spawn.h>
 #include <sys/wait.h>
