@@ -55,18 +55,6 @@ void describe_spawn_state(ProtectionReport& r) {
   if (!r.own_session) add_note(r.notes, "shares its parent's session");
 }
 
-// Everything at the top of the file system, /proc standing for its
-// non-process part (confine_landlock.cpp): reads as usual, except other
-// processes' /proc entries.
-std::vector<std::filesystem::path> all_but_other_processes() {
-  std::vector<std::filesystem::path> out;
-  std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator("/", ec))
-    if (e.path() != "/proc") out.push_back(e.path());
-  out.emplace_back("/proc");
-  return out;
-}
-
 }  // namespace
 
 void ProtectionReport::merge(const ProtectionReport& o) {
@@ -112,7 +100,13 @@ ConfinePolicy worker_policy(const std::filesystem::path& scratch, std::vector<st
   p.name = "worker";
   p.scratch = scratch;
   p.writable = std::move(writable);
-  p.readable = all_but_other_processes();
+  // Its runner inherits this domain, and the runner's /proc entries (which
+  // the CUDA runtime reads, and writes to name its threads) do not exist yet
+  // when the worker confines itself: so reads are not restricted and /proc
+  // may be written. Another process's environ stays out of reach all the
+  // same: Landlock refuses ptrace-mode access (environ, mem) to processes
+  // outside the domain. The runner's own policy narrows both.
+  p.writable.emplace_back("/proc");
   p.allow_process_creation = true;  // it starts the runner
   p.allow_sockets = cuda_tool_attached();
   return p;

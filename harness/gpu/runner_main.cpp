@@ -184,8 +184,10 @@ int runner_main(const RunnerConfig& config) {
     artifact = open.at("artifact").get<std::string>();
     const ConfinePolicy policy = runner_policy(std::filesystem::current_path(), {artifact});
     protections = confine_self(policy, ConfineStep::filesystem);
-    if (cudaSetDevice(config.device) != cudaSuccess || cudaFree(nullptr) != cudaSuccess) {
-      ch.send(error_event("infra_error", "the runner cannot create a CUDA context"));
+    cudaError_t err = cudaSetDevice(config.device);
+    if (err == cudaSuccess) err = cudaFree(nullptr);
+    if (err != cudaSuccess) {
+      ch.send(error_event("infra_error", fmt::format("the runner cannot create a CUDA context: {}", cudaGetErrorString(err))));
       return 1;
     }
     protections.merge(confine_self(policy, ConfineStep::syscalls));
