@@ -75,6 +75,12 @@ struct ConfinePolicy {
   // Socket rules off: only when a CUDA tool (compute-sanitizer, Nsight) was
   // attached by the user, whose injected library talks to its front end.
   bool allow_sockets = false;
+  // Unix-domain sockets allowed (socket(AF_UNIX), bind, listen, ...), other
+  // families refused: the worker, because its runner inherits its filter and
+  // the CUDA runtime's initialisation in the runner creates and binds one
+  // (it fails with cudaErrorOperatingSystem otherwise). The runner's own
+  // filter, installed once its context exists, refuses every socket.
+  bool allow_unix_sockets = false;
 };
 
 struct ProtectionReport {
@@ -92,7 +98,7 @@ void to_json(nlohmann::json& j, const ProtectionReport& r);
 void from_json(const nlohmann::json& j, ProtectionReport& r);
 
 // The worker: writes only to its scratch directory, the autotune cache and
-// /dev; reads everything but other processes' /proc entries; no sockets, no
+// /dev and /proc; reads everything; no sockets but unix-domain ones, no
 // ptrace, no signals to its parent; may spawn the runner.
 ConfinePolicy worker_policy(const std::filesystem::path& scratch, std::vector<std::filesystem::path> writable);
 // The runner: writes only to its scratch directory and /dev, reads only the

@@ -103,11 +103,11 @@ ConfinePolicy worker_policy(const std::filesystem::path& scratch, std::vector<st
   // Its runner inherits this domain, and the runner's /proc entries (which
   // the CUDA runtime reads, and writes to name its threads) do not exist yet
   // when the worker confines itself: so reads are not restricted and /proc
-  // may be written. Another process's environ stays out of reach all the
-  // same: Landlock refuses ptrace-mode access (environ, mem) to processes
-  // outside the domain. The runner's own policy narrows both.
+  // may be written. The worker runs no candidate host code; the runner,
+  // which does, reads only the system's trees and its own /proc entries.
   p.writable.emplace_back("/proc");
   p.allow_process_creation = true;  // it starts the runner
+  p.allow_unix_sockets = true;      // the runner's CUDA initialisation binds one
   p.allow_sockets = cuda_tool_attached();
   return p;
 }

@@ -9,6 +9,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -144,8 +145,17 @@ std::vector<sock_filter> build_filter(const ConfinePolicy& policy) {
     p.jump(BPF_JMP | BPF_JGE | BPF_K, kX32SyscallBit, 0, 1);
     p.ret(deny);
   }
-  if (!policy.allow_sockets)
+  if (!policy.allow_sockets && policy.allow_unix_sockets) {
+    // socket() decides the family; the other calls need its descriptor.
+    p.if_equal(static_cast<std::uint32_t>(SYS_socket), 4);
+    p.load(arg_low(0));
+    p.jump(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 0, 1);
+    p.ret(kAllow);
+    p.ret(deny);
+    p.load(kOffsetNr);
+  } else if (!policy.allow_sockets) {
     for (const auto& c : kSocketCalls) p.refuse(c.nr, deny);
+  }
   for (const auto& c : kAlwaysDenied) p.refuse(c.nr, deny);
   // glibc tries clone3 first and falls back to clone on ENOSYS; clone3's
   // flags sit in memory that BPF cannot read, clone's in a register.

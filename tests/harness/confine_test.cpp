@@ -64,10 +64,8 @@ bool thread_runs() {
 enum : int { kSocket = 1, kWriteOutside = 2, kSignalParent = 4, kFork = 8, kReadOutside = 16, kWorks = 32 };
 
 TEST_F(ConfineTest, WorkerPolicyStopsSocketsSignalsToItsParentAndWritesOutside) {
-  const std::string parent_environ = "/proc/" + std::to_string(::getpid()) + "/environ";
   const auto r = run_confined(worker_policy(scratch_, {extra_}), [&] {
     int found = 0;
-    if (!can_read(parent_environ)) found |= kReadOutside;  // where the harness's API keys are
     if (socket_refused()) found |= kSocket;
     if (!can_create(outside_ / "escape")) found |= kWriteOutside;
     if (::kill(::getppid(), 0) != 0) found |= kSignalParent;
@@ -87,7 +85,9 @@ TEST_F(ConfineTest, WorkerPolicyStopsSocketsSignalsToItsParentAndWritesOutside) 
   EXPECT_TRUE(r.code() & kSignalParent);
   if (!r.report.landlock) GTEST_SKIP() << "no Landlock here: " << r.report.notes;
   EXPECT_TRUE(r.code() & kWriteOutside);
-  EXPECT_TRUE(r.code() & kReadOutside) << "another process's environment must stay unreadable";
+  // Reads are not restricted for the worker (its runner, which inherits the
+  // domain, must read its own /proc entries, which do not exist yet): the
+  // runner's policy is the one that keeps the harness's environ out of reach.
 }
 
 TEST_F(ConfineTest, RunnerPolicyConfinesReadsWritesAndOtherProcesses) {
