@@ -147,8 +147,11 @@ if has sanitize; then
 fi
 
 if has python; then
+  # On the interpreter the build found (its nanobind built tessera._core), with its
+  # packages visible: torch, numpy and pytest live there on the H200 machine.
+  PY=$(sed -n 's/^Python_EXECUTABLE:[A-Z]*=//p' "$BUILD/CMakeCache.txt")
   VENV="$BUILD/venv"
-  [ -x "$VENV/bin/python" ] || python3 -m venv --system-site-packages "$VENV"
+  [ -x "$VENV/bin/python" ] || "${PY:-python3}" -m venv --system-site-packages "$VENV"
   step py_deps "$VENV/bin/python" -m pip install -q --no-index --find-links .whl gymnasium httpx
   step py_build env CMAKE_GENERATOR=Ninja "$VENV/bin/python" -m pip install -q --no-build-isolation --no-deps \
     -Cbuild-dir="$BUILD" -Ccmake.build-type=Release .
