@@ -36,7 +36,10 @@ nlohmann::json RewardConfig::to_json() const {
 RewardConfig RewardConfig::from_json(const nlohmann::json& j) {
   if (!j.is_object()) fail_bad_input("a reward configuration is a JSON object");
   RewardConfig c = default_reward_config();
-  for (const auto& [key, v] : j.items()) {
+  for (const auto& item : j.items()) {
+    // Named, not structured bindings: lambdas may not capture those before C++20 compilers caught up (clang 14).
+    const std::string& key = item.key();
+    const nlohmann::json& v = item.value();
     auto number = [&]() {
       if (!v.is_number()) fail_bad_input("reward." + key + " must be a number");
       return v.get<double>();
