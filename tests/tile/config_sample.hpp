@@ -83,9 +83,11 @@ inline std::vector<KnobValue> missing_values(const std::vector<SampledConfig>& c
         for (int v : axis.values) wanted.insert({part.backend, axis.knob, v});
   }
   std::vector<KnobValue> out;
-  for (const auto& [backend, knob, v] : wanted) {
-    const bool seen = std::any_of(configs.begin(), configs.end(), [&](const SampledConfig& s) {
-      return s.config.backend == backend && get_knob(s.config, knob) == v;
+  for (const auto& want : wanted) {
+    // Not structured bindings: clang 14 (the sanitizer build) cannot capture those in a lambda.
+    const auto& [backend, knob, v] = want;
+    const bool seen = std::any_of(configs.begin(), configs.end(), [&want](const SampledConfig& s) {
+      return s.config.backend == std::get<0>(want) && get_knob(s.config, std::get<1>(want)) == std::get<2>(want);
     });
     if (!seen) out.push_back({backend, knob, v});
   }
