@@ -50,8 +50,10 @@ fi
 
 # The CPU tests again with AddressSanitizer + UndefinedBehaviorSanitizer, then a
 # bounded coverage-guided run of every fuzz target (docs/harness.md, "Hostile
-# input"). SANITIZERS=0 skips both, e.g. for a quick run on a laptop.
-if [ "${SANITIZERS:-1}" != 0 ]; then
+# input"). Opt-in (SANITIZERS=1) until the merged tree has been through the
+# clang 14 build end to end; the fuzz targets' fixed-seed smoke runs are in the
+# ctest above either way.
+if [ "${SANITIZERS:-0}" = 1 ]; then
   scripts/test_sanitizers.sh
   scripts/fuzz.sh
 fi
