@@ -149,7 +149,7 @@ fi
 if has python; then
   # On the interpreter the build found (its nanobind built tessera._core), with its
   # packages visible: torch, numpy and pytest live there on the H200 machine.
-  PY=$(sed -n 's/^Python_EXECUTABLE:[A-Z]*=//p' "$BUILD/CMakeCache.txt")
+  PY=$(sed -n 's/^_*Python_EXECUTABLE:[A-Z]*=//p' "$BUILD/CMakeCache.txt" | head -n 1)
   VENV="$BUILD/venv"
   [ -x "$VENV/bin/python" ] || "${PY:-python3}" -m venv --system-site-packages "$VENV"
   step py_deps "$VENV/bin/python" -m pip install -q --no-index --find-links .whl gymnasium httpx
