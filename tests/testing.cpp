@@ -12,6 +12,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "harness/detail/machine_state.hpp"
+
 namespace tessera::testing {
 
 std::string gpu_unavailable_reason() {
@@ -27,19 +29,6 @@ std::string gpu_unavailable_reason() {
 }
 
 namespace {
-
-int parent_of(int pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  if (!std::getline(in, line)) return 0;
-  const auto close = line.rfind(')');
-  if (close == std::string::npos) return 0;
-  std::istringstream rest(line.substr(close + 1));
-  std::string state;
-  int ppid = 0;
-  rest >> state >> ppid;
-  return ppid;
-}
 
 std::string command_line(int pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline", std::ios::binary);
@@ -60,7 +49,7 @@ std::vector<int> descendants_running(const std::string& needle) {
     if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
     const int pid = std::stoi(name);
     bool ours = false;
-    for (int p = parent_of(pid), hops = 0; p > 1 && hops < 64; p = parent_of(p), ++hops)
+    for (int p = detail::parent_of(pid), hops = 0; p > 1 && hops < 64; p = detail::parent_of(p), ++hops)
       if (p == self) {
         ours = true;
         break;

@@ -46,6 +46,9 @@ const Nvml& nvml() {
 
 constexpr unsigned kMaxProcesses = 256;
 
+
+}  // namespace
+
 pid_t parent_of(pid_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
   std::string line;
@@ -59,8 +62,6 @@ pid_t parent_of(pid_t pid) {
   rest >> state >> ppid;
   return ppid;
 }
-
-}  // namespace
 
 std::optional<std::vector<pid_t>> gpu_processes(int cuda_ordinal) {
   const Nvml& n = nvml();

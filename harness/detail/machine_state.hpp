@@ -18,6 +18,9 @@ std::optional<std::vector<pid_t>> gpu_processes(int cuda_ordinal);
 // Of `pids`, those that are neither one of `ours` nor a descendant of one.
 std::vector<pid_t> foreign_processes(const std::vector<pid_t>& pids, const std::vector<pid_t>& ours);
 
+// The parent of `pid` (from /proc/PID/stat), or 0 when it cannot be read.
+pid_t parent_of(pid_t pid);
+
 // The cgroup's count of OOM kills (cgroup v2 memory.events), or nullopt.
 std::optional<long long> oom_kills();
 

@@ -24,36 +24,13 @@
 
 #include "harness/abi/tessera_abi.cuh"
 #include "harness/confine.hpp"
+#include "harness/gpu/channel.hpp"
 #include "harness/gpu/driver.hpp"
 #include "harness/gpu/tu_graph.hpp"
 
 namespace tessera::gpu {
 
 namespace {
-
-// Protocol lines on a private copy of stdout; fd 1 then points at stderr, so
-// the candidate's own prints land in the log, not in the protocol.
-class Channel {
-public:
-  Channel() {
-    const int fd = ::dup(STDOUT_FILENO);
-    ::dup2(STDERR_FILENO, STDOUT_FILENO);
-    out_ = ::fdopen(fd, "w");
-  }
-  Channel(const Channel&) = delete;
-  Channel& operator=(const Channel&) = delete;
-  ~Channel() noexcept {
-    if (out_) std::fclose(out_);
-  }
-  void send(const nlohmann::json& j) {
-    const std::string line = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-    std::fwrite(line.data(), 1, line.size(), out_);
-    std::fflush(out_);
-  }
-
-private:
-  std::FILE* out_ = nullptr;
-};
 
 nlohmann::json error_event(const char* status, const std::string& reason) {
   return {{"event", "error"}, {"status", status}, {"reason", reason}};

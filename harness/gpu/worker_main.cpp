@@ -11,36 +11,12 @@
 #include "harness/confine.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/fs.hpp"
+#include "harness/gpu/channel.hpp"
 #include "harness/gpu/worker_session.hpp"
 
 namespace tessera::gpu {
 
 namespace {
-
-// Writes one protocol line on the saved stdout and flushes it at once.
-class Channel {
-public:
-  Channel() {
-    int fd = dup(STDOUT_FILENO);
-    // From here on, anything written to stdout (device printf, a candidate's
-    // host prints) lands in the worker's log instead of the protocol.
-    dup2(STDERR_FILENO, STDOUT_FILENO);
-    out_ = fdopen(fd, "w");
-  }
-  Channel(const Channel&) = delete;
-  Channel& operator=(const Channel&) = delete;
-  ~Channel() noexcept {
-    if (out_) std::fclose(out_);
-  }
-  void send(const nlohmann::json& j) {
-    const std::string line = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-    std::fwrite(line.data(), 1, line.size(), out_);
-    std::fflush(out_);
-  }
-
-private:
-  std::FILE* out_ = nullptr;
-};
 
 // Once the CUDA context exists and before any candidate loads: the worker
 // policy (harness/confine.hpp). The working directory is the private scratch
