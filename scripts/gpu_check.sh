@@ -13,12 +13,13 @@
 #   search   the search acceptance runs in $SEARCH_RUNS (METHOD:SHAPE ...; $SEARCH_EVALS evaluations
 #            each, default 200; $SEARCH_SECONDS caps each run's wall time)
 #   replay   a search driven by recorded LLM replies (the replay proposer) on the GPU
-#   python   the tessera Python package built by pip into $BUILD/venv (system packages
-#            visible; gymnasium and httpx from carried wheels in .whl/), its tests, the
+#   python   the tessera Python package built by pip into $BUILD/pysite (on PYTHONPATH, next to
+#            the carried wheels in .whl/: gymnasium, httpx, scikit-build-core), its tests, the
 #            service's client tests and examples/rl/h200_demo.py (a real episode, a killed
 #            worker masked, evaluate_batch against bench harness)
 #   integrity  tessera bench protocol: what the integrity guards cost, A/B on the same kernels
-#   (the tests stage writes the red-team corpus table to $OUT/adversarial_corpus.md)
+#   (the tests stage writes the red-team corpus table to $OUT/adversarial_corpus.md; CTEST_LABELS, a
+#   regular expression over the test folders (harness, tile, ...), splits ctest over several calls)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 STAGES=${1:-all}
@@ -27,6 +28,7 @@ OUT=${OUT:-runs/gpu_check}
 BUILD=${BUILD_DIR:-build-gpu}
 LOGS="$BUILD/gpu_check_logs"
 mkdir -p "$OUT" "$LOGS"
+OUT=$(cd "$OUT" && pwd)  # absolute: tests write into it from their own working folders
 export TESSERA_CACHE_DIR=${TESSERA_CACHE_DIR:-$PWD/$BUILD/cache}
 export PATH="/usr/local/cuda/bin:$PATH"
 T="$BUILD/bin/tessera"
@@ -52,8 +54,8 @@ step nvidia_smi nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.
 
 if has tests; then
   step doctor "$T" doctor
-  TESSERA_CORPUS_TABLE="$PWD/$OUT/adversarial_corpus.md" TESSERA_TILE_GPU_SAMPLES=${TESSERA_TILE_GPU_SAMPLES:-200} \
-    step ctest ctest --test-dir "$BUILD" --output-on-failure --timeout 900 -j "${CTEST_JOBS:-1}"
+  TESSERA_CORPUS_TABLE="$OUT/adversarial_corpus.md" TESSERA_TILE_GPU_SAMPLES=${TESSERA_TILE_GPU_SAMPLES:-200} \
+    step ctest ctest --test-dir "$BUILD" --output-on-failure --timeout 900 -j "${CTEST_JOBS:-1}" ${CTEST_LABELS:+-L "$CTEST_LABELS"}
   grep -E "tests passed|tests failed" "$LOGS/ctest.log"
   grep -E "^\s+[0-9]+ - .*(Failed|Timeout)" "$LOGS/ctest.log" | head -n 20
   grep -E "evaluated [0-9]+ configs" "$LOGS/ctest.log" || true
@@ -148,15 +150,22 @@ fi
 
 if has python; then
   # On the interpreter the build found (its nanobind built tessera._core), with its
-  # packages visible: torch, numpy and pytest live there on the H200 machine.
+  # packages (torch, numpy, pytest on the H200 machine). That interpreter may itself be a
+  # virtual environment, whose packages a new venv would not see: the carried wheels
+  # (gymnasium, httpx, scikit-build-core and their dependencies, .whl/) and the package go
+  # into a folder of their own on PYTHONPATH instead.
   PY=$(sed -n 's/^_*Python_EXECUTABLE:[A-Z]*=//p' "$BUILD/CMakeCache.txt" | head -n 1)
-  VENV="$BUILD/venv"
-  [ -x "$VENV/bin/python" ] || "${PY:-python3}" -m venv --system-site-packages "$VENV"
-  step py_deps "$VENV/bin/python" -m pip install -q --no-index --find-links .whl gymnasium httpx
-  step py_build env CMAKE_GENERATOR=Ninja "$VENV/bin/python" -m pip install -q --no-build-isolation --no-deps \
-    -Cbuild-dir="$BUILD" -Ccmake.build-type=Release .
-  step py_tests "$VENV/bin/python" -m pytest -q tests/python tests/serve/python
-  step rl_demo "$VENV/bin/python" examples/rl/h200_demo.py --count "${RL_DEMO_COUNT:-32}"
+  PY=${PY:-python3}
+  SITE="$PWD/$BUILD/pysite"
+  export PYTHONPATH="$SITE${PYTHONPATH:+:$PYTHONPATH}"
+  step py_deps "$PY" -m pip install -q --no-index --no-deps --upgrade --target "$SITE" .whl/*.whl
+  step py_build env CMAKE_GENERATOR=Ninja "$PY" -m pip install -q --no-build-isolation --no-index --no-deps \
+    --upgrade --target "$SITE" -Cbuild-dir="$BUILD" -Ccmake.build-type=Release .
+  # Two runs: each folder has a conftest.py of its own, and one pytest run would import
+  # only one of them.
+  step py_tests "$PY" -m pytest -q -rs tests/python
+  step py_serve_tests "$PY" -m pytest -q -rs tests/serve/python
+  step rl_demo env PYTHONUNBUFFERED=1 "$PY" examples/rl/h200_demo.py --count "${RL_DEMO_COUNT:-32}"
   grep -E "PASS|FAIL|turn|per minute" "$LOGS/rl_demo.log" | head -n 30
 fi
 

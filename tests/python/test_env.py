@@ -4,6 +4,8 @@ masking, and the one-turn scorer."""
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 
 import pytest
@@ -73,3 +75,26 @@ def test_score_actions_in_order(pool, naive_kernel):
     assert [o["info"]["action_kind"] for o in out] == ["device_only", "", "device_only"]
     with pytest.raises(ValueError, match="2 tasks"):
         tessera.score_actions(["a", "b", "c"], ["64x64x64", "64x64x64"], pool=pool)
+
+
+def test_step_after_numpy_was_loaded_first(tmp_path):
+    """Trainers import numpy (and torch) before tessera. Where the toolchain links
+    libstdc++ into the module, an exported copy was half-bound by the libstdc++
+    numpy had loaded, and the first step crashed in the action parser's regex
+    (seen on the H200 machine). A fresh interpreter fixes the import order."""
+    pytest.importorskip("numpy")
+    script = (
+        "import numpy, sys\n"
+        "import tessera\n"
+        f"sys.path.insert(0, {str(REPO / 'examples' / 'rl')!r})\n"
+        "import scripted_policy\n"
+        "pool = tessera.Pool(devices=[0], mode='compile_only')\n"
+        "env = tessera.Environment(pool=pool)\n"
+        "env.reset(scripted_policy.TASK, seed=0)\n"
+        "_, _, _, _, info = env.step(scripted_policy.ACTIONS[0])\n"
+        "print(info['action_kind'], info['result']['status'])\n"
+    )
+    env = dict(os.environ, TESSERA_MODE="compile_only")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["device_only", "compiled"]
