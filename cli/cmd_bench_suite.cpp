@@ -118,6 +118,7 @@ void run_suite_command(SuiteArgs a) {
     so.remeasure_baselines = a.measure.remeasure;
     so.autotune_max_algos = a.measure.max_algos;
     evaluator = make_evaluator(so);
+    evaluator->start();  // the worker reports the device, which the header line names
     measurer = source.kind == bench::KernelSourceKind::tile
                    ? bench::make_tile_measurer(*evaluator, source.budget, a.measure)
                    : bench::make_file_measurer(*evaluator, source, a.build, a.measure);

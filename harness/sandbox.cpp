@@ -71,6 +71,7 @@ public:
 
   std::string describe() const override {
     if (!full_) return fmt::format("compile-only ({}; no GPU: not verified, not timed)", device_.arch);
+    if (device_.name.empty()) return fmt::format("GPU {} via sandbox worker (not started yet)", options_.device);
     return fmt::format("{} ({}, {} SMs) via sandbox worker", device_.name, device_.arch, device_.sm_count);
   }
 
@@ -438,10 +439,20 @@ private:
       r.fault = "candidate";
       r.fault_evidence = r.reason;
     }
-    // The peak only goes up (a baseline measured above it becomes the peak).
+    // The peak only goes up (a baseline measured above it becomes the peak),
+    // here and in the stored ceiling: a stored peak measured low (the H200's
+    // probe read 665 TFLOP/s where cuBLAS runs 4096^3 at 759) would otherwise
+    // put every later process's "% of peak" above 100.
     if (w.device.peak_tflops > device_.peak_tflops) {
       device_.peak_tflops = w.device.peak_tflops;
       device_.peak_source = w.device.peak_source;
+      try {
+        if (detail::raise_stored_peak(device_))
+          spdlog::info("stored peak of {} raised to {:.1f} TFLOP/s ({})", device_.name, device_.peak_tflops,
+                       device_.peak_source);
+      } catch (const std::exception& e) {
+        spdlog::warn("could not store the raised peak: {}", e.what());
+      }
     }
     r.verify = w.verify;
     r.cold = w.cold;

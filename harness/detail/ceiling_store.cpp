@@ -44,6 +44,17 @@ void store_ceiling(const DeviceSummary& device, const nlohmann::json& ceiling) {
   atomic_write_file(path, j.dump(2) + "\n");
 }
 
+bool raise_stored_peak(const DeviceSummary& device) {
+  // Read again just before writing: another process on the same GPU may have
+  // raised it further meanwhile, and the peak only goes up.
+  auto stored = load_ceiling(device.uuid);
+  if (!stored || device.peak_tflops <= stored->value("peak_tflops", 0.0)) return false;
+  (*stored)["peak_tflops"] = device.peak_tflops;
+  (*stored)["peak_source"] = device.peak_source;
+  store_ceiling(device, *stored);
+  return true;
+}
+
 void apply_ceiling(DeviceSummary& d, const nlohmann::json& c) {
   d.peak_tflops = c.value("peak_tflops", 0.0);
   d.peak_source = c.value("peak_source", std::string());

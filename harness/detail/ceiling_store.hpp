@@ -17,6 +17,11 @@ std::filesystem::path ceiling_path(const std::string& uuid);
 // then measured again rather than trusted).
 std::optional<nlohmann::json> load_ceiling(const std::string& uuid);
 void store_ceiling(const DeviceSummary& device, const nlohmann::json& ceiling);
+// Raises the stored peak to the device's when that is higher (a baseline
+// measured above the stored peak during an evaluation), so that the next
+// process starts from it; bandwidth and floor stay. Nothing is written when no
+// ceiling is stored (it is then measured in full first). Returns whether it wrote.
+bool raise_stored_peak(const DeviceSummary& device);
 // Copies peak_tflops, peak_source, dram_gbps, floor_us into the summary.
 void apply_ceiling(DeviceSummary& device, const nlohmann::json& ceiling);
 
