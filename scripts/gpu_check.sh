@@ -17,6 +17,8 @@
 #            the carried wheels in .whl/: gymnasium, httpx, scikit-build-core), its tests, the
 #            service's client tests and examples/rl/h200_demo.py (a real episode, a killed
 #            worker masked, evaluate_batch against bench harness)
+#   serve    scripts/serve_bench.py --compare: evaluations per minute through tessera serve against
+#            tessera bench harness, and p50/p99 per stage (after python, whose packages it uses)
 #   integrity  tessera bench protocol: what the integrity guards cost, A/B on the same kernels
 #   (the tests stage writes the red-team corpus table to $OUT/adversarial_corpus.md; CTEST_LABELS, a
 #   regular expression over the test folders (harness, tile, ...), splits ctest over several calls)
@@ -165,8 +167,17 @@ if has python; then
   # only one of them.
   step py_tests "$PY" -m pytest -q -rs tests/python
   step py_serve_tests "$PY" -m pytest -q -rs tests/serve/python
-  step rl_demo env PYTHONUNBUFFERED=1 "$PY" examples/rl/h200_demo.py --count "${RL_DEMO_COUNT:-32}"
+  step rl_demo env PYTHONUNBUFFERED=1 "$PY" examples/rl/h200_demo.py --count "${RL_DEMO_COUNT:-64}"
   grep -E "PASS|FAIL|turn|per minute" "$LOGS/rl_demo.log" | head -n 30
+fi
+
+if has serve; then
+  # Evaluations per minute through tessera serve on this GPU against tessera bench harness
+  # (cold and warm compile cache, one request at a time, then four): the service's overhead.
+  # Needs the python stage's packages (httpx): run as python,serve.
+  step serve_bench env PYTHONUNBUFFERED=1 "${PY:-python3}" scripts/serve_bench.py --compare --binary "$T" \
+    --json "$OUT/serve_bench.json"
+  tail -n 20 "$LOGS/serve_bench.log"
 fi
 
 if has integrity; then
