@@ -6,6 +6,7 @@
 
 #include "harness/core/error.hpp"
 #include "harness/core/fs.hpp"
+#include "harness/core/json_read.hpp"
 #include "harness/detail/thread_pool.hpp"
 #include "search/novelty.hpp"
 #include "search/run_files.hpp"
@@ -152,7 +153,7 @@ void SearchEngine::load_logs() {
   auto records = read_jsonl(trajectories_path(options_.run_dir), &good);
   truncate_to(trajectories_path(options_.run_dir), good);
   for (auto& r : records) {
-    const long long step = r.value("step", -1LL);
+    const long long step = integer_value<long long>(r, "step", -1);
     if (step != (long long)recorded_.size())
       throw Error(Error::Kind::bad_input, trajectories_path(options_.run_dir).string() +
                                               ": steps are not consecutive at step " + std::to_string(step));
@@ -162,7 +163,7 @@ void SearchEngine::load_logs() {
   auto outcomes = read_jsonl(outcomes_path(options_.run_dir), &good);
   truncate_to(outcomes_path(options_.run_dir), good);
   for (const auto& o : outcomes) {
-    const long long step = o.value("step", -1LL);
+    const long long step = integer_value<long long>(o, "step", -1);
     if (step >= (long long)recorded_.size()) recorded_outcomes_[step] = outcome_from_json(o);
   }
   summary_.resumed_steps = (long long)recorded_.size();

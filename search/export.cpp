@@ -7,6 +7,7 @@
 
 #include "harness/core/error.hpp"
 #include "harness/core/fs.hpp"
+#include "harness/core/json_read.hpp"
 #include "search/engine.hpp"
 #include "search/trajectory.hpp"
 
@@ -83,7 +84,7 @@ double improvement(const json& r) {
 json common(const json& r) {
   return {{"run", str(r, "run")},
           {"task_id", str(r, "task_id")},
-          {"step", r.value("step", 0LL)},
+          {"step", integer_value<long long>(r, "step", 0)},
           {"proposer", str(r.value("proposer", json::object()), "name")},
           {"model", str(r.value("proposer", json::object()), "model")},
           {"strategy", str(r.value("proposer", json::object()), "strategy")}};
@@ -93,7 +94,7 @@ json common(const json& r) {
 
 std::vector<json> export_lines(const std::vector<json>& records, const std::string& format) {
   std::map<long long, const json*> by_step;
-  for (const auto& r : records) by_step[r.value("step", -1LL)] = &r;
+  for (const auto& r : records) by_step[integer_value<long long>(r, "step", -1)] = &r;
   std::vector<json> out;
   if (format == "sft") {
     for (const auto& r : records) {
@@ -129,7 +130,7 @@ std::vector<json> export_lines(const std::vector<json>& records, const std::stri
         line["chosen"] = json::array({{{"role", "assistant"}, {"content", completion_of(chosen)}}});
         line["rejected"] = json::array({{{"role", "assistant"}, {"content", completion_of(rejected)}}});
         line["parent"] = key.second;
-        line["rejected_step"] = rejected.value("step", 0LL);
+        line["rejected_step"] = integer_value<long long>(rejected, "step", 0);
         line["chosen_speedup"] = speedup(chosen);
         line["rejected_speedup"] = speedup(rejected);
         line["rejected_status"] = status(rejected);

@@ -8,6 +8,7 @@
 
 #include "harness/core/error.hpp"
 #include "harness/core/fs.hpp"
+#include "harness/core/json_read.hpp"
 #include "search/descriptor.hpp"
 #include "search/run_files.hpp"
 #include "search/svg.hpp"
@@ -110,7 +111,7 @@ RunView load_run(const fs::path& run_dir) {
       c.structure = d.value("tile_class", std::string("unknown")) + "/s" + std::to_string(d.value("stages", 0));
       c.behaviour = d.value("occupancy", std::string("unknown")) + "/" + d.value("bottleneck", std::string("unknown"));
       c.speedup = r["eval"].value("speedup", 0.0);
-      c.step = r.value("step", -1LL);
+      c.step = integer_value<long long>(r, "step", -1);
       tv.cells[d.value("key", c.structure + "|" + c.behaviour)] = c;
     }
     tv.curve_x.push_back(double(tv.evaluations));
@@ -198,7 +199,7 @@ fs::path write_report(const RunView& run) {
                       t.cublas_tflops > 0 ? fmt::format("{:.1f}", t.cublas_tflops) : "-",
                       t.cublaslt_autotuned_tflops > 0 ? fmt::format("{:.1f}", t.cublaslt_autotuned_tflops) : "-",
                       has ? fmt::format("{:.2f}", t.best_median_us) : "-",
-                      has ? std::to_string(t.best.value("step", -1)) : "-", t.evaluations,
+                      has ? std::to_string(integer_value<long long>(t.best, "step", -1)) : "-", t.evaluations,
                       t.evals_to_near_best >= 0 ? std::to_string(t.evals_to_near_best) : "-",
                       has ? fmt::format("[best/{0}.cu](best/{0}.cu)", t.id) : "-");
   }
@@ -254,7 +255,7 @@ std::string final_summary(const RunView& run) {
                      t.id, t.best_tflops, t.best_speedup,
                      t.cublas_tflops > 0 ? fmt::format("{:.1f}", t.cublas_tflops) : "n/a",
                      t.cublaslt_autotuned_tflops > 0 ? fmt::format("{:.1f}", t.cublaslt_autotuned_tflops) : "n/a",
-                     t.best.value("step", -1), t.evaluations);
+                     integer_value<long long>(t.best, "step", -1), t.evaluations);
   }
   return s;
 }

@@ -1,5 +1,6 @@
 #include "search/step.hpp"
 
+#include "harness/core/json_read.hpp"
 #include "search/rng.hpp"
 
 namespace tessera::search {
@@ -69,25 +70,26 @@ nlohmann::json outcome_json(const StepOutcome& o) {
 
 StepOutcome outcome_from_json(const nlohmann::json& j) {
   StepOutcome o;
-  o.step = j.at("step").get<long long>();
+  if (!j.contains("step")) fail_bad_input("a step record has no 'step'");
+  o.step = integer_value<long long>(j, "step", 0);
   o.proposal_ok = j.value("proposal_ok", false);
   o.proposal_error = j.value("proposal_error", std::string());
   o.proposer = j.value("proposer_name", std::string());
   o.proposer_info = j.value("proposer_info", nlohmann::json::object());
   o.messages = j.value("messages", nlohmann::json::array());
   o.action = j.value("action", nlohmann::json::object());
-  o.seed = j.value("attempt_seed", std::uint64_t(0));
+  o.seed = integer_value<std::uint64_t>(j, "attempt_seed", 0);
   if (j.contains("candidate")) o.candidate = candidate_from_json(j.at("candidate"));
   o.novelty_key = j.value("novelty_key", std::string());
   o.novelty_rejects = j.value("novelty_rejects", nlohmann::json::array());
-  o.duplicate_of = j.value("duplicate_of", -1LL);
+  o.duplicate_of = integer_value<long long>(j, "duplicate_of", -1);
   if (j.contains("usage")) o.usage = j.at("usage").get<agent::Usage>();
   o.evaluated = j.value("evaluated", false);
   if (o.evaluated && j.contains("eval") && !j.at("eval").is_null()) o.result = j.at("eval").get<EvalResult>();
   if (j.contains("first_eval") && !j.at("first_eval").is_null()) o.first = j.at("first_eval").get<EvalResult>();
   o.verdict_first = j.value("verdict_first", std::string());
   o.verdict_final = j.value("verdict_final", std::string());
-  o.evaluator = j.value("evaluator", -1);
+  o.evaluator = integer_value<int>(j, "evaluator", -1);
   o.device = j.value("device", std::string());
   o.timestamps = j.value("timestamps", nlohmann::json::object());
   return o;
