@@ -6,6 +6,7 @@
 // integers in range and fail as bad input otherwise.
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -16,6 +17,7 @@ namespace tessera {
 
 template <class Int>
 Int integer_value(const nlohmann::json& j, const char* key, Int fallback) {
+  if (!j.is_object()) fail_bad_input(fmt::format("expected a JSON object with '{}', got {}", key, j.type_name()));
   const auto it = j.find(key);
   if (it == j.end() || it->is_null()) return fallback;
   const auto bad = [&] {
@@ -35,6 +37,16 @@ Int integer_value(const nlohmann::json& j, const char* key, Int fallback) {
     if (v < 0 || static_cast<std::uint64_t>(v) > std::numeric_limits<Int>::max()) bad();
   }
   return static_cast<Int>(v);
+}
+
+// One field of a record: integers through integer_value, anything else as
+// nlohmann reads it; a missing key keeps `fallback`.
+template <class T>
+void read_field(const nlohmann::json& j, const char* key, T& out, const T& fallback) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
+    out = integer_value<T>(j, key, fallback);
+  else
+    out = j.value(key, fallback);
 }
 
 }  // namespace tessera

@@ -90,7 +90,7 @@ void from_json(const nlohmann::json& j, EvalResult& v) {
   v.integrity = j.value("integrity", d.integrity);
   v.fault = j.value("fault", d.fault);
   v.fault_evidence = j.value("fault_evidence", d.fault_evidence);
-  v.attempts = j.value("attempts", d.attempts);
+  v.attempts = integer_value<int>(j, "attempts", d.attempts);
   v.worker_log = j.value("worker_log", d.worker_log);
   v.wall_ms = j.value("wall_ms", d.wall_ms);
   v.phase_ms = j.value("phase_ms", d.phase_ms);

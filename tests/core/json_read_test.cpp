@@ -7,6 +7,7 @@
 #include <functional>
 
 #include "harness/core/json_read.hpp"
+#include "harness/core/result.hpp"
 
 namespace tessera {
 namespace {
@@ -39,6 +40,13 @@ TEST(IntegerValue, FloatsAndOutOfRangeValuesAreBadInput) {
   EXPECT_TRUE(is_bad_input([&] { (void)integer_value<std::uint64_t>(j, "neg", 0); }));
   EXPECT_TRUE(is_bad_input([&] { (void)integer_value<int>(j, "wide", 0); }));
   EXPECT_TRUE(is_bad_input([&] { (void)integer_value<int>(j, "text", 0); }));
+}
+
+TEST(IntegerValue, RecordStructsReadTheirIntegersTheSameWay) {
+  // Resources' registers is an int; the run-log fuzzer reached this cast through a step record.
+  EXPECT_EQ(nlohmann::json::parse(R"({"registers": 96})").get<Resources>().registers, 96);
+  EXPECT_TRUE(is_bad_input([] { (void)nlohmann::json::parse(R"({"registers": 1.8e20})").get<Resources>(); }));
+  EXPECT_TRUE(is_bad_input([] { (void)nlohmann::json::parse(R"({"status": "ok", "attempts": 2.5})").get<EvalResult>(); }));
 }
 
 }  // namespace
