@@ -19,6 +19,9 @@
 #            worker masked, evaluate_batch against bench harness)
 #   serve    scripts/serve_bench.py --compare: evaluations per minute through tessera serve against
 #            tessera bench harness, and p50/p99 per stage (after python, whose packages it uses)
+#   sweep    tessera bench suite over $SWEEP_TASKS (default datasets/grid1000.json) with $SWEEP_KERNELS
+#            (default none: the baselines) into $SWEEP_DIR (default runs/sweep) for $SWEEP_MINUTES (7);
+#            the folder comes back as $OUT/<name>.tgz; carried back, the next call continues it
 #   integrity  tessera bench protocol: what the integrity guards cost, A/B on the same kernels
 #   (the tests stage writes the red-team corpus table to $OUT/adversarial_corpus.md; CTEST_LABELS, a
 #   regular expression over the test folders (harness, tile, ...), splits ctest over several calls)
@@ -178,6 +181,17 @@ if has serve; then
   step serve_bench env PYTHONUNBUFFERED=1 "${PY:-python3}" scripts/serve_bench.py --compare --binary "$T" \
     --json "$OUT/serve_bench.json"
   tail -n 20 "$LOGS/serve_bench.log"
+fi
+
+if has sweep; then
+  # A bench suite sweep that continues over as many calls as it takes: carry the run folder back
+  # (carry: ["runs/<name>"]) and the same command goes on where the last call stopped.
+  SWEEP_DIR=${SWEEP_DIR:-runs/sweep}
+  # Exit 5 means "stopped at the time limit; run again to continue": not a failure here.
+  step sweep bash -c '"$@"; rc=$?; [ $rc -eq 0 ] || [ $rc -eq 5 ]' _ "$T" bench suite --tasks "${SWEEP_TASKS:-datasets/grid1000.json}" --kernels "${SWEEP_KERNELS:-none}" \
+    --out "$SWEEP_DIR" --max-minutes "${SWEEP_MINUTES:-7}" --no-progress
+  tail -n 12 "$LOGS/sweep.log"
+  tar czf "$OUT/$(basename "$SWEEP_DIR").tgz" -C "$(dirname "$SWEEP_DIR")" "$(basename "$SWEEP_DIR")"
 fi
 
 if has integrity; then
