@@ -34,14 +34,7 @@ std::vector<double> ticks(double& lo, double& hi, int count = 5) {
     lo -= 0.5;
     hi += 0.5;
   }
-  const double raw = (hi - lo) / count;
-  const double mag = std::pow(10.0, std::floor(std::log10(raw)));
-  double step = mag;
-  for (double m : {1.0, 2.0, 2.5, 5.0, 10.0})
-    if (raw <= m * mag) {
-      step = m * mag;
-      break;
-    }
+  const double step = nice_tick_step(lo, hi, count);
   lo = std::floor(lo / step) * step;
   hi = std::ceil(hi / step) * step;
   std::vector<double> out;
@@ -194,6 +187,14 @@ std::string heatmap(const std::string& title, const std::vector<std::string>& ro
     }
   }
   return s + "</svg>\n";
+}
+
+double nice_tick_step(double lo, double hi, int count) {
+  const double raw = (hi - lo) / count;
+  const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+  for (double m : {1.0, 2.0, 2.5, 5.0})
+    if (raw <= m * mag) return m * mag;
+  return 10 * mag;
 }
 
 }  // namespace tessera::search::svg

@@ -30,4 +30,8 @@ std::string heatmap(const std::string& title, const std::vector<std::string>& ro
 
 std::string escape(const std::string& text);
 
+// A "nice" tick spacing (1, 2, 2.5 or 5 times a power of ten) that cuts
+// [lo, hi] into about `count` steps; the report's charts and bench's share it.
+double nice_tick_step(double lo, double hi, int count);
+
 }  // namespace tessera::search::svg

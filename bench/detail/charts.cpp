@@ -50,14 +50,7 @@ std::string tick_label(double v, const std::string& unit) {
 }
 
 std::vector<double> nice_linear_ticks(double lo, double hi, int count) {
-  const double raw = (hi - lo) / count;
-  const double mag = std::pow(10.0, std::floor(std::log10(raw)));
-  double step = mag;
-  for (double m : {1.0, 2.0, 2.5, 5.0, 10.0})
-    if (raw <= m * mag) {
-      step = m * mag;
-      break;
-    }
+  const double step = search::svg::nice_tick_step(lo, hi, count);
   std::vector<double> out;
   for (double v = std::ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) out.push_back(v);
   return out;
