@@ -66,15 +66,7 @@ public:
   unsigned long long workspace_bytes(const Task&) const override { return c_.workspace_bytes; }
 
   Resources resources() const override {
-    Resources res;
-    auto attr = [&](CUfunction_attribute a) {
-      int v = -1;
-      return driver().cuFuncGetAttribute(&v, a, fn_) == CUDA_SUCCESS ? v : -1;
-    };
-    res.registers = attr(CU_FUNC_ATTRIBUTE_NUM_REGS);
-    res.static_smem_bytes = attr(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);
-    res.local_bytes = attr(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES);
-    res.max_threads_per_block = attr(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+    Resources res = function_resources(fn_);
     res.dynamic_smem_bytes = c_.dynamic_smem_bytes;
     return res;
   }

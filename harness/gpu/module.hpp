@@ -17,6 +17,22 @@ inline CandidateFault launch_fault(const std::string& what, CUresult r) {
   return {Status::launch_error, fmt::format("{}: {}", what, driver_error_name(r))};
 }
 
+// What the driver reports of a loaded kernel: registers, static shared memory,
+// local memory per thread and the most threads per block (-1 where it does not
+// say); dynamic shared memory is the launch's, not the function's.
+inline Resources function_resources(CUfunction fn) {
+  auto attr = [&](CUfunction_attribute a) {
+    int v = -1;
+    return driver().cuFuncGetAttribute(&v, a, fn) == CUDA_SUCCESS ? v : -1;
+  };
+  Resources res;
+  res.registers = attr(CU_FUNC_ATTRIBUTE_NUM_REGS);
+  res.static_smem_bytes = attr(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);
+  res.local_bytes = attr(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES);
+  res.max_threads_per_block = attr(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+  return res;
+}
+
 class Module {
 public:
   explicit Module(const std::string& image) {

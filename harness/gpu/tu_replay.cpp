@@ -281,14 +281,7 @@ private:
   void note_resources(CUfunction fn, unsigned long long threads) const {
     if (threads <= main_threads_) return;
     main_threads_ = threads;
-    auto attr = [&](CUfunction_attribute a) {
-      int v = -1;
-      return driver().cuFuncGetAttribute(&v, a, fn) == CUDA_SUCCESS ? v : -1;
-    };
-    resources_.registers = attr(CU_FUNC_ATTRIBUTE_NUM_REGS);
-    resources_.static_smem_bytes = attr(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);
-    resources_.local_bytes = attr(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES);
-    resources_.max_threads_per_block = attr(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+    resources_ = function_resources(fn);
   }
 
   std::vector<Step>& replay_for(const TesseraGemmParams& p) const {
