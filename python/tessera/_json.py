@@ -7,7 +7,7 @@ arrives as bytes and is decoded with replacement, never with an exception.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Iterable
 
 
 def text(data: bytes | str) -> str:
@@ -27,3 +27,15 @@ def task_json(task: Any) -> str:
     if isinstance(task, (str, dict)):
         return json.dumps(task)
     raise TypeError(f"a task is a 'MxNxK' string or a task dict, not {type(task).__name__}")
+
+
+def batch_requests(candidates: Iterable[str | dict], task: Any) -> list[dict]:
+    """evaluate_batch's requests: a source alone takes ``task``; a dict keeps its own ``task``."""
+    requests = []
+    for i, c in enumerate(candidates):
+        r = {"source": c} if isinstance(c, str) else dict(c)
+        r.setdefault("task", task)
+        if r["task"] is None:
+            raise ValueError(f"candidate {i} has no task (give task=... or a 'task' key)")
+        requests.append(r)
+    return requests

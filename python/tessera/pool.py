@@ -76,13 +76,7 @@ class Pool:
         ``verify_trials``, ``hot``, ``baselines``, ...). The GIL is released
         while the batch runs.
         """
-        requests = []
-        for i, c in enumerate(candidates):
-            r = {"source": c} if isinstance(c, str) else dict(c)
-            r.setdefault("task", task)
-            if r["task"] is None:
-                raise ValueError(f"candidate {i} has no task (give task=... or a 'task' key)")
-            requests.append(r)
+        requests = _json.batch_requests(candidates, task)
         return _json.load(self._native.evaluate_batch(_json.dump(requests), _json.dump(options)))
 
     def evaluate(self, source: str, task: Any, **options: Any) -> dict:

@@ -22,6 +22,8 @@ import math
 import threading
 from typing import Any, Callable, Iterable, Sequence
 
+from . import _json
+
 DEFAULT_INFLIGHT_PER_ACTOR = 2  # calls queued on an actor: the next chunk is there when one ends
 MAX_CHUNK = 16  # items per call at most: a lost actor costs at most this many re-runs
 CHUNK_RETRIES = 1  # a chunk whose actor died runs once more on a fresh actor, then is infra_error
@@ -197,13 +199,7 @@ class RayPool:
         ``source``, ``task`` and optionally ``name`` and ``kind``, as for
         ``tessera.Pool.evaluate_batch``; ``options`` are the evaluation options.
         """
-        requests = []
-        for i, c in enumerate(candidates):
-            r = {"source": c} if isinstance(c, str) else dict(c)
-            r.setdefault("task", task)
-            if r["task"] is None:
-                raise ValueError(f"candidate {i} has no task (give task=... or a 'task' key)")
-            requests.append(r)
+        requests = _json.batch_requests(candidates, task)
         return self._run("evaluate_batch", requests, options, chunk_size, _infra_record)
 
     def score_actions(self, actions: Sequence[str], tasks: Any, previous: Sequence[str | None] | None = None,
