@@ -19,7 +19,7 @@ template <class Int>
 Int integer_value(const nlohmann::json& j, const char* key, Int fallback) {
   if (!j.is_object()) fail_bad_input(fmt::format("expected a JSON object with '{}', got {}", key, j.type_name()));
   const auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return fallback;
+  if (it == j.end()) return fallback;  // a null is not a missing key: it fails below, as nlohmann's value() does
   const auto bad = [&] {
     fail_bad_input(fmt::format("'{}' must be an integer from {} to {}, got {}", key, std::numeric_limits<Int>::min(),
                                std::numeric_limits<Int>::max(), it->dump()));

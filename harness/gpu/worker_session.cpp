@@ -250,8 +250,8 @@ EvalResult WorkerSession::run_eval(const nlohmann::json& req,
     const double best_baseline_tflops = r.best_baseline_us > 0 ? r.task.flops() / (r.best_baseline_us * 1e-6) / 1e12 : 0;
     if (best_baseline_tflops > r.device.peak_tflops) {
       r.device.peak_tflops = best_baseline_tflops;
-      r.device.peak_source = fmt::format("{} at {}, cold, measured during an evaluation (above the peak stored before)", r.best_baseline,
-                                         r.task.shape());
+      r.device.peak_source = fmt::format("{} at {}, cold, measured during an evaluation (above the peak stored before)",
+                                         r.best_baseline, r.task.shape());
     }
     if (r.device.peak_tflops > 0) r.peak_fraction = r.tflops / r.device.peak_tflops;
   }
