@@ -71,9 +71,14 @@ def test_a_killed_worker_loses_nothing(server):
         before = c.metrics()
         c.request("POST", "/v1/admin/kill_worker", {"worker": 0})
         c.request("POST", "/v1/admin/kill_worker", {"worker": 1})
+        # The two slots take queued work in whichever order their threads wake, so
+        # one slot may serve several evaluations in a row: evaluate until both
+        # kills have been met (bounded), not a fixed four times.
         recs = [c.evaluate(TASK, kernel()) for _ in range(4)]
+        while sum(r["attempts"] for r in recs) - len(recs) < 2 and len(recs) < 40:
+            recs.append(c.evaluate(TASK, kernel()))
         assert all(r["status"] == "compiled" for r in recs)
-        assert sum(r["attempts"] for r in recs) == 6  # two of them died once and ran again
+        assert sum(r["attempts"] for r in recs) == len(recs) + 2  # two of them died once and ran again
         assert _replacements(c.metrics()) - _replacements(before) == 2
 
 
