@@ -4,6 +4,7 @@
 // (DeviceSummary.peak_tflops / dram_gbps), or given on the command line.
 // Figures are never clamped to them: a figure above the peak is shown as it
 // is, and the report says which shapes exceeded it and by how much.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,8 +21,19 @@ struct Ceiling {
   bool has_bandwidth() const { return dram_gbps > 0; }
 };
 
+// The fastest baseline figure of one record (cold), if any was timed.
+struct BaselinePeak {
+  std::string who;  // the baseline
+  std::string shape;
+  double tflops = 0;
+};
+std::optional<BaselinePeak> fastest_baseline(const ShapeRecord& r);
+
 // Overrides (> 0) win; otherwise the highest peak and bandwidth stored in the
-// records' device summaries, with their sources.
+// records' device summaries, with their sources, and the peak raised to the
+// fastest baseline of the sweep when that is higher: the peak is what
+// cuBLAS/cuBLASLt reach on this GPU, and a stored probe that read low (cold
+// clocks) must not put cuBLAS itself above 100%.
 Ceiling resolve_ceiling(const std::vector<ShapeRecord>& records, double peak_override = 0, double dram_override = 0);
 
 // One measured figure above the peak.

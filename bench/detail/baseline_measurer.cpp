@@ -5,8 +5,10 @@
 #include <chrono>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include "baselines/measure.hpp"
+#include "bench/ceiling.hpp"
 #include "bench/measure.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/fs.hpp"
@@ -18,9 +20,6 @@ namespace tessera::bench {
 
 namespace {
 
-// The device as the records describe it. The peak and DRAM bandwidth stay 0
-// here ("not measured in this process"): a report takes them from a stored
-// measurement or the command line (bench/ceiling.hpp).
 // The device with its ceiling from the per-GPU store (docs/harness.md, "The
 // ceiling"), so the suite's "% of peak" uses the same figures as every
 // evaluation; without a stored ceiling the report says it was not measured.
@@ -60,6 +59,7 @@ public:
     r.baselines = m.results();
     for (const auto& row : m.rows)
       r.baseline_details.push_back({row.baseline.name, row.check.passed, row.check.error, row.hot, row.counters});
+    raise_peak(r);
     r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     r.finished_at = utc_now_iso();
     return r;
@@ -70,6 +70,23 @@ public:
   }
 
 private:
+  // As an evaluation does (harness/gpu/worker_session.cpp): a baseline above
+  // the stored peak becomes the peak, in this sweep's later records and in the
+  // per-GPU store, so no later process starts from a probe that read low.
+  void raise_peak(ShapeRecord& r) {
+    const auto f = fastest_baseline(r);
+    if (!f || device_.peak_tflops <= 0 || f->tflops <= device_.peak_tflops) return;
+    device_.peak_tflops = f->tflops;
+    device_.peak_source = fmt::format("{} at {}, cold, measured during a sweep (above the peak stored before)", f->who,
+                                      f->shape);
+    r.device = device_;
+    try {
+      detail::raise_stored_peak(device_);
+    } catch (const std::exception& e) {
+      spdlog::warn("could not store the raised peak: {}", e.what());
+    }
+  }
+
   MeasureSettings settings_;
   baselines::MeasureOptions options_;
   DeviceSummary device_;

@@ -76,7 +76,7 @@ std::vector<std::pair<std::string, std::string>> headline(const ReportData& d) {
       if (n > count) most = b, count = n;
     if (count) out.push_back({"fastest baseline most often", fmt::format("{} ({} of {} shapes)", most, count, all.done)});
   }
-  if (d.ceiling.has_peak()) out.push_back({"stored peak", fmt::format("{:.0f} TFLOP/s", d.ceiling.peak_tflops)});
+  if (d.ceiling.has_peak()) out.push_back({"peak (for % of peak)", fmt::format("{:.0f} TFLOP/s", d.ceiling.peak_tflops)});
   if (!d.above.empty()) out.push_back({"figures above the peak", fmt::format("{} (see below)", d.above.size())});
   return out;
 }

@@ -3,6 +3,9 @@
 // its DOM must hold every chart laid out with a size, the bucket table's
 // rows and the heat-map cells; a screenshot is left in the build folder
 // (bench-report/report.png) for people to look at. Skips when chromium is absent.
+// With TESSERA_REPORT_RUN set to a bench suite run folder (one measured on a
+// GPU), a second test draws that run's report the same way and leaves
+// report.png next to it (TESSERA_REPORT_AGAINST: another tool's CSV).
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -13,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "bench/report.hpp"
+#include "bench/run.hpp"
 #include "harness/core/fs.hpp"
 #include "tests/bench/synthetic.hpp"
 #include "tests/testing.hpp"
@@ -43,6 +47,31 @@ std::size_t count(const std::string& text, const std::string& needle) {
   return n;
 }
 
+const std::string kFlags = "--headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run";
+
+// Loads the page in Chromium; checks what every report must show once laid
+// out and leaves a screenshot in `png`. Returns the DOM.
+std::string draw(const std::string& browser, const fs::path& html_file, const fs::path& png) {
+  const std::string url = "file://" + fs::absolute(html_file).string();
+  const auto dumped = tessera::testing::run_command("timeout 180 " + browser + " " + kFlags + " --dump-dom '" + url +
+                                                    "' 2>/dev/null");
+  EXPECT_EQ(dumped.code, 0) << "chromium --dump-dom failed";
+  const std::string& dom = dumped.out;
+  const std::string html = read_file(html_file);
+  EXPECT_EQ(attribute(dom, "data-charts-drawn"), int(count(html, "<svg "))) << "every chart laid out with a non-zero size";
+  EXPECT_EQ(attribute(dom, "data-bucket-rows"), 6);  // two header rows, three buckets, all
+  EXPECT_EQ(count(dom, "class=\"cell\""), count(html, "class=\"cell\""));
+  fs::remove(png);
+  (void)tessera::testing::run_command(fmt::format("timeout 180 {} {} --window-size={},{} --screenshot='{}' '{}' 2>/dev/null",
+                                                browser, kFlags, kWindowWidth, kWindowHeight, png.string(), url));
+  EXPECT_TRUE(fs::exists(png)) << "no screenshot";
+  if (fs::exists(png)) {
+    EXPECT_GT(fs::file_size(png), 100u * 1024u) << "a screenshot of a page with plots is not this small";
+    std::printf("report screenshot: %s\n", png.c_str());
+  }
+  return dom;
+}
+
 TEST(BenchReportBrowser, ChromiumDrawsThePlotsAndTables) {
   const std::string browser = chromium();
   if (browser.empty()) GTEST_SKIP() << "chromium is not installed (scripts/setup.sh installs Debian's chromium)";
@@ -58,28 +87,25 @@ TEST(BenchReportBrowser, ChromiumDrawsThePlotsAndTables) {
   ReportOptions o;
   o.against = dir / "other.csv";
   const auto files = write_report(run, o);
-
-  const std::string flags = "--headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run";
-  const std::string url = "file://" + fs::absolute(files.html).string();
-  const auto dumped = tessera::testing::run_command("timeout 180 " + browser + " " + flags + " --dump-dom '" + url +
-                                                    "' 2>/dev/null");
-  ASSERT_EQ(dumped.code, 0) << "chromium --dump-dom failed";
-  const std::string& dom = dumped.out;
-  const std::string html = read_file(files.html);
-  const int svgs = int(count(html, "<svg "));
-  EXPECT_GE(svgs, 14);  // 10 heat maps, a legend, three scatter plots
-  EXPECT_EQ(attribute(dom, "data-charts-drawn"), svgs) << "every chart laid out with a non-zero size";
-  EXPECT_EQ(attribute(dom, "data-bucket-rows"), 6);  // two header rows, three buckets, all
-  EXPECT_EQ(count(dom, "class=\"cell\""), count(html, "class=\"cell\""));
+  EXPECT_GE(count(read_file(files.html), "<svg "), 14u);  // 10 heat maps, a legend, three scatter plots
+  const std::string dom = draw(browser, files.html, dir / "report.png");
   EXPECT_GT(count(dom, "class=\"cell\""), 700u);
+}
 
-  const fs::path png = dir / "report.png";
-  fs::remove(png);
-  (void)tessera::testing::run_command(fmt::format("timeout 180 {} {} --window-size={},{} --screenshot='{}' '{}' 2>/dev/null",
-                                                browser, flags, kWindowWidth, kWindowHeight, png.string(), url));
-  ASSERT_TRUE(fs::exists(png)) << "no screenshot";
-  EXPECT_GT(fs::file_size(png), 100u * 1024u) << "a screenshot of a page with plots is not this small";
-  std::printf("report screenshot: %s\n", png.c_str());
+// A sweep measured on a GPU, drawn as its users see it; the page must not
+// put any figure above the peak.
+TEST(BenchReportBrowser, DrawsARealSweepWhenGiven) {
+  const char* given = std::getenv("TESSERA_REPORT_RUN");
+  if (!given || !*given) GTEST_SKIP() << "TESSERA_REPORT_RUN is not set (a bench suite run folder to draw)";
+  const std::string browser = chromium();
+  if (browser.empty()) GTEST_SKIP() << "chromium is not installed (scripts/setup.sh installs Debian's chromium)";
+  const fs::path dir = given;
+  ReportOptions o;
+  if (const char* a = std::getenv("TESSERA_REPORT_AGAINST"); a && *a) o.against = a;
+  const auto files = write_report(load_run(dir), o);
+  EXPECT_NE(read_file(files.html).find("No figure is above the peak"), std::string::npos);
+  const std::string dom = draw(browser, files.html, dir / "report.png");
+  EXPECT_GT(count(dom, "class=\"cell\""), 0u);
 }
 
 }  // namespace

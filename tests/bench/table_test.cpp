@@ -134,5 +134,24 @@ TEST(BenchTable, CeilingTakesTheStoredFiguresOrTheOverrides) {
   EXPECT_FALSE(resolve_ceiling({}).has_peak());
 }
 
+// A stored probe that read low (the H200's cold clocks) must not put cuBLAS
+// itself above 100%: the sweep's fastest baseline raises the peak, kernels
+// above that are still listed, and without a stored peak nothing is invented.
+TEST(BenchTable, CeilingRisesToTheSweepsFastestBaseline) {
+  ShapeRecord r = record("4096x4096x4096", "TN", 170.0, 200.0, 210.0, 205.0, 190.0);  // kernel 808, autotuned 723
+  r.device.peak_tflops = 684;
+  r.device.peak_source = "probe";
+  const Ceiling c = resolve_ceiling({r});
+  EXPECT_NEAR(c.peak_tflops, 723.3, 0.1);
+  EXPECT_NE(c.peak_source.find("cublaslt_autotuned at 4096x4096x4096"), std::string::npos) << c.peak_source;
+  EXPECT_NE(c.peak_source.find("above the stored peak of 684"), std::string::npos) << c.peak_source;
+  const auto above = above_peak({r}, c);
+  ASSERT_EQ(above.size(), 1u);
+  EXPECT_EQ(above[0].who, "kernel k");
+  EXPECT_EQ(resolve_ceiling({r}, 700).peak_tflops, 700);  // an override still wins
+  r.device.peak_tflops = 0;
+  EXPECT_FALSE(resolve_ceiling({r}).has_peak());
+}
+
 }  // namespace
 }  // namespace tessera::bench
