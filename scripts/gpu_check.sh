@@ -32,6 +32,9 @@ has() { [ "$STAGES" = all ] && [[ ",tests,perf,sanitize," == *",$1,"* ]] && retu
 OUT=${OUT:-runs/gpu_check}
 BUILD=${BUILD_DIR:-build-gpu}
 LOGS="$BUILD/gpu_check_logs"
+# Logs of this call only: the build folder outlives calls on a warm machine,
+# and the summary must not print an earlier call's tables.
+rm -rf "$LOGS"
 mkdir -p "$OUT" "$LOGS"
 OUT=$(cd "$OUT" && pwd)  # absolute: tests write into it from their own working folders
 export TESSERA_CACHE_DIR=${TESSERA_CACHE_DIR:-$PWD/$BUILD/cache}
