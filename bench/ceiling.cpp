@@ -8,7 +8,7 @@ std::optional<BaselinePeak> fastest_baseline(const ShapeRecord& r) {
   std::optional<BaselinePeak> best;
   for (const auto& b : r.baselines)
     if (auto us = baseline_us(r, b.name)) {
-      const double tflops = r.task.flops() / (*us * 1e-6) / 1e12;
+      const double tflops = r.task.tflops_at(*us);
       if (!best || tflops > best->tflops) best = BaselinePeak{b.name, r.task.shape(), tflops};
     }
   return best;
@@ -48,7 +48,7 @@ std::vector<AbovePeak> above_peak(const std::vector<ShapeRecord>& records, const
   if (!ceiling.has_peak()) return out;
   for (const auto& r : records) {
     auto check = [&](const std::string& who, double us) {
-      const double tflops = r.task.flops() / (us * 1e-6) / 1e12;
+      const double tflops = r.task.tflops_at(us);
       if (tflops > ceiling.peak_tflops) out.push_back({r.task.shape(), who, tflops});
     };
     if (auto us = kernel_us(r)) check("kernel " + r.kernel->name, *us);

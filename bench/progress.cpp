@@ -25,7 +25,7 @@ std::string last_text(const ShapeRecord& r) {
   if (r.kernel) return fmt::format("{} {}", r.task.shape(), row.status);
   if (row.best_baseline_us)
     return fmt::format("{} {} {:.1f} TFLOP/s", r.task.shape(), row.best_baseline,
-                       r.task.flops() / (*row.best_baseline_us * 1e-6) / 1e12);
+                       r.task.tflops_at(*row.best_baseline_us));
   return fmt::format("{} {}", r.task.shape(), r.note.empty() ? "not measured" : r.note);
 }
 

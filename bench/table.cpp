@@ -52,8 +52,6 @@ std::optional<double> find(const std::map<std::string, double>& m, const std::st
   return it == m.end() ? std::nullopt : std::optional(it->second);
 }
 
-double tflops_of(const Task& t, double us) { return t.flops() / (us * 1e-6) / 1e12; }
-
 }  // namespace
 
 const std::vector<std::string>& baseline_names() { return kBaselineOrder; }
@@ -98,7 +96,7 @@ ShapeRow shape_row(const ShapeRecord& r) {
   if (row.note.empty() && res.status != Status::ok) row.note = res.reason;
   row.kernel_us = kernel_us(r);
   if (!row.kernel_us) return row;
-  row.kernel_tflops = tflops_of(r.task, *row.kernel_us);
+  row.kernel_tflops = r.task.tflops_at(*row.kernel_us);
   row.kernel_spread = res.cold.rel_spread;
   for (const auto& column : speedup_column_names()) {
     std::optional<double> fastest;
@@ -155,7 +153,7 @@ std::vector<BucketSummary> summarize(const Run& run, const std::vector<ShapeRow>
       else if (!row.kernel.empty()) ++s.kernel_failed;
       for (const auto& [column, v] : row.speedup) speedups[column].push_back(v);
       if (!row.best_baseline.empty()) ++s.fastest_baseline[row.best_baseline];
-      for (const auto& [b, us] : row.baseline_us) tflops[b].push_back(tflops_of(row.task, us));
+      for (const auto& [b, us] : row.baseline_us) tflops[b].push_back(row.task.tflops_at(us));
     }
     for (const auto& [column, v] : speedups) s.speedup[column] = stat_of(v);
     for (const auto& [b, v] : tflops) s.baseline_tflops[b] = stat_of(v).geomean;
@@ -171,7 +169,7 @@ std::string shapes_csv(const std::vector<ShapeRow>& rows, const Ceiling& ceiling
   for (const auto& b : kBaselineOrder) out += "," + b + "_us";
   out += ",note\n";
   for (const auto& r : rows) {
-    const auto best_tflops = r.best_baseline_us ? std::optional(tflops_of(r.task, *r.best_baseline_us)) : std::nullopt;
+    const auto best_tflops = r.best_baseline_us ? std::optional(r.task.tflops_at(*r.best_baseline_us)) : std::nullopt;
     const auto pct = r.kernel_tflops && ceiling.has_peak() ? std::optional(percent_of_peak(*r.kernel_tflops, ceiling))
                                                            : std::nullopt;
     out += fmt::format("{},{},{},{},{},{},{:.6g},{},{},{},{},{},{},{},{},{}", r.mnk, r.task.m, r.task.n, r.task.k,

@@ -34,7 +34,7 @@ struct BaselineArgs {
 using Row = baselines::MeasuredBaseline;
 
 double tflops(const Task& t, const TimingStats& s) {
-  return s.status == "measured" && s.median_us > 0 ? t.flops() / (s.median_us * 1e-6) / 1e12 : 0.0;
+  return s.status == "measured" && s.median_us > 0 ? t.tflops_at(s.median_us) : 0.0;
 }
 
 std::string pct(const nlohmann::json& c, const char* key) {

@@ -56,7 +56,7 @@ std::string format_result(const EvalResult& r) {
     if (!b.error.empty()) row("baseline", fmt::format("{:<20} n/a: {}", b.name, b.error));
     else
       row("baseline", fmt::format("{:<20} {:.2f} us  {:.1f} TFLOP/s  ({})", b.name, b.cold.median_us,
-                                  r.task.flops() / (b.cold.median_us * 1e-6) / 1e12, b.algo));
+                                  r.task.tflops_at(b.cold.median_us), b.algo));
   }
   if (r.speedup > 0) row("speedup", fmt::format("{:.3f}x vs {} (cold, same run)", r.speedup, r.best_baseline));
   if (r.counters.contains("error")) row("counters", "unavailable: " + r.counters["error"].get<std::string>());

@@ -66,7 +66,7 @@ EvalResult merge_remeasurement(const EvalResult& first, const EvalResult& second
   if (median > 0) {
     // Each speedup is a ratio taken within one run; average the two ratios.
     out.speedup = 0.5 * (first.speedup + second.speedup);
-    out.tflops = out.task.flops() / (median * 1e-6) / 1e12;
+    out.tflops = out.task.tflops_at(median);
     if (second.tflops > 0) out.peak_fraction = second.peak_fraction * out.tflops / second.tflops;
   }
   return out;

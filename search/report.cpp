@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-double tflops_of(const Task& t, double us) { return us > 0 ? t.flops() / (us * 1e-6) / 1e12 : 0; }
+double tflops_of(const Task& t, double us) { return us > 0 ? t.tflops_at(us) : 0; }
 
 void baseline_tflops(TaskView& tv) {
   if (!tv.best.is_object() || !tv.best["eval"].is_object()) return;

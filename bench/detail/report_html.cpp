@@ -235,7 +235,7 @@ std::string roofline_html(const ReportData& d) {
     const double ai = r.task.flops() / r.task.min_bytes();
     x0 = std::min(x0, ai), x1 = std::max(x1, ai);
     auto add = [&](charts::Series& se, double us, const std::string& who) {
-      const double t = r.task.flops() / (us * 1e-6) / 1e12;
+      const double t = r.task.tflops_at(us);
       se.points.push_back({ai, t, fmt::format("{}: {} {:.1f} TFLOP/s{}", r.task.shape(), who, t,
                                               d.ceiling.has_peak() ? fmt::format(" ({:.1f}% of peak)", percent_of_peak(t, d.ceiling)) : ""),
                            d.ceiling.has_peak() && t > d.ceiling.peak_tflops});

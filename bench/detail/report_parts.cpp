@@ -23,7 +23,7 @@ const Stat* all_stat(const ReportData& d, const std::string& column) {
 
 }  // namespace
 
-std::string tflops_text(const Task& t, double us) { return fmt::format("{:.1f}", t.flops() / (us * 1e-6) / 1e12); }
+std::string tflops_text(const Task& t, double us) { return fmt::format("{:.1f}", t.tflops_at(us)); }
 
 std::string report_title(const ReportData& d) {
   const auto& c = d.run->config;
@@ -87,7 +87,7 @@ std::optional<double> shape_value(const ShapeRow& r, bool kernels) {
     return it == r.speedup.end() ? std::nullopt : std::optional(it->second);
   }
   if (!r.best_baseline_us) return std::nullopt;
-  return r.task.flops() / (*r.best_baseline_us * 1e-6) / 1e12;
+  return r.task.tflops_at(*r.best_baseline_us);
 }
 
 std::vector<const ShapeRow*> extremes(const ReportData& d, bool worst, int n) {
@@ -122,7 +122,7 @@ ExtremeRow extreme_row(const ReportData& d, const ShapeRow& r) {
     for (const auto& [name, bus] : r.baseline_us)
       if (name != r.best_baseline) e.baseline += fmt::format("{}{} {:.2f}", e.baseline.empty() ? "" : ", ", name, bus);
   }
-  const double tflops = r.task.flops() / (us * 1e-6) / 1e12;
+  const double tflops = r.task.tflops_at(us);
   e.tflops = fmt::format("{:.1f}", tflops);
   e.pct_peak = d.ceiling.has_peak() ? fmt::format("{:.1f}%", percent_of_peak(tflops, d.ceiling)) : "-";
   e.bottleneck = r.counters.is_object() && !r.counters.empty() && !r.counters.contains("error")

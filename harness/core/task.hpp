@@ -20,6 +20,8 @@ struct Task {
   Epilogue epilogue = Epilogue::none;
 
   double flops() const { return 2.0 * double(m) * double(n) * double(k); }
+  // Throughput when one call takes `us` microseconds (us > 0).
+  double tflops_at(double us) const { return flops() / (us * 1e-6) / 1e12; }
   // Each input read once, the output written once (and the bias, if any).
   double min_bytes() const;
   // Stable identifier, e.g. "hgemm_4096x4096x4096_TN_none".

@@ -108,7 +108,7 @@ EvalResult FakeEvaluator::evaluate(const Candidate& candidate, const Task& task,
     r.best_baseline = "cublas_tn";
     r.best_baseline_us = baseline;
     r.speedup = baseline / median;
-    r.tflops = task.flops() / (median * 1e-6) / 1e12;
+    r.tflops = task.tflops_at(median);
     r.peak_fraction = r.tflops / device().peak_tflops;
     r.counters = {{"achieved_occupancy_pct", 10.0 + 10.0 * cfg.stages},
                   {"tensor_pipe_pct", 40.0 + 12.0 * cfg.stages},
