@@ -3,6 +3,7 @@
 // halves. Internal to the timer.
 #include <cuda_runtime_api.h>
 
+#include <chrono>
 #include <functional>
 #include <vector>
 
@@ -22,8 +23,10 @@ struct Timer::Impl {
   DeviceBuffer scratch;      // the L2 flush's target: at least twice the L2
   DeviceBuffer probe_slots;  // clock readings, one per sample of a batch
   std::vector<Event> events;
+  std::vector<Event> slot_done;  // recorded after each slot (call and check): the batch's progress
   unsigned salt = 1;
   std::function<void()> heartbeat;
+  std::chrono::steady_clock::time_point last_beat{};
 
   explicit Impl(cudaStream_t s);
   // Enqueues, for each slot: the guard's preparation, the flush, the clock
@@ -31,8 +34,17 @@ struct Timer::Impl {
   // time (or NaN) and one clock reading per slot.
   void run_batch(const std::vector<GuardedCall>& calls, const std::vector<TimedSlot>& slots, bool use_cupti,
                  std::vector<double>& times_us, std::vector<float>& clocks);
-  void beat() const {
-    if (heartbeat) heartbeat();
+  // Tells the worker's parent that the GPU made progress: called after each
+  // completed slot, hot replay and latency call, not only between batches,
+  // because one batch of a large shape (its calls plus fp64 reference checks)
+  // can outlast the parent's silence limit. At most one heartbeat per
+  // kBeatInterval, so small shapes do not flood the pipe.
+  static constexpr std::chrono::milliseconds kBeatInterval{250};
+  void beat() {
+    const auto now = std::chrono::steady_clock::now();
+    if (!heartbeat || now - last_beat < kBeatInterval) return;
+    last_beat = now;
+    heartbeat();
   }
 };
 

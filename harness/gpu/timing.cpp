@@ -95,6 +95,7 @@ Timer::Impl::Impl(cudaStream_t s) : stream(s), probe_slots(kMaxSlots * sizeof(fl
   TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
   scratch = DeviceBuffer(std::max<std::size_t>(2 * std::size_t(l2), 8u << 20));
   for (int i = 0; i < 2 * kMaxSlots / 8; ++i) events.emplace_back();
+  for (int i = 0; i < kMaxSlots / 8; ++i) slot_done.emplace_back();
 }
 
 void Timer::Impl::run_batch(const std::vector<GuardedCall>& calls, const std::vector<TimedSlot>& slots, bool use_cupti,
@@ -114,6 +115,13 @@ void Timer::Impl::run_batch(const std::vector<GuardedCall>& calls, const std::ve
     c.launch(t.stream);
     if (!use_cupti) TESSERA_CUDA_CHECK(cudaEventRecord(t.events[2 * j + 1].get(), t.stream));
     if (slots[j].check) c.guard->check(t.stream);
+    TESSERA_CUDA_CHECK(cudaEventRecord(t.slot_done.at(j).get(), t.stream));
+  }
+  // Each finished slot is progress; a call that never finishes stops the
+  // heartbeats, and the parent's silence limit ends the worker.
+  for (int j = 0; j < n; ++j) {
+    TESSERA_CUDA_CHECK(cudaEventSynchronize(t.slot_done[j].get()));
+    t.beat();
   }
   // Device-wide: work a call left on other streams must finish too.
   TESSERA_CUDA_CHECK(cudaDeviceSynchronize());

@@ -112,7 +112,7 @@ public:
   const TimingOptions& options() const { return options_; }
   void set_options(const TimingOptions& o) { options_ = o; }
   bool cupti_available() const;
-  // Called between batches of samples, so the worker can tell the harness it is alive.
+  // Called as timed calls finish (at most every 250 ms), so the worker can tell the harness it is alive.
   void set_heartbeat(std::function<void()> heartbeat);
 
 private:

@@ -84,6 +84,7 @@ HotTiming Timer::hot_guarded(const HotGuard& g, std::uint64_t seed) {
       ++out.checked_replays;
     }
     TESSERA_CUDA_CHECK(cudaEventSynchronize(b.get()));
+    impl_->beat();
     float ms = 0;
     TESSERA_CUDA_CHECK(cudaEventElapsedTime(&ms, a.get(), b.get()));
     xs.push_back(1000.0 * ms / batch);
@@ -128,6 +129,7 @@ double Timer::host_latency_us(const LaunchFn& launch, int calls, const CallGuard
       guard->check(s);
       any_checked = true;
     }
+    impl_->beat();
   }
   TESSERA_CUDA_CHECK(cudaStreamSynchronize(s));
   if (guard && guard->verdict && violation) *violation = guard->verdict();
