@@ -121,8 +121,19 @@ RunWriter::RunWriter(const fs::path& dir, const RunConfig& config) : dir_(dir) {
       fail_bad_input(fmt::format("{} has {} but no {}: not a bench run folder", dir.string(), kResultsFile, kConfigFile));
     atomic_write_file(cfg, to_json(config).dump(1) + "\n");
   }
-  for (const auto& j : read_lines(dir / kResultsFile, true, &repair_note_))
-    finished_.insert(record_from_json(j).task.id());
+  for (const auto& j : read_lines(dir / kResultsFile, true, &repair_note_)) {
+    const ShapeRecord r = record_from_json(j);
+    finished_.insert(r.task.id());
+    if (r.kernel) kernel_status_[r.task.id()] = to_string(r.kernel->result.status);
+    else kernel_status_.erase(r.task.id());
+  }
+}
+
+std::vector<std::string> RunWriter::reopen(const std::set<std::string>& statuses) {
+  std::vector<std::string> ids;
+  for (const auto& [id, status] : kernel_status_)
+    if (statuses.count(status) && finished_.erase(id)) ids.push_back(id);
+  return ids;
 }
 
 RunWriter::Lock::~Lock() noexcept {
@@ -132,6 +143,8 @@ RunWriter::Lock::~Lock() noexcept {
 void RunWriter::append(const ShapeRecord& record) {
   append_line_durable(dir_ / kResultsFile, to_json(record).dump());
   finished_.insert(record.task.id());
+  if (record.kernel) kernel_status_[record.task.id()] = to_string(record.kernel->result.status);
+  else kernel_status_.erase(record.task.id());
 }
 
 Run load_run(const fs::path& dir) {

@@ -6,6 +6,7 @@
 // A sweep that stops (Ctrl-C, a time limit, a killed process) is continued by
 // running it again on the same folder: finished shapes are skipped.
 #include <filesystem>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -57,6 +58,11 @@ public:
   const std::string& repair_note() const { return repair_note_; }
   // Appends and fsyncs one record; the shape then counts as finished.
   void append(const ShapeRecord& record);
+  // Shapes whose latest kernel result has one of these statuses (e.g.
+  // "timeout") count as not finished, so the sweep measures them again; the
+  // new record is appended after the old one, which load_run then ignores.
+  // Returns the task ids reopened.
+  std::vector<std::string> reopen(const std::set<std::string>& statuses);
 
 private:
   // The folder's lock file, held open (and flock'ed) for the writer's life;
@@ -72,6 +78,7 @@ private:
   std::filesystem::path dir_;
   Lock lock_;
   std::set<std::string> finished_;
+  std::map<std::string, std::string> kernel_status_;  // task id -> its latest record's kernel status
   bool resumed_ = false;
   std::string repair_note_;
 };

@@ -4,6 +4,9 @@
 #include <csignal>
 #include <cstdio>
 #include <memory>
+#include <set>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -36,6 +39,7 @@ struct SuiteArgs {
   bench::MeasureSettings measure;
   double max_minutes = 0;
   bool no_progress = false;
+  std::vector<std::string> retry;  // kernel statuses whose shapes are measured again
 };
 
 std::atomic<bool> g_stop{false};
@@ -102,6 +106,13 @@ void run_suite_command(SuiteArgs a) {
   if (!a.build.empty() && source.kind != bench::KernelSourceKind::run && source.kind != bench::KernelSourceKind::dir &&
       source.kind != bench::KernelSourceKind::file)
     fail_bad_input("--include-dir, --nvcc-flag and --torch-entry apply to kernel files (--kernels run:, dir: or file:)");
+  std::set<std::string> retry;
+  for (const auto& st : a.retry) {
+    if (parse_status(st) == Status::ok) fail_bad_input("--retry ok: a verified and timed kernel is not measured again");
+    retry.insert(st);
+  }
+  if (!retry.empty() && source.kind == bench::KernelSourceKind::none)
+    fail_bad_input("--retry applies to kernel sweeps: a baselines-only sweep has no kernel status");
   const bench::RunConfig config = config_from_args(a, source);
   bench::check_covers_some(source, config.tasks);
   if (source.kind == bench::KernelSourceKind::none && a.measure.compile_only)
@@ -127,6 +138,11 @@ void run_suite_command(SuiteArgs a) {
   const std::string out = a.out.empty() ? default_out(config.task_set, source) : a.out;
   bench::RunWriter writer(out, config);
   if (!writer.repair_note().empty()) std::fprintf(stderr, "bench: %s\n", writer.repair_note().c_str());
+  if (!retry.empty()) {
+    const auto ids = writer.reopen(retry);
+    std::fprintf(stderr, "bench: %zu shape(s) measured again (--retry): their earlier records stay in %s, superseded\n",
+                 ids.size(), bench::kResultsFile);
+  }
   std::fprintf(stderr, "bench suite: %zu tasks from %s (%s), kernels %s, on %s\n%s %s: %zu of them already done\n",
                config.tasks.size(), config.tasks_file.c_str(), config.task_set.c_str(), config.kernels.c_str(),
                measurer->describe().c_str(), writer.resumed() ? "continuing" : "new run", out.c_str(),
@@ -177,6 +193,9 @@ void add_bench_suite_command(CLI::App* bench) {
   cmd->add_flag("--compile-only", a->measure.compile_only, "compile and check the kernels only (no GPU needed)");
   cmd->add_option("--device", a->measure.device, "CUDA device ordinal")->capture_default_str();
   cmd->add_flag("--no-progress", a->no_progress, "no progress bar");
+  cmd->add_option("--retry", a->retry,
+                  "measure again the shapes whose kernel ended with this status, e.g. timeout (repeatable; with "
+                  "--resume or the run's own arguments)");
   cmd->callback([a] { run_suite_command(*a); });
 }
 

@@ -22,6 +22,7 @@
 #   sweep    tessera bench suite over $SWEEP_TASKS (default datasets/grid1000.json) with $SWEEP_KERNELS
 #            (default none: the baselines) into $SWEEP_DIR (default runs/sweep) for $SWEEP_MINUTES (7);
 #            the folder comes back as $OUT/<name>.tgz; carried back, the next call continues it
+#            ($SWEEP_ARGS: more bench suite arguments, e.g. "--retry timeout")
 #   integrity  tessera bench protocol: what the integrity guards cost, A/B on the same kernels
 #   (the tests stage writes the red-team corpus table to $OUT/adversarial_corpus.md; CTEST_LABELS, a
 #   regular expression over the test folders (harness, tile, ...), splits ctest over several calls)
@@ -192,7 +193,7 @@ if has sweep; then
   SWEEP_DIR=${SWEEP_DIR:-runs/sweep}
   # Exit 5 means "stopped at the time limit; run again to continue": not a failure here.
   step sweep bash -c '"$@"; rc=$?; [ $rc -eq 0 ] || [ $rc -eq 5 ]' _ "$T" bench suite --tasks "${SWEEP_TASKS:-datasets/grid1000.json}" --kernels "${SWEEP_KERNELS:-none}" \
-    --out "$SWEEP_DIR" --max-minutes "${SWEEP_MINUTES:-7}" --no-progress
+    --out "$SWEEP_DIR" --max-minutes "${SWEEP_MINUTES:-7}" --no-progress ${SWEEP_ARGS:-}
   tail -n 12 "$LOGS/sweep.log"
   tar czf "$OUT/$(basename "$SWEEP_DIR").tgz" -C "$(dirname "$SWEEP_DIR")" "$(basename "$SWEEP_DIR")"
 fi

@@ -83,6 +83,9 @@ TEST(BenchCli, BadInputGetsOneClearLine) {
   expect_clear_error("bench suite --tasks " + tasks.string() + " --kernels file:" + ex +
                          "/torch_ext_hgemm.cu --torch-entry 'hgemm(a, w, c)' --compile-only",
                      "unknown argument 'w'");
+  expect_clear_error("bench suite --tasks " + tasks.string() + " --kernels tile:2 --retry ok", "not measured again");
+  expect_clear_error("bench suite --tasks " + tasks.string() + " --kernels tile:2 --retry slow", "unknown status");
+  expect_clear_error("bench suite --tasks " + tasks.string() + " --retry timeout", "applies to kernel sweeps");
   expect_clear_error("bench suite --resume /nonexistent/run", "no such run folder");
   expect_clear_error("bench report /nonexistent/run", "no such run folder");
   expect_clear_error("bench compare /nonexistent/run --against x.csv", "no such run folder");

@@ -21,6 +21,7 @@ public:
     ShapeRecord r = testing::synthetic_record(task, default_buckets(), o_);
     EXPECT_EQ(r.bucket, bucket);
     if (infra_for.count(task.id())) r.kernel->result.status = Status::infra_error;
+    if (timeout_for.count(task.id())) r.kernel->result.status = Status::timeout;
     if (stop_after && int(measured.size()) == stop_after) *stop_flag = true;
     return r;
   }
@@ -29,6 +30,7 @@ public:
   std::vector<std::string> measured;
   std::string throw_for;
   std::set<std::string> infra_for;
+  std::set<std::string> timeout_for;
   int stop_after = 0;
   std::atomic<bool>* stop_flag = nullptr;
 
@@ -109,6 +111,32 @@ TEST(BenchSuite, HarnessFailuresAreNotRecordedAndStopAfterARun) {
   out = run_suite(w2, g.config, failing, quiet(), stop);
   EXPECT_EQ(int(failing.measured.size()), kMaxHarnessFailuresInARow);
   EXPECT_NE(out.stopped_because.find("harness failures in a row"), std::string::npos);
+}
+
+TEST(BenchSuite, RetryMeasuresTheShapesOfAStatusAgainAndTheNewRecordWins) {
+  Fixture f("suite-retry");
+  std::atomic<bool> stop{false};
+  const std::string slow = f.config.tasks[5].id();
+  {
+    RunWriter w(f.dir, f.config);
+    FakeMeasurer m(f.o);
+    m.timeout_for = {slow};
+    EXPECT_TRUE(run_suite(w, f.config, m, quiet(), stop).complete);  // a timeout is the kernel's result: recorded
+  }
+  RunWriter w(f.dir, f.config);
+  EXPECT_TRUE(w.reopen({"compile_error"}).empty());
+  EXPECT_EQ(w.reopen({"timeout"}), std::vector<std::string>{slow}) << "the synthetic run's other failures stay";
+  EXPECT_FALSE(w.finished().count(slow));
+  EXPECT_EQ(w.finished().size(), 7u);
+  FakeMeasurer again(f.o);
+  const auto out = run_suite(w, f.config, again, quiet(), stop);
+  EXPECT_TRUE(out.complete);
+  EXPECT_EQ(again.measured, std::vector<std::string>{slow});
+  EXPECT_TRUE(w.reopen({"timeout"}).empty()) << "its latest record is ok";
+  const bench::Run run = load_run(f.dir);
+  ASSERT_EQ(run.records.size(), 8u) << "one record per shape: the retry supersedes the timeout";
+  EXPECT_EQ(run.records[5].task.id(), slow);
+  EXPECT_EQ(run.records[5].kernel->result.status, Status::ok);
 }
 
 TEST(BenchSuite, TimeLimitStopsBetweenShapes) {
