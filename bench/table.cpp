@@ -93,6 +93,7 @@ ShapeRow shape_row(const ShapeRecord& r) {
   row.kernel = r.kernel->name;
   row.status = to_string(res.status);
   row.counters = res.counters;
+  if (r.kernel->tune.is_object() && r.kernel->tune.contains("model")) row.model = r.kernel->tune.at("model");
   if (row.note.empty() && res.status != Status::ok) row.note = res.reason;
   row.kernel_us = kernel_us(r);
   if (!row.kernel_us) return row;
@@ -162,11 +163,24 @@ std::vector<BucketSummary> summarize(const Run& run, const std::vector<ShapeRow>
   return out;
 }
 
+namespace {
+
+// A number of the model check, "" when the shape has none (or it is 0: no winner, not run).
+std::string model_field(const nlohmann::json& model, const char* key) {
+  if (!model.is_object() || !model.contains(key) || !model.at(key).is_number()) return "";
+  const double v = model.at(key).get<double>();
+  if (v <= 0) return "";
+  return std::string(key) == "winner_rank" ? fmt::format("{}", int(v)) : fmt::format("{:.3f}", v);
+}
+
+}  // namespace
+
 std::string shapes_csv(const std::vector<ShapeRow>& rows, const Ceiling& ceiling) {
   std::string out = "mnk,m,n,k,layout,bucket,gflop,kernel,status,kernel_us,kernel_tflops,kernel_pct_of_peak,"
                     "kernel_spread,best_baseline,best_baseline_us,best_baseline_tflops";
   for (const auto& c : speedup_column_names()) out += "," + c;
   for (const auto& b : kBaselineOrder) out += "," + b + "_us";
+  out += ",model_winner_rank,model_winner_predicted_us,model_first_pick_predicted_us,model_first_pick_measured_us";
   out += ",note\n";
   for (const auto& r : rows) {
     const auto best_tflops = r.best_baseline_us ? std::optional(r.task.tflops_at(*r.best_baseline_us)) : std::nullopt;
@@ -179,6 +193,8 @@ std::string shapes_csv(const std::vector<ShapeRow>& rows, const Ceiling& ceiling
                        num(r.best_baseline_us, 3), num(best_tflops, 2));
     for (const auto& c : speedup_column_names()) out += fmt::format(",{}", num(find(r.speedup, c), 3));
     for (const auto& b : kBaselineOrder) out += fmt::format(",{}", num(find(r.baseline_us, b), 3));
+    for (const char* key : {"winner_rank", "winner_predicted_us", "first_pick_predicted_us", "first_pick_measured_us"})
+      out += fmt::format(",{}", model_field(r.model, key));
     out += "," + csv_field(r.note) + "\n";
   }
   return out;

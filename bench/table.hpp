@@ -43,6 +43,7 @@ struct ShapeRow {
   std::optional<double> best_baseline_us;
   std::map<std::string, double> speedup;  // speedup column -> value (kernel timed only)
   nlohmann::json counters;                // the kernel's CUPTI counters, when measured
+  nlohmann::json model;                   // tile-tuned: the cost model against the sweep (search::to_json)
   std::string note;
 };
 

@@ -121,15 +121,7 @@ nlohmann::json outcomes_json(const std::vector<TileTuneOutcome>& outs, int top) 
     for (int i = 0; i < int(o.evaluated.size()) && i < top; ++i)
       best.push_back({{"name", o.evaluated[i].name}, {"result", o.evaluated[i].result}});
     t["top"] = best;
-    const auto& m = o.model;
-    if (m.ranked)
-      t["model"] = {{"first_pick", m.first_pick},
-                    {"first_pick_predicted_us", m.first_pick_predicted_us},
-                    {"first_pick_measured_us", m.first_pick_measured_us},
-                    {"winner_rank", m.winner_rank},
-                    {"winner_predicted_us", m.winner_predicted_us},
-                    {"winner_measured_us", m.winner_measured_us},
-                    {"from_model", m.from_model}};
+    if (o.model.ranked) t["model"] = search::to_json(o.model);
     if (o.confirmed()) t["confirmed"] = {{"name", o.best().name}, {"config", tile::to_json(o.best().config)}, {"result", o.best().result}};
     nlohmann::json again = nlohmann::json::array();
     for (const auto& c : o.confirmations) again.push_back({{"name", c.name}, {"result", c.result}});

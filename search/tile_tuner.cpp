@@ -231,4 +231,15 @@ TileTuneOutcome tune_tile(Evaluator& evaluator, const Task& task, const tile::Li
   return Tuner(evaluator, task, limits, options, progress).run();
 }
 
+nlohmann::json to_json(const ModelCheck& m) {
+  if (!m.ranked) return nullptr;
+  return {{"first_pick", m.first_pick},
+          {"first_pick_predicted_us", m.first_pick_predicted_us},
+          {"first_pick_measured_us", m.first_pick_measured_us},
+          {"winner_rank", m.winner_rank},
+          {"winner_predicted_us", m.winner_predicted_us},
+          {"winner_measured_us", m.winner_measured_us},
+          {"from_model", m.from_model}};
+}
+
 }  // namespace tessera::search

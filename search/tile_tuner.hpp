@@ -23,6 +23,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "harness/core/result.hpp"
 #include "harness/core/task.hpp"
 #include "harness/evaluator.hpp"
@@ -62,6 +64,10 @@ struct ModelCheck {
   double winner_measured_us = 0;      // the sweep's cold time of the winner
   int from_model = 0;                 // configs of the sweep taken from the model's order
 };
+
+// The check as JSON (tile tune --json, bench suite's tile records); null when
+// the model did not rank the task's configs.
+nlohmann::json to_json(const ModelCheck& m);
 
 struct TileTuneOutcome {
   Task task;

@@ -121,7 +121,11 @@ nlohmann::json tune_summary(const search::TileTuneOutcome& o) {
     const auto& e = o.evaluated[std::size_t(i)];
     top.push_back({{"name", e.name}, {"status", to_string(e.result.status)}, {"cold_us", e.result.cold.median_us}});
   }
-  return {{"plan", o.plan}, {"evaluated", o.evaluated.size()}, {"failures", o.failures}, {"sweep_fastest", top}};
+  return {{"plan", o.plan},
+          {"evaluated", o.evaluated.size()},
+          {"failures", o.failures},
+          {"sweep_fastest", top},
+          {"model", search::to_json(o.model)}};
 }
 
 class TileMeasurer final : public ShapeMeasurer {

@@ -103,9 +103,11 @@ std::vector<const ShapeRow*> extremes(const ReportData& d, bool worst, int n) {
 }
 
 std::vector<std::string> extreme_headers(const ReportData& d) {
-  return {"shape", "bucket", d.kernels ? "kernel" : "fastest baseline", d.kernels ? "speedup" : "TFLOP/s",
+  std::vector<std::string> h{"shape", "bucket", d.kernels ? "kernel" : "fastest baseline", d.kernels ? "speedup" : "TFLOP/s",
           d.kernels ? "kernel µs" : "µs", d.kernels ? "fastest baseline (µs)" : "others (µs)", "TFLOP/s",
           "% of peak", "bottleneck", "SM", "DRAM", "tensor", "occupancy"};
+  if (d.kernels) h.push_back("cost model: winner's rank, predicted µs");
+  return h;
 }
 
 ExtremeRow extreme_row(const ReportData& d, const ShapeRow& r) {
@@ -132,12 +134,17 @@ ExtremeRow extreme_row(const ReportData& d, const ShapeRow& r) {
   e.dram = counter(r.counters, "dram_throughput_pct");
   e.tensor = counter(r.counters, "tensor_pipe_pct");
   e.occupancy = counter(r.counters, "achieved_occupancy_pct");
+  e.kernels = d.kernels;
+  if (r.model.is_object() && r.model.value("winner_rank", 0) > 0)
+    e.model = fmt::format("#{}, {:.2f}", r.model.value("winner_rank", 0), r.model.value("winner_predicted_us", 0.0));
   return e;
 }
 
 std::vector<std::string> cells_of(const ExtremeRow& e) {
-  return {e.shape, e.bucket, e.kernel, e.value, e.kernel_us, e.baseline, e.tflops, e.pct_peak, e.bottleneck, e.sm,
-          e.dram, e.tensor, e.occupancy};
+  std::vector<std::string> c{e.shape, e.bucket,     e.kernel, e.value, e.kernel_us, e.baseline, e.tflops,
+                             e.pct_peak, e.bottleneck, e.sm,     e.dram,  e.tensor,    e.occupancy};
+  if (e.kernels) c.push_back(e.model);
+  return c;
 }
 
 }  // namespace tessera::bench::detail

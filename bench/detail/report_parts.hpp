@@ -26,6 +26,10 @@ std::vector<const ShapeRow*> extremes(const ReportData& d, bool worst, int n);
 struct ExtremeRow {
   std::string shape, bucket, kernel, value, kernel_us, baseline, tflops, pct_peak;
   std::string bottleneck, sm, dram, tensor, occupancy;  // counters, "-" when not measured
+  // Kernel reports: the winner's rank in the cost model's order and the model's
+  // prediction for it ("-" when the kernel was not tile-tuned).
+  bool kernels = false;
+  std::string model = "-";
 };
 std::vector<std::string> extreme_headers(const ReportData& d);
 ExtremeRow extreme_row(const ReportData& d, const ShapeRow& r);

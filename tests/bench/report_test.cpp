@@ -49,6 +49,7 @@ TEST(BenchReport, GridRunDrawsEveryPart) {
   const std::string md = read_file(files.markdown);
   EXPECT_NE(md.find("## By size bucket"), std::string::npos);
   EXPECT_NE(md.find("| all |"), std::string::npos);
+  EXPECT_NE(md.find("cost model: winner's rank, predicted µs"), std::string::npos) << "a column of kernel reports";
   EXPECT_TRUE(std::filesystem::exists(run.dir / "shapes.csv"));
 }
 

@@ -119,6 +119,30 @@ TEST(BenchTable, CsvLinesUpWithCudaL2AndShowsPeakUnclamped) {
   EXPECT_EQ(above[1].who, "cublaslt_autotuned");
 }
 
+TEST(BenchTable, TileTunedShapesCarryTheCostModelsRankAndPrediction) {
+  ShapeRecord tuned = record("192x4096x7168", "TN", 32.35, 35.0, 33.0, 30.0, 27.26);
+  tuned.kernel->tune = {{"plan", "model + explore + refine"},
+                        {"model",
+                         {{"first_pick", "a"}, {"first_pick_predicted_us", 23.05}, {"first_pick_measured_us", 34.1},
+                          {"winner_rank", 7}, {"winner_predicted_us", 26.5}, {"winner_measured_us", 32.3},
+                          {"from_model", 8}}}};
+  const ShapeRecord file = record("64x64x64", "TN", 3.0, 3.1, 3.2, 3.3, 3.4);  // a kernel file: no model
+  const std::string csv = shapes_csv({shape_row(tuned), shape_row(file)}, Ceiling{});
+  std::istringstream in(csv);
+  std::string header, a, b;
+  std::getline(in, header);
+  std::getline(in, a);
+  std::getline(in, b);
+  EXPECT_NE(header.find(",model_winner_rank,model_winner_predicted_us,model_first_pick_predicted_us,"
+                        "model_first_pick_measured_us,note"),
+            std::string::npos)
+      << header;
+  EXPECT_NE(a.find(",7,26.500,23.050,34.100,"), std::string::npos) << a;
+  EXPECT_NE(b.find(",,,,,"), std::string::npos) << "no model, empty cells: " << b;
+  EXPECT_EQ(shape_row(tuned).model.value("winner_rank", 0), 7);
+  EXPECT_TRUE(shape_row(file).model.is_null());
+}
+
 TEST(BenchTable, CeilingTakesTheStoredFiguresOrTheOverrides) {
   testing::SyntheticOptions o;
   o.sizes = {64};
