@@ -34,17 +34,49 @@ void cmd_emit(const TileArgs& a) {
   fmt::print("{}", tile::emit(config_of(a, task), task));
 }
 
+nlohmann::json prediction_json(const tile::Prediction& p) {
+  return {{"time_us", p.time_us},         {"bound", p.bound},
+          {"tiles", p.tiles},             {"ctas", p.ctas},
+          {"ctas_per_sm", p.ctas_per_sm}, {"waves", p.waves},
+          {"tail_efficiency", p.tail_efficiency}, {"pad_efficiency", p.pad_efficiency},
+          {"bytes_per_flop", p.bytes_per_flop},   {"compute_us", p.compute_us},
+          {"memory_us", p.memory_us},     {"overhead_us", p.overhead_us}};
+}
+
 void cmd_check(const TileArgs& a) {
   const Task task = task_of(a);
   const tile::Config c = config_of(a, task);
-  const auto l = tile::legality(c, task, limits_of(a));
+  const tile::Limits limits = limits_of(a);
+  const auto l = tile::legality(c, task, limits);
+  // A legal config's place in the cost model's order: why a tune measured it
+  // early or late (or found it only by refining a neighbour).
+  tile::Prediction p;
+  int rank = 0;
+  std::size_t ranked_count = 0;
+  bool shortlisted = false;
+  if (l.ok) {
+    const auto ranking = tile::rank_configs(task, limits, std::size_t(-1));
+    ranked_count = ranking.size();
+    p = tile::predict(c, task, limits);
+    rank = tile::model_rank(ranking, c, task, limits);
+    for (const auto& r : ranking) shortlisted = shortlisted || tile::name(r.config) == tile::name(c);
+  }
   if (a.json) {
-    fmt::print("{}\n", nlohmann::json{{"name", tile::name(c)}, {"legal", l.ok}, {"reason", l.reason},
-                                      {"config", tile::to_json(c)}}
-                           .dump(2));
+    nlohmann::json j{{"name", tile::name(c)}, {"legal", l.ok}, {"reason", l.reason}, {"config", tile::to_json(c)}};
+    if (l.ok)
+      j["model"] = {{"prediction", prediction_json(p)}, {"rank", rank}, {"shortlisted", shortlisted},
+                    {"ranked", ranked_count}};
+    fmt::print("{}\n", j.dump(2));
   } else if (l.ok) {
     fmt::print("legal: {} on {} ({}, {} B smem, {} threads)\n", tile::name(c), task.id(), a.arch,
                tile::dynamic_smem_bytes(c, task), c.threads());
+    fmt::print("cost model ({} SMs, {:.0f} TFLOP/s, {:.0f} GB/s): {:.2f} µs predicted, {}-bound, {} CTAs, {} waves, "
+               "tail {:.2f}, pad {:.2f}; {} of its {} ranked configs\n",
+               limits.sm_count, limits.peak_tflops, limits.dram_gbps, p.time_us, p.bound, p.ctas, p.waves,
+               p.tail_efficiency, p.pad_efficiency,
+               shortlisted ? fmt::format("#{}", rank)
+                           : fmt::format("not in its shortlist (a refine neighbour); it would be #{}", rank),
+               ranked_count);
   } else {
     fmt::print("illegal: {}: {}\n", tile::name(c), l.reason);
   }
@@ -72,12 +104,7 @@ void cmd_list_model(const TileArgs& a, const Task& task) {
     nlohmann::json j = nlohmann::json::array();
     for (const auto& r : ranked) {
       const auto& p = r.prediction;
-      j.push_back({{"name", tile::name(r.config)}, {"config", tile::to_json(r.config)},
-                   {"prediction", {{"time_us", p.time_us}, {"bound", p.bound}, {"tiles", p.tiles}, {"ctas", p.ctas},
-                                   {"ctas_per_sm", p.ctas_per_sm}, {"waves", p.waves},
-                                   {"tail_efficiency", p.tail_efficiency}, {"pad_efficiency", p.pad_efficiency},
-                                   {"bytes_per_flop", p.bytes_per_flop}, {"compute_us", p.compute_us},
-                                   {"memory_us", p.memory_us}, {"overhead_us", p.overhead_us}}}});
+      j.push_back({{"name", tile::name(r.config)}, {"config", tile::to_json(r.config)}, {"prediction", prediction_json(p)}});
     }
     fmt::print("{}\n", j.dump(2));
     return;

@@ -79,6 +79,28 @@ TEST(TileCli, CheckSaysWhyAndExitsNonZero) {
   EXPECT_NE(r.out.find("sm_90a"), std::string::npos) << r.out;
 }
 
+TEST(TileCli, CheckPlacesALegalConfigInTheCostModelsOrder) {
+  TESSERA_REQUIRE_BINARY();
+  // The model's own first pick for the shape is its #1.
+  CliRun r = tessera("tile list --shape 192x4096x7168 --model --json --limit 1");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto first = nlohmann::json::parse(r.out).at(0);
+  const std::string name = first.at("name");
+  r = tessera("tile check " + name + " --shape 192x4096x7168 --json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("model").at("rank"), 1);
+  EXPECT_TRUE(j.at("model").at("shortlisted"));
+  EXPECT_DOUBLE_EQ(j.at("model").at("prediction").at("time_us").get<double>(),
+                   first.at("prediction").at("time_us").get<double>());
+  // A legal config outside the shortlist (the H200 tune's winner there, found by refining) gets the
+  // place its prediction would give it.
+  r = tessera("tile check w128x64x64_g2x1_s8p8_pa_d1_sw_ed_r0_k1s_t_c1x1_swapab_none --shape 192x4096x7168");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("µs predicted"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("it would be #"), std::string::npos) << r.out;
+}
+
 TEST(TileCli, BadInputIsOneLineAndExitCode2) {
   TESSERA_REQUIRE_BINARY();
   for (const char* args : {"tile check '{\"bm\":128,\"nope\":1}' --shape 64x64x64",
