@@ -443,17 +443,7 @@ private:
     // here and in the stored ceiling: a stored peak measured low (the H200's
     // probe read 665 TFLOP/s where cuBLAS runs 4096^3 at 759) would otherwise
     // put every later process's "% of peak" above 100.
-    if (w.device.peak_tflops > device_.peak_tflops) {
-      device_.peak_tflops = w.device.peak_tflops;
-      device_.peak_source = w.device.peak_source;
-      try {
-        if (detail::raise_stored_peak(device_))
-          spdlog::info("stored peak of {} raised to {:.1f} TFLOP/s ({})", device_.name, device_.peak_tflops,
-                       device_.peak_source);
-      } catch (const std::exception& e) {
-        spdlog::warn("could not store the raised peak: {}", e.what());
-      }
-    }
+    detail::raise_peak(device_, w.device.peak_tflops, w.device.peak_source);
     r.verify = w.verify;
     r.cold = w.cold;
     r.hot = w.hot;

@@ -5,7 +5,6 @@
 #include <chrono>
 
 #include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
 #include "baselines/measure.hpp"
 #include "bench/ceiling.hpp"
@@ -75,16 +74,11 @@ private:
   // per-GPU store, so no later process starts from a probe that read low.
   void raise_peak(ShapeRecord& r) {
     const auto f = fastest_baseline(r);
-    if (!f || device_.peak_tflops <= 0 || f->tflops <= device_.peak_tflops) return;
-    device_.peak_tflops = f->tflops;
-    device_.peak_source = fmt::format("{} at {}, cold, measured during a sweep (above the peak stored before)", f->who,
-                                      f->shape);
-    r.device = device_;
-    try {
-      detail::raise_stored_peak(device_);
-    } catch (const std::exception& e) {
-      spdlog::warn("could not store the raised peak: {}", e.what());
-    }
+    if (device_.peak_tflops <= 0) return;  // no stored peak: none is invented from one shape
+    if (f && detail::raise_peak(device_, f->tflops,
+                                fmt::format("{} at {}, cold, measured during a sweep (above the peak stored before)",
+                                            f->who, f->shape)))
+      r.device = device_;
   }
 
   MeasureSettings settings_;

@@ -55,6 +55,20 @@ bool raise_stored_peak(const DeviceSummary& device) {
   return true;
 }
 
+bool raise_peak(DeviceSummary& device, double tflops, const std::string& source) {
+  if (tflops <= device.peak_tflops) return false;
+  device.peak_tflops = tflops;
+  device.peak_source = source;
+  try {
+    if (raise_stored_peak(device))
+      spdlog::info("stored peak of {} raised to {:.1f} TFLOP/s ({})", device.name, device.peak_tflops,
+                   device.peak_source);
+  } catch (const std::exception& e) {
+    spdlog::warn("could not store the raised peak: {}", e.what());
+  }
+  return true;
+}
+
 void apply_ceiling(DeviceSummary& d, const nlohmann::json& c) {
   d.peak_tflops = c.value("peak_tflops", 0.0);
   d.peak_source = c.value("peak_source", std::string());

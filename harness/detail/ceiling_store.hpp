@@ -22,6 +22,12 @@ void store_ceiling(const DeviceSummary& device, const nlohmann::json& ceiling);
 // process starts from it; bandwidth and floor stay. Nothing is written when no
 // ceiling is stored (it is then measured in full first). Returns whether it wrote.
 bool raise_stored_peak(const DeviceSummary& device);
+// What an evaluation and a baselines-only sweep both do with a baseline
+// measured at `tflops`: when it is above the device's peak, it becomes the
+// peak in `device` and in the store (a failure to
+// store is logged, never thrown: the measurement stands). Returns whether the
+// device's peak rose.
+bool raise_peak(DeviceSummary& device, double tflops, const std::string& source);
 // Copies peak_tflops, peak_source, dram_gbps, floor_us into the summary.
 void apply_ceiling(DeviceSummary& device, const nlohmann::json& ceiling);
 

@@ -60,5 +60,22 @@ TEST_F(CeilingStoreTest, NothingStoredMeansNothingWritten) {
   EXPECT_FALSE(detail::load_ceiling("GPU-test-ceiling"));
 }
 
+TEST_F(CeilingStoreTest, RaisePeakMovesTheDeviceAndTheStoreUpOnly) {
+  detail::store_ceiling(h200(684, "probe"), {{"peak_tflops", 684.0}, {"peak_source", "probe"}, {"dram_gbps", 3986.0},
+                                             {"floor_us", 0.54}});
+  DeviceSummary d = h200(684, "probe");
+  EXPECT_FALSE(detail::raise_peak(d, 650, "a slower shape"));
+  EXPECT_DOUBLE_EQ(d.peak_tflops, 684);
+  EXPECT_TRUE(detail::raise_peak(d, 804, "cublas_nn at 16384x2048x12288, during a sweep"));
+  EXPECT_DOUBLE_EQ(d.peak_tflops, 804);
+  EXPECT_EQ(d.peak_source, "cublas_nn at 16384x2048x12288, during a sweep");
+  EXPECT_DOUBLE_EQ(detail::load_ceiling("GPU-test-ceiling")->value("peak_tflops", 0.0), 804);
+  // Without a stored ceiling the device's figure still rises; nothing is written.
+  std::filesystem::remove(detail::ceiling_path("GPU-test-ceiling"));
+  EXPECT_TRUE(detail::raise_peak(d, 810, "later"));
+  EXPECT_DOUBLE_EQ(d.peak_tflops, 810);
+  EXPECT_FALSE(detail::load_ceiling("GPU-test-ceiling"));
+}
+
 }  // namespace
 }  // namespace tessera
