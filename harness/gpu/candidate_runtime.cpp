@@ -35,28 +35,33 @@ public:
   void launch(const TesseraGemmParams& p, cudaStream_t stream) override {
     const unsigned tiles_n = static_cast<unsigned>((task_.n + c_.tile_n - 1) / c_.tile_n);
     const unsigned tiles_m = static_cast<unsigned>((task_.m + c_.tile_m - 1) / c_.tile_m);
+    const unsigned cluster = static_cast<unsigned>(c_.cluster_x * c_.cluster_y);
+    const bool persistent = c_.persistent_ctas_per_sm > 0;
     CUlaunchConfig cfg{};
-    if (c_.persistent_ctas_per_sm > 0) {
-      const unsigned long long tiles = 1ull * tiles_n * tiles_m * c_.split_k;
-      cfg.gridDimX = static_cast<unsigned>(std::min<unsigned long long>(tiles, 1ull * num_sms_ * c_.persistent_ctas_per_sm));
-      cfg.gridDimY = cfg.gridDimZ = 1;
-    } else {
-      cfg.gridDimX = tiles_n;
-      cfg.gridDimY = tiles_m;
-      cfg.gridDimZ = static_cast<unsigned>(c_.split_k);
-    }
     cfg.blockDimX = static_cast<unsigned>(c_.block_threads);
     cfg.blockDimY = cfg.blockDimZ = 1;
     cfg.sharedMemBytes = static_cast<unsigned>(c_.dynamic_smem_bytes);
     cfg.hStream = stream;
     CUlaunchAttribute attr{};
-    if (c_.cluster_x * c_.cluster_y > 1) {
+    if (cluster > 1) {
+      // A persistent grid is one-dimensional: its clusters are too.
       attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-      attr.value.clusterDim.x = static_cast<unsigned>(c_.cluster_x);
-      attr.value.clusterDim.y = static_cast<unsigned>(c_.cluster_y);
+      attr.value.clusterDim.x = persistent ? cluster : static_cast<unsigned>(c_.cluster_x);
+      attr.value.clusterDim.y = persistent ? 1u : static_cast<unsigned>(c_.cluster_y);
       attr.value.clusterDim.z = 1;
       cfg.attrs = &attr;
       cfg.numAttrs = 1;
+    }
+    if (persistent) {
+      const unsigned long long tiles = 1ull * tiles_n * tiles_m * c_.split_k;
+      unsigned long long ctas = std::min<unsigned long long>(tiles, 1ull * num_sms_ * c_.persistent_ctas_per_sm);
+      if (cluster > 1) ctas = std::max<unsigned long long>(cluster, std::min(ctas, resident_cluster_ctas(cfg)) / cluster * cluster);
+      cfg.gridDimX = static_cast<unsigned>(ctas);
+      cfg.gridDimY = cfg.gridDimZ = 1;
+    } else {
+      cfg.gridDimX = tiles_n;
+      cfg.gridDimY = tiles_m;
+      cfg.gridDimZ = static_cast<unsigned>(c_.split_k);
     }
     void* args[] = {const_cast<TesseraGemmParams*>(&p)};
     CUresult r = driver().cuLaunchKernelEx(&cfg, fn_, args, nullptr);
@@ -80,6 +85,26 @@ public:
   }
 
 private:
+  // CTAs of the clusters that can be resident at once: a cluster lives in one
+  // GPC, so pairs fit fewer than SMs / 2 times when a GPC has an odd count. A
+  // persistent grid larger than that would run its last clusters as a second
+  // wave. Asked once (the answer depends only on the function and the cluster).
+  unsigned long long resident_cluster_ctas(CUlaunchConfig cfg) {
+    if (resident_cluster_ctas_ == 0) {
+      cfg.gridDimX = cfg.attrs[0].value.clusterDim.x;  // any grid of whole clusters
+      cfg.gridDimY = cfg.gridDimZ = 1;
+      int clusters = 0;
+      const CUresult r = driver().cuOccupancyMaxActiveClusters(&clusters, fn_, &cfg);
+      if (r != CUDA_SUCCESS || clusters < 1)
+        throw CandidateFault{Status::launch_error,
+                             fmt::format("no cluster of {} CTAs with {} bytes of shared memory fits ({})",
+                                         cfg.attrs[0].value.clusterDim.x, c_.dynamic_smem_bytes,
+                                         driver_error_name(r))};
+      resident_cluster_ctas_ = 1ull * clusters * cfg.attrs[0].value.clusterDim.x;
+    }
+    return resident_cluster_ctas_;
+  }
+
   // A row-major rows×cols fp16 tensor, box of box_rows×box_cols elements.
   void encode(TesseraTensorMap* out, void* base, std::int64_t rows, std::int64_t cols, int box_rows, int box_cols,
               const char* name) const {
@@ -111,6 +136,7 @@ private:
   detail::LaunchContract c_;
   Task task_;
   int num_sms_ = 0;
+  unsigned long long resident_cluster_ctas_ = 0;
 };
 
 }  // namespace

@@ -32,6 +32,7 @@ const DriverApi& driver() {
     fetch(a.cuFuncSetAttribute, "cuFuncSetAttribute");
     fetch(a.cuFuncGetAttribute, "cuFuncGetAttribute");
     fetch(a.cuLaunchKernelEx, "cuLaunchKernelEx");
+    fetch(a.cuOccupancyMaxActiveClusters, "cuOccupancyMaxActiveClusters");
     fetch(a.cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled");
     fetch(a.cuGetErrorName, "cuGetErrorName");
     fetch(a.cuMemAddressReserve, "cuMemAddressReserve");

@@ -120,7 +120,9 @@ Legality check_wgmma(const Config& c, const Task& t, const Limits& lim) {
       !pow2(cluster))
     return no(fmt::format("cluster {}x{} not supported (1x1, or 2 or 4 CTAs along one dimension)", c.cluster_m, c.cluster_n));
   if (cluster > 1) {
-    if (c.persistent) return no("clusters are supported in tiled (non-persistent) mode only");
+    // Persistent clusters walk whole cluster tiles in lockstep; stream-K's
+    // ranges cut tiles apart, so its members would not load the same k-tiles.
+    if (c.stream_k) return no("stream_k needs cluster 1x1");
     if ((c.bm / c.cluster_n) % 8) return no("the multicast slice of A must be a multiple of 8 rows");
     if (t.layout == Layout::TN && (c.bn / c.cluster_m) % 8) return no("the multicast slice of B must be a multiple of 8 rows");
     if (t.layout == Layout::NN && (c.bn / c.bk) % c.cluster_m)

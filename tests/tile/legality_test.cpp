@@ -201,6 +201,21 @@ TEST(TileLegality, ClustersAreOneDimensionalUpToFour) {
   expect_illegal(c, t, Limits{}, "multiple of 8 rows");
 }
 
+TEST(TileLegality, PersistentClustersWalkWholeClusterTilesButNotStreamK) {
+  const Task t = task_from_shape("2048x8192x8192");
+  Config c = hopper_big();  // 128x256, two consumers
+  c.persistent = true, c.cluster_m = 2;
+  EXPECT_TRUE(legality(c, t).ok) << legality(c, t).reason;
+  c.cluster_m = 1, c.cluster_n = 4;
+  EXPECT_TRUE(legality(c, t).ok) << legality(c, t).reason;
+  c.stream_k = true;  // a stream-K range starts inside a tile: the members would load different k-tiles
+  expect_illegal(c, t, Limits{}, "stream_k needs cluster 1x1");
+  c.stream_k = false;
+  const Task odd = task_from_shape("1537x8192x8192");  // 13 tile rows do not pair up
+  c.cluster_n = 1, c.cluster_m = 2;
+  expect_illegal(c, odd, Limits{}, "not divisible by cluster");
+}
+
 TEST(TileLegality, InlineProducerNeedsOneConsumerAndNoCluster) {
   const Task t = task_from_shape("512x2048x128");
   Config c = hopper_big();

@@ -4,7 +4,7 @@
 // whole waves first (800 tiles) and with fewer k-iterations than SMs, on both
 // backends; swap-AB for decode (M = 1, 7, 16), for M fits (104, 88, 136) and
 // with split-K, stream-K, the inline producer and every epilogue; 192-row and
-// 96/160/224-column tiles. emit_compile_test compiles every one;
+// 96/160/224-column tiles; persistent clusters. emit_compile_test compiles every one;
 // gpu_eval_test verifies them on the GPU.
 #include <string>
 #include <vector>
@@ -44,6 +44,13 @@ inline std::vector<NewPathCase> new_path_cases() {
        {"w128x88x64_g2x1_s6p6_pa_d1_sw_es_r0_k1s_t_c1x1_swapab_none",
         "w128x136x64_g2x1_s4p4_pa_d1_sw_ed_r8_k1s_p_c1x1_swapab_none",
         "w64x88x64_g1x1_s8p8_pa_d1_sw_es_r0_k1s_s_c1x1_swapab_none"}},
+      // Persistent clusters: pairs and fours along M (B multicast) and N (A multicast), TMA and direct stores,
+      // NN; 8 tiles for 4 pairs (a grid of whole clusters smaller than the SMs).
+      {"1024x4096x1024", "TN", "bias",
+       {"w128x256x64_g2x1_s4p4_pa_d1_sw_ed_r8_k1s_p_c2x1_bias", "w128x256x64_g2x1_s3p3_pa_d1_sw_et_r8_k1s_p_c1x2_bias",
+        "w256x128x64_g2x1_s3p3_pa_d1_sw_et_r8_k1s_p_c4x1_bias", "w128x128x64_g2x1_s5p5_pa_d1_sw_es_r0_k1s_p_c1x4_bias"}},
+      {"1024x1024x2048", "NN", "none", {"w128x128x64_g2x1_s5p5_pa_d1_sw_ed_r8_k1s_p_c2x1_none"}},
+      {"256x512x512", "TN", "none", {"w128x128x64_g2x1_s4p4_pa_d1_sw_ed_r0_k1s_p_c1x2_none"}},
   };
   // Decode: M = 1, 7, 16 on 8- and 16-wide M tiles.
   for (const char* shape : {"1x4096x4096", "7x2112x7168", "16x3072x5120"})

@@ -175,6 +175,42 @@ TEST(TileSchedule, PersistentWalksWholeTilesRoundRobin) {
   }
 }
 
+// Persistent clusters (1-D, 2 or 4 CTAs along M or N): the clusters walk
+// cluster tiles, each member takes its own tile of each; together they cover
+// every (tile, k-tile) once, and the members of a cluster walk the same number
+// of units with the same k-ranges (their multicasts need every peer's loads).
+TEST(TileSchedule, PersistentClustersCoverEveryTileInLockstep) {
+  struct Case {
+    int tiles_m, tiles_n, k_tiles, ctas, cm, cn;
+  };
+  for (const Case& k : std::vector<Case>{{16, 32, 128, 132, 2, 1},  // 2048x8192 with 128x256 tiles, pairs along M
+                                         {16, 32, 128, 132, 1, 2},
+                                         {32, 16, 64, 128, 4, 1},   // 4096^3 with 128x256 tiles, 4 along M
+                                         {8, 12, 5, 20, 1, 4},
+                                         {2, 2, 3, 132, 2, 1}}) {   // fewer cluster tiles than clusters
+    const int cs = k.cm * k.cn, clusters = k.ctas / cs;
+    std::map<std::pair<int, int>, int> times;
+    for (int cl = 0; cl < clusters; ++cl) {
+      std::vector<std::vector<std::tuple<int, int, int>>> ranges(cs);  // per member: (kb_begin, kb_end, cluster tile)
+      for (int rank = 0; rank < cs; ++rank) {
+        const int rm = k.cm > 1 ? rank : 0, rn = k.cn > 1 ? rank : 0;
+        for (auto w = persistent::walk_begin(k.tiles_m / k.cm, k.tiles_n / k.cn, k.k_tiles, cl, clusters); w.valid;
+             persistent::walk_next(w)) {
+          const persistent::Work u = persistent::cluster_member(w.u, k.tiles_n, k.cm, k.cn, rm, rn);
+          ASSERT_TRUE(u.tm >= 0 && u.tm < k.tiles_m && u.tn >= 0 && u.tn < k.tiles_n);
+          EXPECT_EQ(u.tile_id, u.tm * k.tiles_n + u.tn);
+          EXPECT_EQ(u.tm / k.cm * (k.tiles_n / k.cn) + u.tn / k.cn, w.u.tile_id) << "inside its cluster tile";
+          for (int kb = u.kb_begin; kb < u.kb_end; ++kb) ++times[{u.tile_id, kb}];
+          ranges[rank].emplace_back(u.kb_begin, u.kb_end, w.u.tile_id);
+        }
+      }
+      for (int rank = 1; rank < cs; ++rank) EXPECT_EQ(ranges[rank], ranges[0]) << "cluster " << cl << " rank " << rank;
+    }
+    ASSERT_EQ(times.size(), std::size_t(k.tiles_m) * k.tiles_n * k.k_tiles);
+    for (const auto& [key, n] : times) EXPECT_EQ(n, 1) << "tile " << key.first << " k-tile " << key.second;
+  }
+}
+
 TEST(TileSchedule, RasterIsAPermutationOfTheTiles) {
   for (const auto& [tm, tn] : std::vector<std::pair<int, int>>{{13, 16}, {1, 28}, {9, 3}, {8, 8}, {17, 1}}) {
     std::set<std::pair<int, int>> seen;

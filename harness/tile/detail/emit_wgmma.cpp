@@ -111,6 +111,15 @@ __device__ __forceinline__ const TesseraTensorMap* map_cols(const TesseraGemmPar
   return kSwapAB ? &p.tma_a : &p.tma_b;
 }
 
+// Persistent cluster: w.u names a cluster tile of the walk's grid; this CTA's
+// tile is its rank's within it (1-D clusters: the rank runs along one axis).
+__device__ __forceinline__ void place_in_cluster(Walk& w) {
+  if (!w.valid) return;
+  const int rank = static_cast<int>(blockIdx.x % kClusterSize);
+  w.u = cluster_member(w.u, w.tiles_n * kClusterN, kClusterM, kClusterN, kClusterM > 1 ? rank : 0,
+                       kClusterN > 1 ? rank : 0);
+}
+
 // This CTA's sequence of (tile, k-range) units; producer and consumers walk
 // the same sequence, so the pipeline never needs a reset. Persistent and
 // stream-K: the schedule above. Tiled: one unit from blockIdx (with a
@@ -119,7 +128,14 @@ __device__ __forceinline__ const TesseraTensorMap* map_cols(const TesseraGemmPar
 __device__ __forceinline__ Walk walk_start(const TesseraGemmParams& p) {
   const int tiles_m = (mma_rows(p) + kBM - 1) / kBM, tiles_n = (mma_cols(p) + kBN - 1) / kBN;
   const int k_tiles = (p.K + kBK - 1) / kBK;
-  if constexpr (kPersistent) {
+  if constexpr (kPersistent && kClusterSize > 1) {
+    // The grid is whole 1-D clusters; each walks cluster tiles, its CTA (by
+    // rank) taking its own tile of each.
+    Walk w = walk_begin(tiles_m / kClusterM, tiles_n / kClusterN, k_tiles, blockIdx.x / kClusterSize,
+                        gridDim.x / kClusterSize);
+    place_in_cluster(w);
+    return w;
+  } else if constexpr (kPersistent) {
     return walk_begin(tiles_m, tiles_n, k_tiles, blockIdx.x, gridDim.x);
   } else {
     Walk w{};
@@ -146,6 +162,7 @@ __device__ __forceinline__ Walk walk_start(const TesseraGemmParams& p) {
 __device__ __forceinline__ void walk_advance(Walk& w) {
   if constexpr (kPersistent) {
     walk_next(w);
+    if constexpr (kClusterSize > 1) place_in_cluster(w);
   } else {
     w.valid = false;
   }
