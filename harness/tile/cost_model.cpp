@@ -34,6 +34,21 @@ constexpr double kSmemBytesPerClock = 128; // datasheet: shared memory bandwidth
 constexpr double kTwoConsumerEff = 0.95;   // measured: 753 of 771.8 TFLOP/s at 4096^3 (128x256, two consumers)
 constexpr double kOneConsumerEff = 0.80;   // assumed: one warpgroup also waits on its own barriers and stores
 constexpr double kMmaSyncEff = 0.60;       // assumed: mma.sync on Hopper, as a share of wgmma's rate
+// Fitted on the H200 (persistent, TMA stores, cold): per tile, 128x128
+// (one m64n128 per k16 per consumer) ran at 0.975 of 128x256 (one m64n256),
+// and 256x128 (two m64n128 on one B per consumer) at 0.92 of it, at
+// 2048x8192x8192, 4096^3 and 1024x10240x8192 net of waves. The efficiencies
+// above are for N = 256: a fixed cost per wgmma of 3.4 SM clocks on top of
+// its math (an m64nNk16 is N/2 clocks of it; narrower N is extrapolated), and
+// a consumer with two or more m64 rows of wgmmas at 0.945.
+constexpr double kWgmmaIssueClocks = 3.4;
+constexpr int kWgmmaWidestN = 256;
+constexpr double kMultiRowConsumerEff = 0.945;
+// Assumed: a cluster's CTAs wait for each other's loads (a stage is free only
+// when every peer released it), costing this share of each k-tile; measured
+// net of multicast's gain: -0.4% and -1% at 2048x8192x8192 and 4096^3
+// (128x256, pairs along M), +20% at 1024x2112x5120 (256x64, one wave, tiled).
+constexpr double kClusterLockstep = 0.02;
 constexpr double kOverlapLoss = 0.1;       // assumed: the share of the shorter of compute and DRAM time not hidden
 constexpr double kCpAsyncIngestEff = 0.8;  // assumed: cp.async (every thread issues 16 B) against TMA bulk copies
 constexpr double kLanesPerSm = 128;        // datasheet: fp32 lanes per SM
@@ -71,6 +86,7 @@ Shape shape_of(const Config& c, const Task& t) {
 }
 
 int consumers(const Config& c) { return std::max(1, c.warps_m * c.warps_n); }
+int cluster_size(const Config& c) { return std::max(1, c.cluster_m * c.cluster_n); }
 
 // CTAs one SM holds at once: shared memory, threads, registers.
 int resident_ctas(const Config& c, const Task& t, const Limits& l) {
@@ -101,7 +117,10 @@ KTile k_tile_cost(const Config& c, const Shape& s, const Limits& l) {
   KTile k;
   double eff, smem_bytes;
   if (c.backend == Backend::wgmma_tma) {
-    eff = consumers(c) > 1 ? kTwoConsumerEff : kOneConsumerEff;
+    const double n_clocks = wn / 2.0, widest = kWgmmaWidestN / 2.0;
+    eff = (consumers(c) > 1 ? kTwoConsumerEff : kOneConsumerEff) *
+          (n_clocks / (n_clocks + kWgmmaIssueClocks)) / (widest / (widest + kWgmmaIssueClocks)) *
+          (wm > 64 ? kMultiRowConsumerEff : 1.0);
     // Each m64 x k16 wgmma reads its A slice and the whole B slice from shared memory.
     smem_bytes = double(consumers(c)) * (wm / 64) * (c.bk / 16) * (kWgmmaSmemA + 16.0 * wn * kHalf);
   } else {
@@ -111,7 +130,7 @@ KTile k_tile_cost(const Config& c, const Shape& s, const Limits& l) {
   // Padding included: the tensor cores compute it. Then the fixed per-k-tile work.
   const double math = 2.0 * c.bm * c.bn * c.bk / (peak_sm * eff), fixed = kKTileOverheadClocks / clock;
   const bool in_flight = c.backend == Backend::wgmma_tma && c.reg_double_buffer;
-  k.tensor = in_flight ? std::max(math, fixed) : math + fixed;
+  k.tensor = (in_flight ? std::max(math, fixed) : math + fixed) * (cluster_size(c) > 1 ? 1 + kClusterLockstep : 1);
   k.smem = smem_bytes / (kSmemBytesPerClock * clock);
   // What TMA / cp.async moves: the valid rows only (out-of-range rows are zero-filled, not read).
   k.bytes = (std::min<double>(c.bm, s.rows_per_tile) + std::min<double>(c.bn, s.cols_per_tile)) * c.bk * kHalf;
@@ -131,7 +150,9 @@ Spread spread_of(const Config& c, const Shape& s, const Limits& l, int resident)
     p.ctas = std::min({total, sms * resident, double(kStreamKMaxCtas)});
     p.per_cta_k = ceil_div(total, p.ctas);
   } else if (c.persistent) {
-    p.ctas = std::min(double(s.tiles), sms * resident);
+    // With a cluster, whole clusters (a GPC with an odd SM count leaves one idle: not modelled).
+    const double cs = cluster_size(c);
+    p.ctas = std::min(double(s.tiles), std::floor(sms * resident / cs) * cs);
     p.per_cta_k = ceil_div(s.tiles, p.ctas) * s.k_tiles;
   } else {
     p.ctas = double(s.tiles) * c.split_k;
@@ -219,7 +240,11 @@ Prediction predict(const Config& c, const Task& t, const Limits& l) {
   const double dram_rate = std::min(bandwidth, draw);
   const double bytes = dram_bytes(c, t, s, l);
   const double dram_us = bytes / dram_rate;
-  const double l2_bytes_moved = double(s.tiles) * s.k_tiles * k.bytes;
+  // Multicast: a cluster reads its shared operand's tile from L2 once (along
+  // N the A rows are shared, along M the B rows; with swap-AB no cluster).
+  const double rows_bytes = std::min<double>(c.bm, s.rows_per_tile) * c.bk * kHalf / std::max(1, c.cluster_n);
+  const double cols_bytes = std::min<double>(c.bn, s.cols_per_tile) * c.bk * kHalf / std::max(1, c.cluster_m);
+  const double l2_bytes_moved = double(s.tiles) * s.k_tiles * (rows_bytes + cols_bytes);
   r.memory_us = std::max(dram_us, l2_bytes_moved / (kL2OverDram * l.dram_gbps * 1e3));
 
   // Tiled CTAs of a later wave fill their pipelines again; with more than

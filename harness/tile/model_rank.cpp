@@ -82,7 +82,16 @@ void add_schedules(const Config& base, const Task& t, const Limits& l, std::vect
   }
   Config persistent = base;
   persistent.persistent = true;
-  if (tiles > l.sm_count) out.push_back(persistent);
+  if (tiles > l.sm_count) {
+    out.push_back(persistent);
+    // Pairs sharing the wide operand by multicast (legality drops the ones
+    // whose tile rows or columns do not pair up, and swap-AB's).
+    for (auto [cm, cn] : {std::pair{2, 1}, std::pair{1, 2}}) {
+      Config pair = persistent;
+      pair.cluster_m = cm, pair.cluster_n = cn;
+      if (base.backend == Backend::wgmma_tma) out.push_back(pair);
+    }
+  }
   Config stream = persistent;
   stream.stream_k = true;
   if (kt > 1) out.push_back(stream);
@@ -131,7 +140,7 @@ std::vector<Config> candidates(const Task& t, const Limits& l) {
   return out;
 }
 
-using Family = std::tuple<int, int, int, int, int, bool, char, int>;
+using Family = std::tuple<int, int, int, int, int, bool, char, int, int>;
 
 // Tiled, tiled with split-K, persistent, stream-K.
 char schedule_of(const Config& c) {
@@ -141,7 +150,8 @@ char schedule_of(const Config& c) {
 }
 
 Family family_of(const Config& c) {
-  return {int(c.backend), c.bm, c.bn, c.warps_m, c.warps_n, c.swap_ab, schedule_of(c), c.split_k};
+  return {int(c.backend), c.bm, c.bn, c.warps_m, c.warps_n, c.swap_ab, schedule_of(c), c.split_k,
+          c.cluster_m * 8 + c.cluster_n};
 }
 
 }  // namespace

@@ -82,6 +82,27 @@ TEST(TileCostModel, LargeSquareTakesABigTileAndNoSplit) {
   }
 }
 
+// The orderings measured on the H200 (persistent, TMA store): per tile,
+// 128x256 (one m64n256 per consumer) > 128x128 > 256x128 (two m64n128 rows
+// per consumer), the last about 8% behind. A pair of CTAs sharing B by
+// multicast moves less from L2 (and waits for its peer: not faster here).
+TEST(TileCostModel, WideWgmmasOutrunTallConsumersAndPairsMulticast) {
+  const Task t = task_from_shape("2048x8192x8192");
+  const auto time_of = [&](const char* config) { return predict(parse_name(config), t, Limits{}); };
+  const Prediction wide = time_of("w128x256x64_g2x1_s3p3_pa_d1_sw_et_r8_k1s_p_c1x1_none");
+  const Prediction square = time_of("w128x128x64_g2x1_s5p5_pa_d1_sw_et_r8_k1s_p_c1x1_none");
+  const Prediction tall = time_of("w256x128x64_g2x1_s3p3_pa_d1_sw_et_r8_k1s_p_c1x1_none");
+  EXPECT_LT(wide.compute_us, square.compute_us);
+  EXPECT_LT(square.compute_us, tall.compute_us);
+  EXPECT_NEAR(wide.compute_us / tall.compute_us, 0.92, 0.02);
+  const Prediction pair = time_of("w128x256x64_g2x1_s3p3_pa_d1_sw_et_r8_k1s_p_c2x1_none");
+  EXPECT_LT(pair.memory_us, wide.memory_us) << "B's tile crosses L2 once per pair";
+  EXPECT_EQ(pair.ctas, 132);
+  bool ranked = false;  // the shortlist offers the pairs
+  for (const auto& r : rank_configs(t, Limits{}, kAll)) ranked |= r.config.persistent && r.config.cluster_m == 2;
+  EXPECT_TRUE(ranked);
+}
+
 TEST(TileCostModel, OddMGetsATileThatFitsIt) {
   // M just past a multiple of 128 (and of 256): the pick wastes little on padding.
   for (const char* shape : {"257x6144x4096", "1537x4096x4096", "100x28672x4096"}) {
