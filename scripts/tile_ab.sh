@@ -26,8 +26,8 @@ while read -r shape configs; do
   "$T" eval "${files[@]}" --shape "$shape" --layout "${LAYOUT:-TN}" --no-counters --json > "$OUT/$shape.json" || true
   python3 - "$OUT/$shape.json" "$shape" <<'PY'
 import json, sys
-text = open(sys.argv[1]).read().strip()
-recs = json.loads(text) if text.startswith('[') else [json.loads(l) for l in text.splitlines() if l.strip()]
+# Records are JSON lines; the log lines around them (a first run measures the ceiling) are not.
+recs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{')]
 for r in recs:
     name = r.get("candidate_name", "?").split("_", 1)[-1].removesuffix(".cu")
     print(f"{sys.argv[2]:>14} {name:58} {r.get('status','?'):8} {r['cold']['median_us']:8.2f} us "
