@@ -4,6 +4,8 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
 
 #include "cli/command.hpp"
 #include "harness/core/error.hpp"
@@ -39,6 +41,9 @@ int exit_code() { return g_exit_code; }
 }  // namespace tessera::cli
 
 int main(int argc, char** argv) {
+  // Logs go to stderr: stdout carries --json records, and a worker's stdout is
+  // its wire to the parent (spdlog's default logger writes to stdout).
+  spdlog::set_default_logger(spdlog::stderr_color_mt("tessera"));
   CLI::App app{"tessera: search for fast CUDA kernels, verified and timed honestly against cuBLAS"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "tessera 0.1.0");

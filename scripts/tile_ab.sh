@@ -26,7 +26,7 @@ while read -r shape configs; do
   "$T" eval "${files[@]}" --shape "$shape" --layout "${LAYOUT:-TN}" --no-counters --json > "$OUT/$shape.json" || true
   python3 - "$OUT/$shape.json" "$shape" <<'PY'
 import json, sys
-# Records are JSON lines; the log lines around them (a first run measures the ceiling) are not.
+# One JSON record per line.
 recs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{')]
 for r in recs:
     name = r.get("candidate_name", "?").split("_", 1)[-1].removesuffix(".cu")

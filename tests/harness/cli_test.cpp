@@ -14,6 +14,8 @@
 #include <sstream>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "tests/testing.hpp"
 
 namespace {
@@ -44,6 +46,33 @@ TEST(Cli, BadInputGetsOneClearLine) {
   expect_clear_error("eval " + kExample, "no task");
   expect_clear_error("eval " + std::string(TESSERA_SOURCE_DIR) + "/README.md --shape 64x64x64", "bad kernel ABI");
   expect_clear_error("eval " + kExample + " --shape 64x64x64 --mode turbo", "unknown evaluation mode");
+}
+
+// Logs (here the compile cache's warning about a tampered entry) go to
+// stderr, so stdout stays the --json record alone.
+TEST(Cli, LogsGoToStderrAndStdoutStaysJson) {
+  const auto dir = std::filesystem::temp_directory_path() / ("tessera_cli_logs_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string eval = "TESSERA_CACHE_DIR=" + dir.string() + " timeout 60 " + TESSERA_BINARY + " eval " + kExample +
+                           " --shape 64x64x64 --compile-only --json";
+  ASSERT_EQ(tessera::testing::run_command(eval + " > /dev/null 2>&1").code, 0);
+  int tampered = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) {
+    if (!e.is_regular_file() || e.path().extension() == ".json") continue;
+    std::ofstream(e.path(), std::ios::trunc) << "EVIL";
+    ++tampered;
+  }
+  ASSERT_GT(tampered, 0) << "the first run left no artifact in " << dir;
+  const auto out = dir / "stdout.txt", err = dir / "stderr.txt";
+  ASSERT_EQ(tessera::testing::run_command(eval + " > " + out.string() + " 2> " + err.string()).code, 0);
+  std::ifstream o(out), e(err);
+  const std::string out_text{std::istreambuf_iterator<char>(o), {}}, err_text{std::istreambuf_iterator<char>(e), {}};
+  EXPECT_NE(err_text.find("compile cache"), std::string::npos) << err_text;
+  EXPECT_EQ(out_text.find("compile cache"), std::string::npos) << out_text;
+  EXPECT_EQ(out_text.rfind("{", 0), 0u) << out_text;
+  EXPECT_NO_THROW((void)nlohmann::json::parse(out_text)) << out_text;
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Cli, EveryCommandHasHelp) {
