@@ -86,10 +86,12 @@ void add_schedules(const Config& base, const Task& t, const Limits& l, std::vect
     out.push_back(persistent);
     // Pairs sharing the wide operand by multicast (legality drops the ones
     // whose tile rows or columns do not pair up, and swap-AB's).
-    for (auto [cm, cn] : {std::pair{2, 1}, std::pair{1, 2}}) {
-      Config pair = persistent;
-      pair.cluster_m = cm, pair.cluster_n = cn;
-      if (base.backend == Backend::wgmma_tma) out.push_back(pair);
+    if (base.backend == Backend::wgmma_tma) {
+      for (auto [cm, cn] : {std::pair{2, 1}, std::pair{1, 2}}) {
+        Config pair = persistent;
+        pair.cluster_m = cm, pair.cluster_n = cn;
+        out.push_back(pair);
+      }
     }
   }
   Config stream = persistent;
@@ -140,7 +142,7 @@ std::vector<Config> candidates(const Task& t, const Limits& l) {
   return out;
 }
 
-using Family = std::tuple<int, int, int, int, int, bool, char, int, int>;
+using Family = std::tuple<int, int, int, int, int, bool, char, int, int, int>;
 
 // Tiled, tiled with split-K, persistent, stream-K.
 char schedule_of(const Config& c) {
@@ -150,8 +152,8 @@ char schedule_of(const Config& c) {
 }
 
 Family family_of(const Config& c) {
-  return {int(c.backend), c.bm, c.bn, c.warps_m, c.warps_n, c.swap_ab, schedule_of(c), c.split_k,
-          c.cluster_m * 8 + c.cluster_n};
+  return {int(c.backend), c.bm, c.bn, c.warps_m, c.warps_n, c.swap_ab, schedule_of(c), c.split_k, c.cluster_m,
+          c.cluster_n};
 }
 
 }  // namespace
