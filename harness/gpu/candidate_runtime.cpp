@@ -33,8 +33,11 @@ public:
   }
 
   void launch(const TesseraGemmParams& p, cudaStream_t stream) override {
-    const unsigned tiles_n = static_cast<unsigned>((task_.n + c_.tile_n - 1) / c_.tile_n);
-    const unsigned tiles_m = static_cast<unsigned>((task_.m + c_.tile_m - 1) / c_.tile_m);
+    // With a cluster, the tile grid rounds up to whole clusters along each axis
+    // (the kernel leaves the extra tiles, which lie outside C, unstored).
+    const auto round_up = [](long long tiles, int by) { return static_cast<unsigned>((tiles + by - 1) / by * by); };
+    const unsigned tiles_n = round_up((task_.n + c_.tile_n - 1) / c_.tile_n, c_.cluster_x);
+    const unsigned tiles_m = round_up((task_.m + c_.tile_m - 1) / c_.tile_m, c_.cluster_y);
     const unsigned cluster = static_cast<unsigned>(c_.cluster_x * c_.cluster_y);
     const bool persistent = c_.persistent_ctas_per_sm > 0;
     CUlaunchConfig cfg{};

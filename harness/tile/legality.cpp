@@ -123,19 +123,26 @@ Legality check_wgmma(const Config& c, const Task& t, const Limits& lim) {
     // Persistent clusters walk whole cluster tiles in lockstep; stream-K's
     // ranges cut tiles apart, so its members would not load the same k-tiles.
     if (c.stream_k) return no("stream_k needs cluster 1x1");
-    if ((c.bm / c.cluster_n) % 8) return no("the multicast slice of A must be a multiple of 8 rows");
-    if (t.layout == Layout::TN && (c.bn / c.cluster_m) % 8) return no("the multicast slice of B must be a multiple of 8 rows");
+    // Along N the tile's bm rows are shared (A, or B with swap-AB), along M its bn rows.
+    if ((c.bm / c.cluster_n) % 8)
+      return no(fmt::format("the multicast slice of the tile's {} rows ({} per CTA) must be a multiple of 8 rows", c.bm,
+                            c.bm / c.cluster_n));
+    if (t.layout == Layout::TN && (c.bn / c.cluster_m) % 8)
+      return no(fmt::format("the multicast slice of the tile's {} columns ({} per CTA) must be a multiple of 8 rows",
+                            c.bn, c.bn / c.cluster_m));
     if (t.layout == Layout::NN && (c.bn / c.bk) % c.cluster_m)
       return no("NN: the B column chunks must split evenly across the cluster");
-    if (tiles_m(c, t) % c.cluster_m || tiles_n(c, t) % c.cluster_n)
-      return no(fmt::format("grid {}x{} tiles is not divisible by cluster {}x{}", tiles_n(c, t), tiles_m(c, t),
+    // A grid that does not divide into clusters is rounded up (the launch rule,
+    // docs/abi.md): the extra CTAs load their share of the shared operand and
+    // store nothing. One that is narrower than a cluster would be mostly those.
+    if (tiles_m(c, t) < c.cluster_m || tiles_n(c, t) < c.cluster_n)
+      return no(fmt::format("grid {}x{} tiles is smaller than cluster {}x{}", tiles_n(c, t), tiles_m(c, t),
                             c.cluster_n, c.cluster_m));
   }
   if (c.swap_ab) {
     // C^T = B A^T needs both operands K-major (TN), and the transposed
     // epilogue goes through registers or a staging tile, not the TMA store.
     if (t.layout != Layout::TN) return no("swap_ab needs layout TN (both operands K-major)");
-    if (cluster > 1) return no("swap_ab needs cluster 1x1");
     if (c.epilogue_store == EpilogueStore::tma) return no("swap_ab stores C^T tiles directly or staged, not by TMA");
   }
   if (c.inline_producer) {

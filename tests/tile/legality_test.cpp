@@ -211,9 +211,26 @@ TEST(TileLegality, PersistentClustersWalkWholeClusterTilesButNotStreamK) {
   c.stream_k = true;  // a stream-K range starts inside a tile: the members would load different k-tiles
   expect_illegal(c, t, Limits{}, "stream_k needs cluster 1x1");
   c.stream_k = false;
-  const Task odd = task_from_shape("1537x8192x8192");  // 13 tile rows do not pair up
+  const Task odd = task_from_shape("1537x8192x8192");  // 13 tile rows: the grid rounds up to 7 pairs
   c.cluster_n = 1, c.cluster_m = 2;
-  expect_illegal(c, odd, Limits{}, "not divisible by cluster");
+  EXPECT_TRUE(legality(c, odd).ok) << legality(c, odd).reason;
+  const Task one_row = task_from_shape("100x8192x8192");  // one tile row cannot hold a pair along M
+  expect_illegal(c, one_row, Limits{}, "smaller than cluster");
+}
+
+TEST(TileLegality, SwapAbTakesAClusterAlongEitherAxis) {
+  const Task t = task_from_shape("257x6144x4096");  // C^T: 32 tile rows of N, 4 tile columns of M
+  Config c = hopper_big();
+  c.bm = 192, c.bn = 72, c.warps_m = 1, c.warps_n = 1, c.stages = c.prefetch = 5;
+  c.swap_ab = true, c.epilogue_store = EpilogueStore::staged;
+  for (int cn : {2, 4}) {  // along M: the weight's 192 rows multicast in slices of 96 or 48
+    c.cluster_n = cn;
+    EXPECT_TRUE(legality(c, t).ok) << name(c) << ": " << legality(c, t).reason;
+  }
+  c.cluster_n = 1, c.cluster_m = 2;  // along N: A's 72 rows would go in slices of 36
+  expect_illegal(c, t, Limits{}, "multiple of 8 rows");
+  c.bn = 80;
+  EXPECT_TRUE(legality(c, t).ok) << name(c) << ": " << legality(c, t).reason;
 }
 
 TEST(TileLegality, InlineProducerNeedsOneConsumerAndNoCluster) {

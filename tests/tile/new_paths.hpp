@@ -4,7 +4,7 @@
 // whole waves first (800 tiles) and with fewer k-iterations than SMs, on both
 // backends; swap-AB for decode (M = 1, 7, 16), for M fits (104, 88, 136) and
 // with split-K, stream-K, the inline producer and every epilogue; 192-row and
-// 96/160/224-column tiles; persistent clusters. emit_compile_test compiles every one;
+// 96/160/224-column tiles; persistent clusters; clusters on rounded-up grids and with swap-AB. emit_compile_test compiles every one;
 // gpu_eval_test verifies them on the GPU.
 #include <string>
 #include <vector>
@@ -51,6 +51,19 @@ inline std::vector<NewPathCase> new_path_cases() {
         "w256x128x64_g2x1_s3p3_pa_d1_sw_et_r8_k1s_p_c4x1_bias", "w128x128x64_g2x1_s5p5_pa_d1_sw_es_r0_k1s_p_c1x4_bias"}},
       {"1024x1024x2048", "NN", "none", {"w128x128x64_g2x1_s5p5_pa_d1_sw_ed_r8_k1s_p_c2x1_none"}},
       {"256x512x512", "TN", "none", {"w128x128x64_g2x1_s4p4_pa_d1_sw_ed_r0_k1s_p_c1x2_none"}},
+      // Clusters on grids that do not divide into them (43 tile columns, 7 tile rows, 13 under persistence):
+      // the extra CTAs multicast and store nothing; split-K with a cluster; bias on the clipped columns.
+      {"192x4096x512", "TN", "bias",
+       {"w64x96x64_g1x1_s8p8_pa_d1_sw_es_r0_k1s_t_c1x2_bias", "w64x96x64_g1x1_s8p8_pa_d1_sw_ed_r0_k2a_t_c1x2_bias"}},
+      {"1537x4096x512", "TN", "none",
+       {"w128x256x64_g2x1_s3p3_pa_d1_sw_et_r8_k1s_p_c2x1_none", "w256x64x64_g2x1_s4p4_pa_d1_sw_es_r0_k1s_t_c2x1_none"}},
+      // Swap-AB with a cluster: along M (the weight multicast; 257 rows in 3 tiles of 88 rounded up to 4)
+      // and along N (A multicast), tiled and persistent.
+      {"257x6144x512", "TN", "none",
+       {"w192x72x64_g1x1_s5p5_pa_d1_sw_es_r0_k1s_t_c1x2_swapab_none",
+        "w128x88x64_g1x1_s6p6_pa_d1_sw_ed_r0_k1s_p_c1x2_swapab_none",
+        "w64x256x64_g1x1_s4p4_pa_d1_sw_es_r0_k1s_t_c1x2_swapab_none",
+        "w128x80x64_g1x1_s6p6_pa_d1_sw_es_r0_k1s_t_c2x1_swapab_none"}},
   };
   // Decode: M = 1, 7, 16 on 8- and 16-wide M tiles.
   for (const char* shape : {"1x4096x4096", "7x2112x7168", "16x3072x5120"})

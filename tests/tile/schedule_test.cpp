@@ -187,21 +187,27 @@ TEST(TileSchedule, PersistentClustersCoverEveryTileInLockstep) {
                                          {16, 32, 128, 132, 1, 2},
                                          {32, 16, 64, 128, 4, 1},   // 4096^3 with 128x256 tiles, 4 along M
                                          {8, 12, 5, 20, 1, 4},
-                                         {2, 2, 3, 132, 2, 1}}) {   // fewer cluster tiles than clusters
+                                         {2, 2, 3, 132, 2, 1},      // fewer cluster tiles than clusters
+                                         {13, 32, 64, 132, 2, 1},   // 1537 rows: 13 tile rows round up to 7 pairs
+                                         {3, 43, 112, 132, 1, 2}}) {  // 43 tile columns round up to 22 pairs
     const int cs = k.cm * k.cn, clusters = k.ctas / cs;
+    const int cluster_rows = (k.tiles_m + k.cm - 1) / k.cm, cluster_cols = (k.tiles_n + k.cn - 1) / k.cn;
     std::map<std::pair<int, int>, int> times;
     for (int cl = 0; cl < clusters; ++cl) {
       std::vector<std::vector<std::tuple<int, int, int>>> ranges(cs);  // per member: (kb_begin, kb_end, cluster tile)
       for (int rank = 0; rank < cs; ++rank) {
         const int rm = k.cm > 1 ? rank : 0, rn = k.cn > 1 ? rank : 0;
-        for (auto w = persistent::walk_begin(k.tiles_m / k.cm, k.tiles_n / k.cn, k.k_tiles, cl, clusters); w.valid;
+        for (auto w = persistent::walk_begin(cluster_rows, cluster_cols, k.k_tiles, cl, clusters); w.valid;
              persistent::walk_next(w)) {
           const persistent::Work u = persistent::cluster_member(w.u, k.tiles_n, k.cm, k.cn, rm, rn);
-          ASSERT_TRUE(u.tm >= 0 && u.tm < k.tiles_m && u.tn >= 0 && u.tn < k.tiles_n);
-          EXPECT_EQ(u.tile_id, u.tm * k.tiles_n + u.tn);
-          EXPECT_EQ(u.tm / k.cm * (k.tiles_n / k.cn) + u.tn / k.cn, w.u.tile_id) << "inside its cluster tile";
-          for (int kb = u.kb_begin; kb < u.kb_end; ++kb) ++times[{u.tile_id, kb}];
+          ASSERT_TRUE(u.tm >= 0 && u.tm < cluster_rows * k.cm && u.tn >= 0 && u.tn < cluster_cols * k.cn);
+          EXPECT_EQ(u.tm / k.cm * cluster_cols + u.tn / k.cn, w.u.tile_id) << "inside its cluster tile";
+          // A member past C's last tile row or column still walks (its peers
+          // need its multicast slices) but computes nothing that is stored.
           ranges[rank].emplace_back(u.kb_begin, u.kb_end, w.u.tile_id);
+          if (u.tm >= k.tiles_m || u.tn >= k.tiles_n) continue;
+          EXPECT_EQ(u.tile_id, u.tm * k.tiles_n + u.tn);
+          for (int kb = u.kb_begin; kb < u.kb_end; ++kb) ++times[{u.tile_id, kb}];
         }
       }
       for (int rank = 1; rank < cs; ++rank) EXPECT_EQ(ranges[rank], ranges[0]) << "cluster " << cl << " rank " << rank;

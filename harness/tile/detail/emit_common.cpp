@@ -314,8 +314,8 @@ extern "C" __device__ const TesseraLaunchContract tessera_contract = {{
 }};
 )",
                      c.threads(), c.swap_ab ? c.bn : c.bm, c.swap_ab ? c.bm : c.bn, contract_split_k(c, t),
-                     persistent_ctas_per_sm, dynamic_smem_bytes(c, t), c.cluster_n,
-                     c.cluster_m, epi[int(c.epilogue)], t.layout == Layout::NN ? 1 : 0, workspace_bytes(c, t),
+                     persistent_ctas_per_sm, dynamic_smem_bytes(c, t), c.swap_ab ? c.cluster_m : c.cluster_n,
+                     c.swap_ab ? c.cluster_n : c.cluster_m, epi[int(c.epilogue)], t.layout == Layout::NN ? 1 : 0, workspace_bytes(c, t),
                      tma_a_rows, tma_a_cols, tma_b_rows, tma_b_cols, tma_c_rows, tma_c_cols, swizzle_bytes);
 }
 

@@ -113,11 +113,18 @@ __device__ __forceinline__ const TesseraTensorMap* map_cols(const TesseraGemmPar
 
 // Persistent cluster: w.u names a cluster tile of the walk's grid; this CTA's
 // tile is its rank's within it (1-D clusters: the rank runs along one axis).
-__device__ __forceinline__ void place_in_cluster(Walk& w) {
+// The cluster grid is rounded up, so the tile may lie outside C (tile_in_c).
+__device__ __forceinline__ void place_in_cluster(const TesseraGemmParams& p, Walk& w) {
   if (!w.valid) return;
   const int rank = static_cast<int>(blockIdx.x % kClusterSize);
-  w.u = cluster_member(w.u, w.tiles_n * kClusterN, kClusterM, kClusterN, kClusterM > 1 ? rank : 0,
+  w.u = cluster_member(w.u, (mma_cols(p) + kBN - 1) / kBN, kClusterM, kClusterN, kClusterM > 1 ? rank : 0,
                        kClusterN > 1 ? rank : 0);
+}
+
+// A cluster's grid is rounded up to whole clusters: its extra CTAs take part
+// in the multicasts (their peers need their slices) but store nothing.
+__device__ __forceinline__ bool tile_in_c(const TesseraGemmParams& p, const Work& u) {
+  return kClusterSize == 1 || (u.tm * kBM < mma_rows(p) && u.tn * kBN < mma_cols(p));
 }
 
 // This CTA's sequence of (tile, k-range) units; producer and consumers walk
@@ -131,9 +138,9 @@ __device__ __forceinline__ Walk walk_start(const TesseraGemmParams& p) {
   if constexpr (kPersistent && kClusterSize > 1) {
     // The grid is whole 1-D clusters; each walks cluster tiles, its CTA (by
     // rank) taking its own tile of each.
-    Walk w = walk_begin(tiles_m / kClusterM, tiles_n / kClusterN, k_tiles, blockIdx.x / kClusterSize,
-                        gridDim.x / kClusterSize);
-    place_in_cluster(w);
+    Walk w = walk_begin((tiles_m + kClusterM - 1) / kClusterM, (tiles_n + kClusterN - 1) / kClusterN, k_tiles,
+                        blockIdx.x / kClusterSize, gridDim.x / kClusterSize);
+    place_in_cluster(p, w);
     return w;
   } else if constexpr (kPersistent) {
     return walk_begin(tiles_m, tiles_n, k_tiles, blockIdx.x, gridDim.x);
@@ -146,10 +153,14 @@ __device__ __forceinline__ Walk walk_start(const TesseraGemmParams& p) {
       const TileCoord t = tile_coord(blockIdx.y * gridDim.x + blockIdx.x, tiles_m, tiles_n);
       tm = t.m, tn = t.n;
     } else {
-      const int cluster_cols = gridDim.x / kClusterN;
-      const int id = (blockIdx.y / kClusterM) * cluster_cols + blockIdx.x / kClusterN;
-      const TileCoord t = tile_coord(id, tiles_m / kClusterM, cluster_cols);
-      tm = t.m * kClusterM + blockIdx.y % kClusterM, tn = t.n * kClusterN + blockIdx.x % kClusterN;
+      // The grid (x along C's N) is the tile grid rounded up to whole clusters;
+      // with swap-AB, x walks the MMA's rows (N) and y its columns (M).
+      const int x = static_cast<int>(blockIdx.x), y = static_cast<int>(blockIdx.y);
+      const int row = kSwapAB ? x : y, col = kSwapAB ? y : x;
+      const int cluster_rows = static_cast<int>(kSwapAB ? gridDim.x : gridDim.y) / kClusterM;
+      const int cluster_cols = static_cast<int>(kSwapAB ? gridDim.y : gridDim.x) / kClusterN;
+      const TileCoord t = tile_coord((row / kClusterM) * cluster_cols + col / kClusterN, cluster_rows, cluster_cols);
+      tm = t.m * kClusterM + row % kClusterM, tn = t.n * kClusterN + col % kClusterN;
     }
     const int split = static_cast<int>(blockIdx.z);
     const int per_split = (k_tiles + kSplitK - 1) / kSplitK;
@@ -159,10 +170,10 @@ __device__ __forceinline__ Walk walk_start(const TesseraGemmParams& p) {
     return w;
   }
 }
-__device__ __forceinline__ void walk_advance(Walk& w) {
+__device__ __forceinline__ void walk_advance(const TesseraGemmParams& p, Walk& w) {
   if constexpr (kPersistent) {
     walk_next(w);
-    if constexpr (kClusterSize > 1) place_in_cluster(w);
+    if constexpr (kClusterSize > 1) place_in_cluster(p, w);
   } else {
     w.valid = false;
   }
@@ -192,7 +203,7 @@ __device__ __forceinline__ bool producer_step(const TesseraGemmParams& p, Produc
                                               unsigned long long* full, unsigned long long* empty) {
   if (!s.w.valid) return false;
   while (s.kb >= s.w.u.kb_end) {  // this unit is done (or has no k-tiles): the next one
-    walk_advance(s.w);
+    walk_advance(p, s.w);
     if (!s.w.valid) return false;
     s.kb = s.w.u.kb_begin;
   }
@@ -280,7 +291,7 @@ __device__ __forceinline__ void consumer(const TesseraGemmParams& p, unsigned ch
   const int cm = c / kConsumersN, cn = c % kConsumersN;
   const int warp = t / 32, lane = t % 32;
   int stage = 0, phase = 0;
-  for (Walk s = walk_start(p); s.valid; walk_advance(s)) {
+  for (Walk s = walk_start(p); s.valid; walk_advance(p, s)) {
     const Work u = s.u;
 
     float acc[kAccRegs];
@@ -330,6 +341,8 @@ __device__ __forceinline__ void consumer(const TesseraGemmParams& p, unsigned ch
         refill(p, prod, smem, full, empty, t);
       }
     }
+
+    if (!tile_in_c(p, u)) continue;
 
     // Split-K and stream-K: fp32 slots of kBM x kBN (a kWM x kWN share per
     // consumer), then one semaphore per (tile, consumer); the CTA that
@@ -474,11 +487,13 @@ std::string emit_wgmma(const Config& c, const Task& t) {
   std::string body = kBody;
   const std::string call = "WGMMA_CALL(";
   body.replace(body.find(call), call.size(), fmt::format("wgmma_m64n{}k16(", wn));
-  // Boxes: A is (bm / cluster_n) x bk (a multicast slice when A is shared);
-  // TN B is (bn / cluster_m) x bk; NN B is bk x (one swizzle row = bk columns).
-  // With swap-AB the tile's kBM rows walk B and its kBN rows walk A.
-  const int a_rows = c.swap_ab ? c.bn : c.bm / c.cluster_n;
-  const int b_rows = t.layout == Layout::NN ? c.bk : c.swap_ab ? c.bm : c.bn / c.cluster_m;
+  // Boxes: the tile's kBM rows are loaded (bm / cluster_n) x bk at a time (a
+  // multicast slice when shared along N), its kBN rows (bn / cluster_m) x bk
+  // (TN); NN B is bk x (one swizzle row = bk columns). The kBM rows walk A, or
+  // B with swap-AB.
+  const int row_box = c.bm / c.cluster_n, col_box = c.bn / c.cluster_m;
+  const int a_rows = c.swap_ab ? col_box : row_box;
+  const int b_rows = t.layout == Layout::NN ? c.bk : c.swap_ab ? row_box : col_box;
   const int b_cols = c.bk;
   return header_comment(c, t) + common_constants(c, t) + constants(c, t) + common_device_code() +
          wgmma_wrapper(c, t) + wgmma_ptx_source() + body +
