@@ -19,8 +19,10 @@ constexpr int kSplitWaveTargets = 3;      // split-K that fills 1, 2 or 3 waves 
 constexpr int kRasterGroup = 8;           // tile rows per raster group when there are enough rows
 constexpr int kPerFamilyFirst = 1;        // configs per structural family before any family's second
 // The model is least sure about the schedules' relative costs (waves against
-// stream-K's fix-up against split-K's atomics), so the best of each schedule
+// split-K's atomics against a persistent grid), so the best of each schedule
 // comes first when it is predicted within this factor of the best of all.
+// Not stream-K: it measured slower than predicted on every shape tried
+// (cost_model.cpp, kStreamKSlowdown), so it competes on its prediction alone.
 constexpr double kScheduleHedge = 1.5;
 
 struct TileShape {
@@ -70,10 +72,24 @@ std::optional<Config> deepest(Config c, const Task& t, const Limits& l, int smem
 
 // Every schedule of one tile: tiled (with the split-K factors that fill the
 // SMs), persistent and stream-K.
+// Pairs sharing one operand by multicast, along M (B shared) and along N (A
+// shared); legality drops the ones whose slices are not whole 8-row groups.
+void add_pairs(const Config& c, std::vector<Config>& out) {
+  if (c.backend != Backend::wgmma_tma) return;
+  for (auto [cm, cn] : {std::pair{2, 1}, std::pair{1, 2}}) {
+    Config pair = c;
+    pair.cluster_m = cm, pair.cluster_n = cn;
+    out.push_back(pair);
+  }
+}
+
 void add_schedules(const Config& base, const Task& t, const Limits& l, std::vector<Config>& out) {
   const int tiles = tiles_m(base, t) * tiles_n(base, t), kt = k_tiles(base, t);
   Config tiled = base;
   out.push_back(tiled);
+  // A one-wave grid draws its k-tiles from L2 on every SM at once; multicast
+  // halves the shared operand's share of that.
+  add_pairs(tiled, out);
   for (int s : split_factors(tiles, kt, l.sm_count)) {
     Config sk = base;
     sk.split_k = s;
@@ -84,15 +100,7 @@ void add_schedules(const Config& base, const Task& t, const Limits& l, std::vect
   persistent.persistent = true;
   if (tiles > l.sm_count) {
     out.push_back(persistent);
-    // Pairs sharing the wide operand by multicast (legality drops the ones
-    // whose tile rows or columns do not pair up, and swap-AB's).
-    if (base.backend == Backend::wgmma_tma) {
-      for (auto [cm, cn] : {std::pair{2, 1}, std::pair{1, 2}}) {
-        Config pair = persistent;
-        pair.cluster_m = cm, pair.cluster_n = cn;
-        out.push_back(pair);
-      }
-    }
+    add_pairs(persistent, out);
   }
   Config stream = persistent;
   stream.stream_k = true;
@@ -170,14 +178,15 @@ std::vector<Ranked> rank_configs(const Task& t, const Limits& l, std::size_t max
     if (a.prediction.time_us != b.prediction.time_us) return a.prediction.time_us < b.prediction.time_us;
     return name(a.config) < name(b.config);
   });
-  // Diversify: the best of each schedule (when within kScheduleHedge of the
-  // best), then the best of each family, then everything else, each in order.
+  // Diversify: the best of each schedule but stream-K (when within
+  // kScheduleHedge of the best), then the best of each family, then everything else, each in order.
   std::vector<Ranked> out, families, rest;
   std::set<char> schedules;
   std::map<Family, int> taken;
   const double best = all.empty() ? 0 : all.front().prediction.time_us;
   for (auto& r : all) {
-    const bool hedge = r.prediction.time_us <= kScheduleHedge * best && schedules.insert(schedule_of(r.config)).second;
+    const bool hedge = !r.config.stream_k && r.prediction.time_us <= kScheduleHedge * best &&
+                       schedules.insert(schedule_of(r.config)).second;
     const bool first_of_family = taken[family_of(r.config)]++ < kPerFamilyFirst;
     if (hedge) out.push_back(std::move(r));
     else if (first_of_family) families.push_back(std::move(r));
