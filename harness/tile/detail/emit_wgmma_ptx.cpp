@@ -16,7 +16,9 @@ __device__ __forceinline__ void mbar_expect_tx(unsigned long long* bar, unsigned
 __device__ __forceinline__ void mbar_arrive(unsigned long long* bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_u32(bar)) : "memory");
 }
-// Spins until the barrier phase with the given parity has completed.
+// Spins until the barrier phase with the given parity has completed. (A
+// suspend-time hint on try_wait, as in CUTLASS, measured no faster on the
+// H200 and 5% slower with a cluster: 1024x2112x5120, 256x64 tiles.)
 __device__ __forceinline__ void mbar_wait(unsigned long long* bar, int parity) {
   unsigned done = 0;
   do {
