@@ -6,8 +6,9 @@
 # profiled, after two), then cuBLAS's TN kernel for the shape; the raw
 # metrics go to OUT_DIR/SHAPE_NAME.csv and a table of the telling ones
 # (time, SM and L2 throughput, cycles per issued instruction, clusters that
-# fit) is printed. ncu's replays run the kernel warm and at its own clocks:
-# compare the rows with each other, not with the harness's cold times.
+# fit) is printed. ncu flushes the caches before each replay and is told to
+# leave the clocks alone, but it replays one launch on its own: compare the
+# rows with each other, not with the harness's cold times.
 #   scripts/tile_prof.sh PLAN [OUT_DIR]    (TESSERA=build/bin/tessera, LAYOUT=TN, NCU=ncu)
 set -uo pipefail
 PLAN=${1:?usage: scripts/tile_prof.sh PLAN [OUT_DIR]}
@@ -35,12 +36,12 @@ while read -r shape configs; do
 done < "$PLAN"
 python3 - "$OUT" <<'PY'
 import csv, glob, os, sys
-want = [("Duration", "us"), ("SM Frequency", "hz"), ("Elapsed Cycles", "cyc"), ("SM Active Cycles", "active"),
+want = [("Duration", "us"), ("SM Frequency", "ghz"), ("Elapsed Cycles", "cyc"), ("SM Active Cycles", "active"),
         ("Compute (SM) Throughput", "sm%"), ("Executed Ipc Active", "ipc"), ("L2 Cache Throughput", "l2%"),
         ("L2 Hit Rate", "l2hit%"), ("DRAM Throughput", "dram%"), ("L1/TEX Cache Throughput", "l1%"),
         ("Warp Cycles Per Issued Instruction", "cpi"), ("Cluster Size", "cl"), ("Max Active Clusters", "maxcl"),
         ("Grid Size", "grid")]
-print(f"{'run':72} " + " ".join(f"{s:>8}" for _, s in want))  # Duration in µs, the rest as ncu prints them
+print(f"{'run':72} " + " ".join(f"{s:>8}" for _, s in want))  # µs and GHz; the rest as ncu prints them
 for path in sorted(glob.glob(os.path.join(sys.argv[1], "*.csv"))):
     rows = [r for r in csv.reader(l for l in open(path) if l.startswith('"'))]
     if len(rows) < 2:
@@ -49,12 +50,11 @@ for path in sorted(glob.glob(os.path.join(sys.argv[1], "*.csv"))):
     head = rows[0]
     name_i, val_i, unit_i = head.index("Metric Name"), head.index("Metric Value"), head.index("Metric Unit")
     got = {}
+    scale = {"ms": 1e3, "ns": 1e-3, "hz": 1e-9}  # times in µs and clocks in GHz, whatever unit ncu chose
     for r in rows[1:]:
         v = r[val_i].replace(",", "")
-        if r[unit_i] in ("ms",):
-            v = str(float(v) * 1e3)
-        elif r[unit_i] in ("ns",):
-            v = str(float(v) / 1e3)
+        if r[unit_i] in scale:
+            v = f"{float(v) * scale[r[unit_i]]:g}"
         got.setdefault(r[name_i], v)
     print(f"{os.path.basename(path)[:-4]:72} " + " ".join(f"{got.get(n, '-')[:8]:>8}" for n, _ in want))
 PY

@@ -92,7 +92,10 @@ Shape shape_of(const Config& c, const Task& t) {
   s.rows = double(mma_rows(c, t)), s.cols = double(mma_cols(c, t)), s.k = double(t.k);
   s.tiles_m = std::max(1, tiles_m(c, t)), s.tiles_n = std::max(1, tiles_n(c, t));
   s.tiles = s.tiles_m * s.tiles_n;
-  const auto round_up = [](int n, int by) { return (n + std::max(1, by) - 1) / std::max(1, by) * std::max(1, by); };
+  const auto round_up = [](int n, int by) {
+    by = std::max(1, by);
+    return (n + by - 1) / by * by;
+  };
   s.grid_tiles = round_up(s.tiles_m, c.cluster_m) * round_up(s.tiles_n, c.cluster_n);
   s.k_tiles = std::max(1, k_tiles(c, t));
   s.rows_per_tile = s.rows / s.tiles_m, s.cols_per_tile = s.cols / s.tiles_n;

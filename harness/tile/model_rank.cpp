@@ -70,8 +70,6 @@ std::optional<Config> deepest(Config c, const Task& t, const Limits& l, int smem
   return std::nullopt;
 }
 
-// Every schedule of one tile: tiled (with the split-K factors that fill the
-// SMs), persistent and stream-K.
 // Pairs sharing one operand by multicast, along M (B shared) and along N (A
 // shared); legality drops the ones whose slices are not whole 8-row groups.
 void add_pairs(const Config& c, std::vector<Config>& out) {
@@ -83,6 +81,8 @@ void add_pairs(const Config& c, std::vector<Config>& out) {
   }
 }
 
+// Every schedule of one tile: tiled (with the split-K factors that fill the
+// SMs, and multicast pairs), persistent (and its pairs) and stream-K.
 void add_schedules(const Config& base, const Task& t, const Limits& l, std::vector<Config>& out) {
   const int tiles = tiles_m(base, t) * tiles_n(base, t), kt = k_tiles(base, t);
   Config tiled = base;
@@ -179,7 +179,8 @@ std::vector<Ranked> rank_configs(const Task& t, const Limits& l, std::size_t max
     return name(a.config) < name(b.config);
   });
   // Diversify: the best of each schedule but stream-K (when within
-  // kScheduleHedge of the best), then the best of each family, then everything else, each in order.
+  // kScheduleHedge of the best), then the best of each family, then
+  // everything else, each in order.
   std::vector<Ranked> out, families, rest;
   std::set<char> schedules;
   std::map<Family, int> taken;
