@@ -18,7 +18,7 @@ TESSERA_JSON_STRUCT(CompileInfo, compiler, arch, key, cached, ms, log, options)
 TESSERA_JSON_STRUCT(Resources, registers, static_smem_bytes, dynamic_smem_bytes,
                                                 local_bytes, spill_stores, spill_loads, max_threads_per_block)
 TESSERA_JSON_STRUCT(TrialStats, distribution, max_abs_err, rel_l2_err, mismatches,
-                                                unwritten, nonfinite, passed)
+                                                unwritten, nonfinite, flip_fraction, decided_flip_fraction, passed)
 TESSERA_JSON_STRUCT(VerifyStats, status, trials, trials_passed, max_abs_err, rel_l2_err,
                                                 mismatches, inputs_intact, canaries_intact, workspace_restored,
                                                 failure, per_trial)

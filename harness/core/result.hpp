@@ -65,6 +65,8 @@ struct TrialStats {
   long long mismatches = 0;
   long long unwritten = 0;  // elements still holding the NaN poison
   long long nonfinite = 0;
+  double flip_fraction = 0;          // elements whose fp16 value is not round(ref)
+  double decided_flip_fraction = 0;  // of all elements: flips the accumulation allowance cannot explain
   bool passed = false;
 };
 

@@ -37,7 +37,8 @@ struct CompareStats {
   unsigned long long mismatches;
   unsigned long long unwritten;
   unsigned long long nonfinite;
-  unsigned long long flips;  // C != round_to_fp16(ref)
+  unsigned long long flips;          // C != round_to_fp16(ref)
+  unsigned long long decided_flips;  // of those, where ref ± the accumulation allowance round alike
   double max_abs_err;
   double sum_sq_err;
   double sum_sq_ref;
