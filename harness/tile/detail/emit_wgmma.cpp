@@ -291,6 +291,10 @@ __device__ __forceinline__ void consumer(const TesseraGemmParams& p, unsigned ch
   const int cm = c / kConsumersN, cn = c % kConsumersN;
   const int warp = t / 32, lane = t % 32;
   int stage = 0, phase = 0;
+  // Stage 0's descriptors for this consumer; the loop only advances them.
+  const unsigned char* sB0 = smem + kStages * kATileBytes;
+  const unsigned long long dA0 = desc_k_major(smem, cm * kWM, 0);
+  const unsigned long long dB0 = kLayoutNN ? desc_n_major(sB0, cn * kWN, 0) : desc_k_major(sB0, cn * kWN, 0);
   for (Walk s = walk_start(p); s.valid; walk_advance(p, s)) {
     const Work u = s.u;
 
@@ -300,16 +304,17 @@ __device__ __forceinline__ void consumer(const TesseraGemmParams& p, unsigned ch
     int held = -1;  // kInflight: the stage whose wgmma group is still running
     for (int kb = u.kb_begin; kb < u.kb_end; ++kb) {
       mbar_wait(&full[stage], phase);
-      const unsigned char* sA = smem + stage * kATileBytes;
-      const unsigned char* sB = smem + kStages * kATileBytes + stage * kBTileBytes;
+      const unsigned long long dA = desc_advance(dA0, stage * kATileBytes);
+      const unsigned long long dB = desc_advance(dB0, stage * kBTileBytes);
       fence_accumulators(acc);
       wgmma_fence();
 #pragma unroll
       for (int ks = 0; ks < kBK / 16; ++ks) {
 #pragma unroll
         for (int mt = 0; mt < kMT; ++mt) {
-          const unsigned long long da = desc_k_major(sA, cm * kWM + mt * 64, ks);
-          const unsigned long long db = kLayoutNN ? desc_n_major(sB, cn * kWN, ks) : desc_k_major(sB, cn * kWN, ks);
+          // k-major: 64 rows further and 32 bytes per k16 step; NN B: 16 k-rows per step.
+          const unsigned long long da = desc_advance(dA, mt * 64 * kSwizzleBytes + ks * 32);
+          const unsigned long long db = desc_advance(dB, kLayoutNN ? ks * 16 * kSwizzleBytes : ks * 32);
           WGMMA_CALL(&acc[mt * kAccum], da, db);
         }
       }

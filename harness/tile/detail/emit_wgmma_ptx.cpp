@@ -136,6 +136,13 @@ __device__ __forceinline__ unsigned long long desc_n_major(const unsigned char* 
   return smem_desc(tile + (col / kBChunkCols) * (kBK * kSwizzleBytes) + ks * 16 * kSwizzleBytes,
                    kBK * kSwizzleBytes, 8 * kSwizzleBytes);
 }
+// The same descriptor `bytes` further on: only the start address moves. It is
+// in 16-byte units in bits 0-13, and shared memory ends below 2^18 bytes, so
+// the sum never carries into the offsets. Rebuilding descriptors for every
+// wgmma cost the main loop about 20 instructions each.
+__device__ __forceinline__ unsigned long long desc_advance(unsigned long long desc, unsigned bytes) {
+  return desc + (bytes >> 4);
+}
 
 // A consumer warp hands a stage back to the producer once its wgmma reads of it
 // are complete (wgmma.wait_group is warp-synchronous, so lane 0 speaks for the warp).
