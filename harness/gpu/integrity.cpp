@@ -1,7 +1,5 @@
 #include "harness/gpu/integrity.hpp"
 
-#include <cmath>
-
 #include <fmt/format.h>
 
 #include "harness/gpu/check.hpp"
@@ -60,7 +58,7 @@ std::string CandidateGuards::verdict() {
   TESSERA_CUDA_CHECK(cudaMemcpy(&cs, b_.verdict.get(), sizeof cs, cudaMemcpyDeviceToHost));
   const double compared = double(checks_) * double(b_.c_count());
   const double flip_fraction = compared > 0 ? double(cs.decided_flips) / compared : 0;
-  const double rel_l2 = cs.sum_sq_ref > 0 ? std::sqrt(cs.sum_sq_err / cs.sum_sq_ref) : std::sqrt(cs.sum_sq_err);
+  const double rel_l2 = relative_l2(cs);
   const double rel_bound = rel_l2_bound(b_.task.k);
   if (cs.mismatches == 0 && flip_fraction <= kMaxFlipFraction && rel_l2 <= rel_bound) return {};
   if (cs.unwritten > 0)

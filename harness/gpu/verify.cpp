@@ -18,6 +18,10 @@ double accumulation_gamma(std::int64_t k) {
 
 double rel_l2_bound(std::int64_t k) { return std::ldexp(1.0, -10) + accumulation_gamma(k) / 4.0; }
 
+double relative_l2(const CompareStats& cs) {
+  return cs.sum_sq_ref > 0 ? std::sqrt(cs.sum_sq_err / cs.sum_sq_ref) : std::sqrt(cs.sum_sq_err);
+}
+
 namespace {
 
 // Runs the candidate once and turns any CUDA error into a CandidateFault.
@@ -58,7 +62,7 @@ TrialStats check_output(TaskBuffers& b, cudaStream_t s, const std::string& label
   TrialStats t;
   t.distribution = label;
   t.max_abs_err = cs.max_abs_err;
-  t.rel_l2_err = cs.sum_sq_ref > 0 ? std::sqrt(cs.sum_sq_err / cs.sum_sq_ref) : std::sqrt(cs.sum_sq_err);
+  t.rel_l2_err = relative_l2(cs);
   t.mismatches = static_cast<long long>(cs.mismatches);
   t.unwritten = static_cast<long long>(cs.unwritten);
   t.nonfinite = static_cast<long long>(cs.nonfinite);

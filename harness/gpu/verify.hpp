@@ -27,6 +27,8 @@ double accumulation_gamma(std::int64_t k);
 // it at K = 29568 (max error 4.7 against an allowance of 6.5) but misses this
 // bound 5-fold (6.3e-3 against 1.2e-3; its fp32 output: 2.1e-4).
 double rel_l2_bound(std::int64_t k);
+// ‖C − ref‖ / ‖ref‖ over the compared outputs (‖C − ref‖ alone when ref is all zeros).
+double relative_l2(const CompareStats& cs);
 
 struct VerifyContext {
   TaskBuffers& buffers;

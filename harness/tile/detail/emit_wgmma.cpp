@@ -293,8 +293,8 @@ __device__ __forceinline__ void consumer(const TesseraGemmParams& p, unsigned ch
   int stage = 0, phase = 0;
   // Stage 0's descriptors for this consumer; the loop only advances them.
   const unsigned char* sB0 = smem + kStages * kATileBytes;
-  const unsigned long long dA0 = desc_k_major(smem, cm * kWM, 0);
-  const unsigned long long dB0 = kLayoutNN ? desc_n_major(sB0, cn * kWN, 0) : desc_k_major(sB0, cn * kWN, 0);
+  const unsigned long long dA0 = desc_k_major(smem, cm * kWM);
+  const unsigned long long dB0 = kLayoutNN ? desc_n_major(sB0, cn * kWN) : desc_k_major(sB0, cn * kWN);
   for (Walk s = walk_start(p); s.valid; walk_advance(p, s)) {
     const Work u = s.u;
 

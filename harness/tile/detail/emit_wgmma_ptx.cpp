@@ -126,15 +126,15 @@ __device__ __forceinline__ unsigned long long smem_desc(const void* p, unsigned 
 }
 
 // A (and TN B): K-major rows of kSwizzleBytes; 8-row groups are kSwizzleBytes*8
-// apart; a k16 step moves 32 bytes along the (swizzled) row.
-__device__ __forceinline__ unsigned long long desc_k_major(const unsigned char* tile, int row, int ks) {
-  return smem_desc(tile + row * kSwizzleBytes + ks * 32, 16, 8 * kSwizzleBytes);
+// apart; a k16 step moves 32 bytes along the (swizzled) row (desc_advance).
+__device__ __forceinline__ unsigned long long desc_k_major(const unsigned char* tile, int row) {
+  return smem_desc(tile + row * kSwizzleBytes, 16, 8 * kSwizzleBytes);
 }
 // NN B: N-major, stored as kBN/kBChunkCols column chunks of kBK rows x
-// kSwizzleBytes. LBO = distance between column chunks, SBO = 8 k-rows.
-__device__ __forceinline__ unsigned long long desc_n_major(const unsigned char* tile, int col, int ks) {
-  return smem_desc(tile + (col / kBChunkCols) * (kBK * kSwizzleBytes) + ks * 16 * kSwizzleBytes,
-                   kBK * kSwizzleBytes, 8 * kSwizzleBytes);
+// kSwizzleBytes. LBO = distance between column chunks, SBO = 8 k-rows; a k16
+// step moves 16 rows (desc_advance).
+__device__ __forceinline__ unsigned long long desc_n_major(const unsigned char* tile, int col) {
+  return smem_desc(tile + (col / kBChunkCols) * (kBK * kSwizzleBytes), kBK * kSwizzleBytes, 8 * kSwizzleBytes);
 }
 // The same descriptor `bytes` further on: only the start address moves. It is
 // in 16-byte units in bits 0-13, and shared memory ends below 2^18 bytes, so
