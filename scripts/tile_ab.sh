@@ -6,7 +6,7 @@
 # Each config runs REPEAT times (default 2), in the order a b c a b c, so a
 # drift between the first and second pass shows. Prints one line per run:
 # shape, config, status, cold µs, speedup over the best baseline.
-#   scripts/tile_ab.sh PLAN [OUT_DIR]      (TESSERA=build/bin/tessera, LAYOUT=TN)
+#   scripts/tile_ab.sh PLAN [OUT_DIR]      (TESSERA=build/bin/tessera, LAYOUT=TN, EPILOGUE=none)
 # Emitter A/B: EMITTERS="old=/tmp/tessera_old new=build/bin/tessera" emits every
 # config with each binary (files OUT_DIR/SHAPE_LABEL_CONFIG.cu, labels in the
 # names) and times them interleaved. Files already in OUT_DIR are reused, so
@@ -25,12 +25,12 @@ while read -r shape configs; do
       for e in ${EMITTERS:-"=$T"}; do
         label=${e%%=*} bin=${e#*=}
         f="$OUT/${shape}_${label:+${label}_}${c}.cu"
-        [ -f "$f" ] || "$bin" tile emit "$c" --shape "$shape" --layout "${LAYOUT:-TN}" > "$f"
+        [ -f "$f" ] || "$bin" tile emit "$c" --shape "$shape" --layout "${LAYOUT:-TN}" --epilogue "${EPILOGUE:-none}" > "$f"
         files+=("$f")
       done
     done
   done
-  "$T" eval "${files[@]}" --shape "$shape" --layout "${LAYOUT:-TN}" --no-counters --json > "$OUT/$shape.json" || true
+  "$T" eval "${files[@]}" --shape "$shape" --layout "${LAYOUT:-TN}" --epilogue "${EPILOGUE:-none}" --no-counters --json > "$OUT/$shape.json" || true
   python3 - "$OUT/$shape.json" "$shape" <<'PY'
 import json, sys
 # One JSON record per line, or one pretty-printed record (a single candidate),

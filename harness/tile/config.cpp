@@ -38,7 +38,7 @@ namespace {
 constexpr const char* kSwapAbTag = "swapab_";  // before the epilogue in a swap-AB config's name
 
 char schedule_code(const Config& c) {
-  if (c.persistent) return c.stream_k ? 's' : 'p';
+  if (c.persistent) return c.stream_k ? 's' : c.pingpong ? 'o' : 'p';
   return c.inline_producer ? 'i' : 't';
 }
 }  // namespace
@@ -71,9 +71,10 @@ Config parse_name(const std::string& text) {
   c.smem_layout = std::string(smem) == "pd" ? SmemLayout::pad : SmemLayout::swizzle;
   const std::string st(store);
   c.epilogue_store = st == "es" ? EpilogueStore::staged : st == "et" ? EpilogueStore::tma : EpilogueStore::direct;
-  if (persistent != 't' && persistent != 'p' && persistent != 's' && persistent != 'i') bad();
-  c.persistent = persistent == 'p' || persistent == 's';
+  if (std::string("tpsoi").find(persistent) == std::string::npos) bad();
+  c.persistent = persistent == 'p' || persistent == 's' || persistent == 'o';
   c.stream_k = persistent == 's';
+  c.pingpong = persistent == 'o';
   c.inline_producer = persistent == 'i';
   std::string epilogue(epi);
   c.swap_ab = epilogue.rfind(kSwapAbTag, 0) == 0;
@@ -105,6 +106,7 @@ nlohmann::json to_json(const Config& c) {
           {"split_k_mode", to_string(c.split_k_mode)},
           {"persistent", c.persistent},
           {"stream_k", c.stream_k},
+          {"pingpong", c.pingpong},
           {"inline_producer", c.inline_producer},
           {"swap_ab", c.swap_ab},
           {"cluster_m", c.cluster_m},
@@ -169,6 +171,7 @@ Config from_json(const nlohmann::json& j, const Config& base) {
     else if (key == "persistent") c.persistent = get_bool(v, key);
     else if (key == "inline_producer") c.inline_producer = get_bool(v, key);
     else if (key == "stream_k") c.stream_k = get_bool(v, key);
+    else if (key == "pingpong") c.pingpong = get_bool(v, key);
     else if (key == "swap_ab") c.swap_ab = get_bool(v, key);
     else if (key == "cluster_m") c.cluster_m = get_int(v, key);
     else if (key == "cluster_n") c.cluster_n = get_int(v, key);
@@ -178,6 +181,8 @@ Config from_json(const nlohmann::json& j, const Config& base) {
   // One schedule letter in the name holds both: keep names unique.
   if (c.persistent && c.inline_producer) fail_bad_input("tile config: persistent and inline_producer are exclusive");
   if (c.stream_k && !c.persistent) fail_bad_input("tile config: stream_k needs persistent (stream-K is a persistent schedule)");
+  if (c.pingpong && (!c.persistent || c.stream_k))
+    fail_bad_input("tile config: pingpong needs persistent and not stream_k (ping-pong is a persistent schedule)");
   return c;
 }
 

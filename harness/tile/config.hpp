@@ -56,6 +56,11 @@ struct Config {
   // whole, round-robin), and the CTAs that share a tile add their partial
   // sums in an fp32 workspace; the last to arrive writes C. Schedule letter 's'.
   bool stream_k = false;
+  // wgmma_tma, persistent, two consumer warpgroups: ping-pong. Each consumer
+  // computes whole bm x bn tiles, the two taking the CTA's tiles in turn, and
+  // their main loops alternate (an order barrier): one runs its epilogue while
+  // the other keeps the tensor cores busy. Schedule letter 'o' in place of 'p'.
+  bool pingpong = false;
   // wgmma_tma, TN: compute C^T = B A^T, so that N feeds the MMA's M (64-row
   // granules) and M feeds its N (8-column granules). bm x bn is then the tile
   // of C^T: bm columns of C by bn rows of C. Small or odd M wastes at most 7
@@ -82,7 +87,7 @@ std::string to_string(SplitKMode m);
 
 // Stable short name, e.g. "w128x256x64_g2x1_s4p4_pa_d1_sw_ed_r8_k1s_t_c1x1_none".
 // The schedule letter after the split-K field is t (tiled), p (persistent),
-// s (persistent stream-K) or i (tiled, inline producer); swap-AB configs carry
+// s (persistent stream-K), o (persistent ping-pong) or i (tiled, inline producer); swap-AB configs carry
 // "swapab_" before the epilogue.
 // Every field appears, so two different configs never share a name.
 std::string name(const Config& c);

@@ -109,7 +109,7 @@ int cluster_size(const Config& c) { return std::max(1, c.cluster_m * c.cluster_n
 int resident_ctas(const Config& c, const Task& t, const Limits& l) {
   const int by_smem = l.smem_per_sm_bytes / std::max(1, dynamic_smem_bytes(c, t) + kCtaSmemReserve);
   const int by_threads = kThreadsPerSm / std::max(1, c.threads());
-  const int wm = c.bm / std::max(1, c.warps_m), wn = c.bn / std::max(1, c.warps_n);
+  const int wm = consumer_rows(c), wn = consumer_cols(c);
   int regs;  // per thread, roughly: accumulators plus addressing
   if (c.backend == Backend::wgmma_tma) {
     // Two consumers take the register file by setmaxnreg; one asks for what it uses.
@@ -130,7 +130,9 @@ struct KTile {
 KTile k_tile_cost(const Config& c, const Shape& s, const Limits& l) {
   const double clock = std::max(1, l.sm_clock_mhz);  // cycles per µs
   const double peak_sm = l.peak_tflops * 1e6 / std::max(1, l.sm_count);
-  const int wm = c.bm / std::max(1, c.warps_m), wn = c.bn / std::max(1, c.warps_n);
+  const int wm = consumer_rows(c), wn = consumer_cols(c);
+  // Ping-pong: one consumer's wgmmas at a time, the other's epilogue or wait beside them.
+  const int mma_consumers = c.pingpong ? 1 : consumers(c);
   KTile k;
   double eff, smem_bytes;
   if (c.backend == Backend::wgmma_tma) {
@@ -139,7 +141,7 @@ KTile k_tile_cost(const Config& c, const Shape& s, const Limits& l) {
           (n_clocks / (n_clocks + kWgmmaIssueClocks)) / (widest / (widest + kWgmmaIssueClocks)) *
           (wm > 64 ? kMultiRowConsumerEff : 1.0);
     // Each m64 x k16 wgmma reads its A slice and the whole B slice from shared memory.
-    smem_bytes = double(consumers(c)) * (wm / 64) * (c.bk / 16) * (kWgmmaSmemA + 16.0 * wn * kHalf);
+    smem_bytes = double(mma_consumers) * (wm / 64) * (c.bk / 16) * (kWgmmaSmemA + 16.0 * wn * kHalf);
   } else {
     eff = kMmaSyncEff;
     smem_bytes = double(c.warps_m) * c.warps_n * (wm + wn) * c.bk * kHalf;  // ldmatrix
@@ -183,8 +185,8 @@ Spread spread_of(const Config& c, const Shape& s, const Limits& l, int resident)
   return p;
 }
 
-// The exposed epilogue of one tile on its SM: its math, and its stores unless
-// a TMA store overlaps them with the next tile.
+// The epilogue of one tile on its SM: its math, and its stores unless a TMA
+// store overlaps them with the next tile.
 double epilogue_us(const Config& c, const Task& t, const Shape& s, const Limits& l) {
   const double clock = std::max(1, l.sm_clock_mhz);
   const double elements = std::min<double>(c.bm, s.rows_per_tile) * std::min<double>(c.bn, s.cols_per_tile);
@@ -269,8 +271,15 @@ Prediction predict(const Config& c, const Task& t, const Limits& l) {
   // Tiled CTAs of a later wave fill their pipelines again; with more than
   // one resident, another CTA's math hides part of that and of the epilogue.
   const double hidden = c.persistent ? 1.0 : 1.0 / std::max(1, std::min<int>(resident, int(p.ctas_on_busiest_sm)));
-  r.overhead_us = kLaunchUs + kFirstLoadUs + (p.waves - 1) * kFirstLoadUs * hidden +
-                  p.finishing_tiles * epilogue_us(c, t, s, l) * hidden + fixup_us(c, s, p, l);
+  // Ping-pong: a tile's epilogue runs under the other consumer's next main
+  // loop, so only what outlasts that, and the last tile's, is exposed.
+  const double epilogue = epilogue_us(c, t, s, l);
+  const double tile_main = s.k_tiles * per_k;
+  const double exposed_epilogue =
+      c.pingpong ? epilogue + std::max(0.0, p.finishing_tiles - 1) * std::max(0.0, epilogue - tile_main)
+                 : p.finishing_tiles * epilogue * hidden;
+  r.overhead_us = kLaunchUs + kFirstLoadUs + (p.waves - 1) * kFirstLoadUs * hidden + exposed_epilogue +
+                  fixup_us(c, s, p, l);
 
   const double main = std::max(r.compute_us, r.memory_us) + kOverlapLoss * std::min(r.compute_us, dram_us);
   r.time_us = (main + r.overhead_us) * (c.stream_k ? kStreamKSlowdown : 1.0);

@@ -61,6 +61,7 @@ Legality check_mma_sync(const Config& c, const Task& t, const Limits& lim) {
   if (c.cluster_m != 1 || c.cluster_n != 1) return no("clusters are a wgmma_tma feature (mma_sync needs cluster 1x1)");
   if (c.inline_producer) return no("inline_producer is a wgmma_tma feature (mma_sync has no producer warps)");
   if (c.swap_ab) return no("swap_ab is a wgmma_tma feature");
+  if (c.pingpong) return no("pingpong is a wgmma_tma feature");
   if (c.bk != 16 && c.bk != 32 && c.bk != 64) return no(fmt::format("mma_sync bk {} not in {{16, 32, 64}}", c.bk));
   if (c.epilogue_store == EpilogueStore::tma) return no("the TMA store epilogue is a wgmma_tma feature");
   if (c.bn % 16) return no(fmt::format("mma_sync bn {} must be a multiple of 16", c.bn));
@@ -98,7 +99,7 @@ Legality check_wgmma(const Config& c, const Task& t, const Limits& lim) {
   if (consumers(c) > 2) return no(fmt::format("{} consumer warpgroups (max 2)", consumers(c)));
   if (c.bm > kMaxTmaBox || c.bn > kMaxTmaBox) return no("wgmma_tma tile dims must be <= 256 (TMA box limit)");
   if (c.bm % c.warps_m || c.bn % c.warps_n) return no("block tile not divisible by the warpgroup layout");
-  const int wm = c.bm / c.warps_m, wn = c.bn / c.warps_n;
+  const int wm = consumer_rows(c), wn = consumer_cols(c);
   // A warpgroup runs wm / 64 m64 wgmmas per k16 step (192 and 256 rows within
   // the accumulator budget below, e.g. 192 x 64 or 256 x 32).
   if (wm % kWarpgroupRows) return no(fmt::format("warpgroup tile rows {} must be a multiple of 64", wm));
@@ -145,6 +146,11 @@ Legality check_wgmma(const Config& c, const Task& t, const Limits& lim) {
     if (t.layout != Layout::TN) return no("swap_ab needs layout TN (both operands K-major)");
     if (c.epilogue_store == EpilogueStore::tma) return no("swap_ab stores C^T tiles directly or staged, not by TMA");
   }
+  if (c.pingpong) {
+    // Two consumers that take whole tiles in turn, on the persistent walk.
+    if (!c.persistent || c.stream_k) return no("pingpong needs persistent and not stream_k");
+    if (c.warps_m != 2 || c.warps_n != 1) return no("pingpong needs two consumer warpgroups (warps 2x1)");
+  }
   if (c.inline_producer) {
     // Thread 0 refills a stage once all four warps of the one consumer released it.
     if (consumers(c) != 1) return no("inline_producer needs one consumer warpgroup (warps 1x1)");
@@ -173,6 +179,8 @@ int arch_number(const std::string& arch) {
 
 std::int64_t mma_rows(const Config& c, const Task& t) { return c.swap_ab ? t.n : t.m; }
 std::int64_t mma_cols(const Config& c, const Task& t) { return c.swap_ab ? t.m : t.n; }
+int consumer_rows(const Config& c) { return c.pingpong ? c.bm : c.bm / std::max(1, c.warps_m); }
+int consumer_cols(const Config& c) { return c.pingpong ? c.bn : c.bn / std::max(1, c.warps_n); }
 int tiles_m(const Config& c, const Task& t) { return c.bm > 0 ? int((mma_rows(c, t) + c.bm - 1) / c.bm) : 0; }
 int tiles_n(const Config& c, const Task& t) { return c.bn > 0 ? int((mma_cols(c, t) + c.bn - 1) / c.bn) : 0; }
 int stream_k_partial_slots(const Config& c, const Task& t) {
@@ -192,13 +200,15 @@ int dynamic_smem_bytes(const Config& c, const Task& t) {
   if (c.backend == Backend::wgmma_tma) {
     const int stage = (c.bm + c.bn) * c.bk * kHalfBytes;
     const int barriers = 2 * c.stages * kBarrierBytes;
-    const int wm = c.bm / std::max(1, c.warps_m), wn = c.bn / std::max(1, c.warps_n);
+    const int wm = consumer_rows(c), wn = consumer_cols(c);
     // Staged: per consumer, its tile with padded rows (swap-AB: transposed, wn rows of wm + pad).
     const int staged_tile = c.swap_ab ? wn * (wm + kPadHalves) : wm * (wn + kPadHalves);
     const int staging = c.epilogue_store == EpilogueStore::staged ? consumers(c) * staged_tile * kHalfBytes
                         : c.epilogue_store == EpilogueStore::tma ? consumers(c) * wm * wn * kHalfBytes
                                                                  : 0;
-    return kSmemAlignSlack + c.stages * stage + barriers + staging;
+    // Bias epilogues: each consumer's copy of its tile's bias (C's columns).
+    const int bias = c.epilogue == Epilogue::none ? 0 : consumers(c) * (c.swap_ab ? wm : wn) * kHalfBytes;
+    return kSmemAlignSlack + c.stages * stage + barriers + staging + bias;
   }
   const int pad = c.smem_layout == SmemLayout::pad ? kPadHalves : 0;
   const int a_tile = c.bm * (c.bk + pad);

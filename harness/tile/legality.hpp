@@ -68,6 +68,11 @@ int dynamic_smem_bytes(const Config& c, const Task& task);
 // memory and threads (at most 2) for mma_sync.
 int persistent_ctas_per_sm(const Config& c, const Task& task);
 unsigned long long workspace_bytes(const Config& c, const Task& task);
+// What one consumer (wgmma: warpgroup; mma_sync: warp) computes of a tile:
+// bm / warps_m x bn / warps_n, or the whole tile with ping-pong (each
+// consumer takes whole tiles in turn).
+int consumer_rows(const Config& c);
+int consumer_cols(const Config& c);
 // The MMA's problem: rows x cols = M x N, or N x M with swap_ab (C^T).
 std::int64_t mma_rows(const Config& c, const Task& task);
 std::int64_t mma_cols(const Config& c, const Task& task);

@@ -27,6 +27,7 @@ constexpr double kScheduleHedge = 1.5;
 
 struct TileShape {
   int bm, bn, warps_m, warps_n;
+  bool pingpong = false;  // two consumers, each bm x bn, in turn (persistent schedules only)
 };
 
 // wgmma tiles: rows 64..256 (a warpgroup's 64-row granules), columns from the
@@ -39,6 +40,9 @@ std::vector<TileShape> wgmma_tiles(const Task& t) {
   for (int bm : {64, 128, 192, 256})
     for (int bn : cols)
       for (auto [wm, wn] : {std::pair{1, 1}, std::pair{2, 1}, std::pair{1, 2}}) out.push_back({bm, bn, wm, wn});
+  // Ping-pong tiles: the accumulator budget allows 64 x 256 and 128 x 128 per consumer.
+  for (auto [bm, bn] : {std::pair{128, 128}, std::pair{64, 256}, std::pair{128, 96}, std::pair{64, 192}})
+    out.push_back({bm, bn, 2, 1, true});
   return out;
 }
 
@@ -85,6 +89,13 @@ void add_pairs(const Config& c, std::vector<Config>& out) {
 // SMs, and multicast pairs), persistent (and its pairs) and stream-K.
 void add_schedules(const Config& base, const Task& t, const Limits& l, std::vector<Config>& out) {
   const int tiles = tiles_m(base, t) * tiles_n(base, t), kt = k_tiles(base, t);
+  if (base.pingpong) {  // persistent only; worth it once the SMs have a tile for each consumer
+    if (tiles > l.sm_count) {
+      out.push_back(base);
+      add_pairs(base, out);
+    }
+    return;
+  }
   Config tiled = base;
   out.push_back(tiled);
   // A one-wave grid draws its k-tiles from L2 on every SM at once; multicast
@@ -123,6 +134,7 @@ std::vector<Config> candidates(const Task& t, const Limits& l) {
           c.backend = Backend::wgmma_tma;
           c.bm = s.bm, c.bn = s.bn, c.bk = 64, c.warps_m = s.warps_m, c.warps_n = s.warps_n;
           c.swap_ab = swap;
+          c.pingpong = c.persistent = s.pingpong;
           c.epilogue_store = store;
           c.epilogue = t.epilogue;
           c.raster = tiles_m(c, t) >= kRasterGroup ? kRasterGroup : 0;
@@ -152,9 +164,10 @@ std::vector<Config> candidates(const Task& t, const Limits& l) {
 
 using Family = std::tuple<int, int, int, int, int, bool, char, int, int, int>;
 
-// Tiled, tiled with split-K, persistent, stream-K.
+// Tiled, tiled with split-K, persistent, ping-pong, stream-K.
 char schedule_of(const Config& c) {
   if (c.stream_k) return 's';
+  if (c.pingpong) return 'o';
   if (c.persistent) return 'p';
   return c.split_k > 1 ? 'k' : 't';
 }

@@ -40,7 +40,7 @@ SubSpace wgmma_space(const Task& task) {
            axis("epilogue_store", {0, 1, 2}), axis("raster", {0, 4, 8, 16}), axis("split_k", {1, 2, 4, 8, 16, 32, 64}),
            axis("split_k_mode", {0, 1}), axis("persistent", {0, 1}), axis("stream_k", {0, 1}),
            axis("cluster_m", {1, 2, 4}), axis("cluster_n", {1, 2, 4}), axis("inline_producer", {0, 1}),
-           axis("swap_ab", swap)}};
+           axis("swap_ab", swap), axis("pingpong", {0, 1})}};
 }
 
 unsigned long long part_size(const SubSpace& s) {
@@ -126,6 +126,7 @@ void set_knob(Config& c, const std::string& knob, int v) {
   else if (knob == "inline_producer") c.inline_producer = v != 0;
   else if (knob == "stream_k") c.stream_k = v != 0;
   else if (knob == "swap_ab") c.swap_ab = v != 0;
+  else if (knob == "pingpong") c.pingpong = v != 0;
   else TESSERA_REQUIRE(false, "unknown knob " + knob);
 }
 
@@ -150,6 +151,7 @@ int get_knob(const Config& c, const std::string& knob) {
   if (knob == "inline_producer") return c.inline_producer;
   if (knob == "stream_k") return c.stream_k;
   if (knob == "swap_ab") return c.swap_ab;
+  if (knob == "pingpong") return c.pingpong;
   TESSERA_REQUIRE(false, "unknown knob " + knob);
   return 0;
 }
@@ -264,6 +266,12 @@ std::vector<Config> seeds(const Task& task, const Limits& limits) {
   mid_tma.persistent = true;
   mid_tma.raster = 8;
   mid_tma.epilogue_store = EpilogueStore::tma;
+  // Ping-pong: each consumer a whole 128x128 tile, the two in turn, so that
+  // one's epilogue (a fused GELU's math) runs under the other's main loop.
+  Config mid_pingpong = make(W, 128, 128, 64, 2, 1, 4, 4);
+  mid_pingpong.persistent = mid_pingpong.pingpong = true;
+  mid_pingpong.raster = 8;
+  mid_pingpong.epilogue_store = EpilogueStore::tma;
   Config mid = make(W, 128, 128, 64, 2, 1, 5, 5);
   mid.raster = 8;
   Config mid1 = make(W, 128, 128, 64, 1, 1, 4, 4);
@@ -331,7 +339,7 @@ std::vector<Config> seeds(const Task& task, const Limits& limits) {
   if (skinny) {
     for (auto c : {narrow, narrow_split, small_m, small_m_wide, split_small, m_skinny, m_split}) all.push_back(c);
   }
-  for (auto c : {big, big_persistent, big_tma, big_staged, mid_tma, mid, mid1, wide, small_m, split, m_big, m_mid, m_small, m_split}) all.push_back(c);
+  for (auto c : {big, big_persistent, big_tma, big_staged, mid_tma, mid_pingpong, mid, mid1, wide, small_m, split, m_big, m_mid, m_small, m_split}) all.push_back(c);
 
   std::vector<Config> out;
   std::set<std::string> seen;

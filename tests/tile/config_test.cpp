@@ -73,6 +73,22 @@ TEST(TileConfig, StreamKAndSwapAbNames) {
   EXPECT_THROW(parse_name("w64x192x64_g1x2_s5p5_st_d0_pd_es_r16_k1s_s_c2x1_swapab_swapab_none"), Error);
 }
 
+TEST(TileConfig, PingPongIsAPersistentSchedule) {
+  Config c = unusual();
+  c.split_k = 1, c.split_k_mode = SplitKMode::serial;
+  c.pingpong = true;  // schedule letter 'o' in place of 'p'
+  EXPECT_EQ(name(c), "w64x192x64_g1x2_s5p5_st_d0_pd_es_r16_k1s_o_c2x1_bias_gelu");
+  EXPECT_EQ(parse_name(name(c)), c);
+  EXPECT_EQ(from_json(to_json(c)), c);
+  EXPECT_EQ(to_json(c).at("pingpong"), true);
+  c.pingpong = false;
+  EXPECT_NE(parse_name("w64x192x64_g1x2_s5p5_st_d0_pd_es_r16_k1s_o_c2x1_bias_gelu"), c);
+  // Ping-pong walks the persistent schedule: without it, or with stream-K, it is bad input.
+  EXPECT_THROW(from_json(nlohmann::json{{"pingpong", true}, {"persistent", false}}), Error);
+  EXPECT_THROW(from_json(nlohmann::json{{"pingpong", true}, {"persistent", true}, {"stream_k", true}}), Error);
+  EXPECT_THROW(from_json(nlohmann::json{{"pingpong", 1}}), Error);
+}
+
 TEST(TileConfig, PartialJsonMutatesBase) {
   const Config base = unusual();
   const Config c = from_json(nlohmann::json{{"bn", 128}, {"persistent", false}}, base);

@@ -106,6 +106,30 @@ TEST(TileCostModel, WideWgmmasOutrunTallConsumersAndPairsMulticast) {
   EXPECT_TRUE(ranked);
 }
 
+// Ping-pong overlaps one consumer's epilogue with the other's main loop, so a
+// fused GELU costs it only the last tile's; cooperative consumers wait for it
+// on every tile.
+TEST(TileCostModel, PingPongHidesTheEpilogue) {
+  const Task plain = task_from_shape("4096x4096x4096");
+  Task gelu = plain;
+  gelu.epilogue = Epilogue::bias_gelu;
+  const auto cost = [](const char* base, const Task& t) {
+    Config c = parse_name(std::string(base) + to_string(t.epilogue));
+    return predict(c, t, Limits{}).time_us;
+  };
+  const char* coop = "w128x256x64_g2x1_s3p3_pa_d1_sw_et_r8_k1s_p_c1x1_";
+  const char* pingpong = "w128x128x64_g2x1_s4p4_pa_d1_sw_et_r8_k1s_o_c1x1_";
+  const double coop_extra = cost(coop, gelu) - cost(coop, plain);
+  const double pingpong_extra = cost(pingpong, gelu) - cost(pingpong, plain);
+  EXPECT_GT(coop_extra, 0);
+  EXPECT_GT(pingpong_extra, 0);  // the last tile's epilogue stays exposed
+  EXPECT_LT(pingpong_extra, coop_extra / 2);
+  // ... and the shortlist offers it for the fused epilogue.
+  bool ranked = false;
+  for (const auto& r : rank_configs(gelu, Limits{}, 24)) ranked |= r.config.pingpong;
+  EXPECT_TRUE(ranked);
+}
+
 TEST(TileCostModel, OddMGetsATileThatFitsIt) {
   // M just past a multiple of 128 (and of 256): the pick wastes little on padding.
   for (const char* shape : {"257x6144x4096", "1537x4096x4096", "100x28672x4096"}) {

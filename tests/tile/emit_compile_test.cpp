@@ -19,6 +19,7 @@
 
 #include "harness/core/error.hpp"
 
+#include "harness/tile/cost_model.hpp"
 #include "harness/tile/emit.hpp"
 #include "harness/tile/legality.hpp"
 #include "harness/tile/space.hpp"
@@ -186,6 +187,11 @@ void check_compiles(const Config& c, const Task& t) {
     if (c.warps_m * c.warps_n > 1) {
       EXPECT_NE(out.ptx.find("setmaxnreg"), std::string::npos);
     }
+    // ptxas serialises every wgmma of a kernel whose accumulators it sees read
+    // while a wgmma may be in flight (C7514): correct, but far slower. Some
+    // epilogue spellings provoke it (emit_wgmma.cpp, swap-AB's stores).
+    EXPECT_EQ(out.log.find("C7514"), std::string::npos) << out.log;
+    EXPECT_EQ(out.ptx.find("bar.arrive") != std::string::npos, c.pingpong) << "the ping-pong order barrier";
     EXPECT_EQ(out.ptx.find("mma.sync"), std::string::npos);
     EXPECT_EQ(out.ptx.find("cp.async.bulk.tensor.2d.global.shared::cta") != std::string::npos,
               c.epilogue_store == EpilogueStore::tma);
@@ -247,6 +253,17 @@ TEST(TileEmit, NewPathConfigsAreLegalAndCompile) {
       ASSERT_TRUE(legal.ok) << n << " on " << t.id() << ": " << legal.reason;
       check_compiles(c, t);
     }
+  }
+}
+
+// What a tune tries first, on each kind of LLM layer (decode, skinny swap-AB,
+// M past a tile multiple, large with a fused epilogue): every config compiles
+// with its wgmmas pipelined (check_compiles).
+TEST(TileEmit, ModelTopPicksCompileUnserialised) {
+  const Limits l;
+  for (const char* shape : {"1x4096x14336", "192x7168x2048", "1537x4096x4096", "4096x4096x4096"}) {
+    const Task t = task_from_shape(shape, "TN", shape[0] == '4' ? "bias_gelu" : "none");
+    for (const auto& r : rank_configs(t, l, 8)) check_compiles(r.config, t);
   }
 }
 

@@ -233,6 +233,37 @@ TEST(TileLegality, SwapAbTakesAClusterAlongEitherAxis) {
   EXPECT_TRUE(legality(c, t).ok) << name(c) << ": " << legality(c, t).reason;
 }
 
+TEST(TileLegality, PingPongIsPersistentWithTwoConsumersOfWholeTiles) {
+  const Task t = task_from_shape("4096x4096x4096");
+  Config c = hopper_big();
+  c.bn = 128, c.persistent = c.pingpong = true, c.epilogue_store = EpilogueStore::tma;
+  EXPECT_TRUE(legality(c, t).ok) << legality(c, t).reason;
+  // Each consumer holds a whole tile: 128 x 128 is 128 accumulators, 128 x 256 twice that.
+  EXPECT_EQ(consumer_rows(c), 128);
+  EXPECT_EQ(consumer_cols(c), 128);
+  c.bn = 256;
+  expect_illegal(c, t, Limits{}, "accumulators");
+  // 64 x 256 fits the accumulators; the TMA store stages two whole tiles.
+  c.bm = 64;
+  EXPECT_TRUE(legality(c, t).ok) << legality(c, t).reason;
+  Config coop = c;
+  coop.pingpong = false, coop.bm = 128;  // the same 64 x 256 per consumer, cooperatively
+  EXPECT_EQ(dynamic_smem_bytes(c, t) - c.stages * (64 + 256) * 64 * 2,
+            dynamic_smem_bytes(coop, t) - coop.stages * (128 + 256) * 64 * 2);
+  c.bm = 128, c.bn = 128;
+  c.persistent = false;
+  expect_illegal(c, t, Limits{}, "needs persistent");
+  c.persistent = c.stream_k = true;
+  expect_illegal(c, t, Limits{}, "not stream_k");
+  c.stream_k = false, c.warps_m = 1;
+  expect_illegal(c, t, Limits{}, "two consumer warpgroups");
+  c.warps_m = 1, c.warps_n = 2;
+  expect_illegal(c, t, Limits{}, "two consumer warpgroups");
+  Config m = Config{};
+  m.persistent = m.pingpong = true;
+  expect_illegal(m, t, Limits{}, "wgmma_tma feature");
+}
+
 TEST(TileLegality, InlineProducerNeedsOneConsumerAndNoCluster) {
   const Task t = task_from_shape("512x2048x128");
   Config c = hopper_big();

@@ -4,7 +4,7 @@
 // whole waves first (800 tiles) and with fewer k-iterations than SMs, on both
 // backends; swap-AB for decode (M = 1, 7, 16), for M fits (104, 88, 136) and
 // with split-K, stream-K, the inline producer and every epilogue; 192-row and
-// 96/160/224-column tiles; persistent clusters; clusters on rounded-up grids and with swap-AB. emit_compile_test compiles every one;
+// 96/160/224-column tiles; persistent clusters; clusters on rounded-up grids and with swap-AB; ping-pong. emit_compile_test compiles every one;
 // gpu_eval_test verifies them on the GPU.
 #include <string>
 #include <vector>
@@ -35,7 +35,16 @@ inline std::vector<NewPathCase> new_path_cases() {
         "w128x224x64_g1x2_s3p3_pa_d1_sw_es_r8_k1s_p_c1x1_swapab_bias_gelu",
         "w128x160x64_g2x1_s4p4_pa_d1_sw_es_r8_k1s_p_c1x1_bias_gelu",
         "w128x192x64_g2x1_s4p4_pa_d1_sw_et_r8_k1s_p_c1x1_bias_gelu",
-        "w64x96x64_g1x1_s8p8_pa_d1_sw_es_r8_k1s_t_c1x1_bias_gelu"}},
+        "w64x96x64_g1x1_s8p8_pa_d1_sw_es_r8_k1s_t_c1x1_bias_gelu",
+        // Ping-pong: 416 tiles over 132 CTAs (3 or 4 each, so either consumer takes the last), each
+        // epilogue store kind, and swap-AB.
+        "w128x128x64_g2x1_s4p4_pa_d1_sw_et_r8_k1s_o_c1x1_bias_gelu",
+        "w64x256x64_g2x1_s4p4_pa_d1_sw_ed_r8_k1s_o_c1x1_bias_gelu",
+        "w128x96x64_g2x1_s4p4_pa_d1_sw_es_r0_k1s_o_c1x1_swapab_bias_gelu"}},
+      // Ping-pong with fewer tiles than CTAs (consumer 1 idle, no order-barrier arrival), NN, and in pairs.
+      {"1024x1024x2048", "NN", "none", {"w128x128x64_g2x1_s4p4_pa_d1_sw_es_r8_k1s_o_c1x1_none"}},
+      {"1024x4096x1024", "TN", "bias",
+       {"w128x128x64_g2x1_s4p4_pa_d1_sw_et_r8_k1s_o_c2x1_bias", "w64x256x64_g2x1_s3p3_pa_d1_sw_et_r8_k1s_o_c1x2_bias"}},
       {"1537x1024x1024", "NN", "bias", {"w128x128x64_g2x1_s4p4_pa_d1_sw_es_r8_k1s_s_c1x1_bias"}},
       // One tile of two k-tiles: two CTAs share it.
       {"64x64x128", "TN", "none", {"w64x64x64_g1x1_s2p2_pa_d1_sw_ed_r0_k1s_s_c1x1_none"}},

@@ -270,8 +270,8 @@ __device__ __forceinline__ void gemm_tile(const TesseraGemmParams& p, __half* sm
       for (int ni = 0; ni < kNI; ++ni) {
         const float* c = &acc[(mi * kNI + ni) * 4];
         const int row = row_base + mi * 16, col = col_base + ni * 8;
-        store_pair(p, row, col, c[0], c[1]);
-        store_pair(p, row + 8, col, c[2], c[3]);
+        store_pair(p, row, col, c[0], c[1], bias_at(p, col));
+        store_pair(p, row + 8, col, c[2], c[3], bias_at(p, col));
       }
     }
   } else {
@@ -283,8 +283,8 @@ __device__ __forceinline__ void gemm_tile(const TesseraGemmParams& p, __half* sm
       for (int ni = 0; ni < kNI; ++ni) {
         const float* c = &acc[(mi * kNI + ni) * 4];
         const int r = warp_m * kWM + mi * 16 + lane / 4, col = warp_n * kWN + ni * 8 + (lane % 4) * 2;
-        *reinterpret_cast<__half2*>(sC + r * kCStride + col) = staged_pair(p, n0 + col, c[0], c[1]);
-        *reinterpret_cast<__half2*>(sC + (r + 8) * kCStride + col) = staged_pair(p, n0 + col, c[2], c[3]);
+        *reinterpret_cast<__half2*>(sC + r * kCStride + col) = staged_pair(p, n0 + col, c[0], c[1], bias_at(p, n0 + col));
+        *reinterpret_cast<__half2*>(sC + (r + 8) * kCStride + col) = staged_pair(p, n0 + col, c[2], c[3], bias_at(p, n0 + col));
       }
     }
     __syncthreads();

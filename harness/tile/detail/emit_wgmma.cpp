@@ -27,8 +27,13 @@ constexpr int kConsumersM = {};       // consumer warpgroups along M
 constexpr int kConsumersN = {};       // consumer warpgroups along N
 constexpr bool kInflight = {};        // keep one wgmma group in flight while the next stage is issued
 constexpr int kConsumers = kConsumersM * kConsumersN;
-constexpr int kWM = kBM / kConsumersM;   // rows per consumer warpgroup
-constexpr int kWN = kBN / kConsumersN;   // cols per consumer warpgroup (the wgmma N)
+// Ping-pong: each consumer takes whole tiles, the two in turn (units 0, 2, 4,
+// ... of the walk and 1, 3, 5, ...), and their main loops alternate.
+constexpr bool kPingPong = {};
+constexpr int kWM = kPingPong ? kBM : kBM / kConsumersM;   // rows per consumer warpgroup
+constexpr int kWN = kPingPong ? kBN : kBN / kConsumersN;   // cols per consumer warpgroup (the wgmma N)
+// Consumer warps that release each stage: with ping-pong only its tile's consumer reads it.
+constexpr int kStageReaders = (kPingPong ? 1 : kConsumers) * 4;
 constexpr int kMT = kWM / 64;            // m64 wgmma tiles per consumer
 constexpr int kAccum = kWN / 2;          // fp32 accumulators per thread per m64 tile
 constexpr int kAccRegs = kMT * kAccum;
@@ -47,6 +52,11 @@ constexpr bool kTmaStore = {};                           // epilogue: swizzled s
 constexpr int kCChunkCols = kBChunkCols;                 // TMA store box: kWM rows x one swizzle row
 // Per-consumer staging tile (bytes): padded rows (staged) or swizzled column chunks (TMA store).
 constexpr int kStagingBytes = kStagedEpilogue ? kStagingRows * kStagingStride * 2 : kTmaStore ? kWM * kWN * 2 : 0;
+// Bias epilogues: each consumer copies its tile's bias (C's columns: MMA
+// columns, or MMA rows with swap-AB) into shared memory as its main loop starts.
+constexpr bool kHasBias = kEpilogue != TESSERA_EPILOGUE_NONE;
+constexpr int kBiasLen = kSwapAB ? kWM : kWN;
+constexpr int kBiasBytes = kHasBias ? kBiasLen * 2 : 0;  // per consumer
 constexpr bool kSetMaxNReg = kConsumers > 1;             // rebalance registers producer -> consumers
 constexpr int kProducerRegs = {};
 constexpr int kConsumerRegs = {};
@@ -64,7 +74,7 @@ constexpr int kBSliceBoxes = kBBoxes / kClusterM;        // NN: column chunks of
 constexpr bool kInlineProducer = {};
 
 )",
-                     c.warps_m, c.warps_n, c.reg_double_buffer, c.epilogue_store == EpilogueStore::tma, kProducerRegs,
+                     c.warps_m, c.warps_n, c.reg_double_buffer, c.pingpong, c.epilogue_store == EpilogueStore::tma, kProducerRegs,
                      kConsumerRegs, c.cluster_m,
                      c.cluster_n, c.inline_producer);
   (void)t;
@@ -73,7 +83,7 @@ constexpr bool kInlineProducer = {};
 // The wgmma wrapper for this config's N: kAccum "+f" operands, then the two
 // descriptors and the scale-d predicate.
 std::string wgmma_wrapper(const Config& c, const Task& t) {
-  const int n = c.bn / c.warps_n;
+  const int n = consumer_cols(c);
   const int regs = n / 2;
   std::string list, operands;
   for (int i = 0; i < regs; ++i) {
@@ -287,16 +297,41 @@ __device__ __forceinline__ void for_each_quad(const float (&acc)[kAccRegs], int 
 
 // `prod` is the load walk when kInlineProducer (thread 0 only), else unused.
 __device__ __forceinline__ void consumer(const TesseraGemmParams& p, unsigned char* smem, unsigned long long* full,
-                                         unsigned long long* empty, __half* staging, int c, int t, Producer& prod) {
-  const int cm = c / kConsumersN, cn = c % kConsumersN;
+                                         unsigned long long* empty, __half* staging, __half* bias_smem, int c, int t,
+                                         Producer& prod) {
+  const int cm = kPingPong ? 0 : c / kConsumersN, cn = kPingPong ? 0 : c % kConsumersN;
   const int warp = t / 32, lane = t % 32;
   int stage = 0, phase = 0;
   // Stage 0's descriptors for this consumer; the loop only advances them.
   const unsigned char* sB0 = smem + kStages * kATileBytes;
   const unsigned long long dA0 = desc_k_major(smem, cm * kWM);
   const unsigned long long dB0 = kLayoutNN ? desc_n_major(sB0, cn * kWN) : desc_k_major(sB0, cn * kWN);
-  for (Walk s = walk_start(p); s.valid; walk_advance(p, s)) {
+  int unit = 0;  // ping-pong: this unit's index in the walk
+  for (Walk s = walk_start(p); s.valid; walk_advance(p, s), ++unit) {
     const Work u = s.u;
+    if constexpr (kPingPong) {
+      if (unit % 2 != c) {  // the other consumer's tile: its k-tiles pass through the ring
+        const int at = stage + (u.kb_end - u.kb_begin);
+        phase ^= (at / kStages) & 1;
+        stage = at % kStages;
+        continue;
+      }
+      // Our turn once the other consumer has issued its previous tile's math:
+      // the tensor cores go to one consumer at a time, and every load before
+      // ours is then waited for (a full barrier is never two phases behind).
+      if (unit > 0) named_barrier(kOrderBarrier + c, 256);
+    }
+    const int row0 = u.tm * kBM + cm * kWM, col0 = u.tn * kBN + cn * kWN;  // of the MMA's problem
+    // This tile's bias, copied while the main loop runs: the epilogue then
+    // reads shared memory (0 past N) instead of waiting on global loads. The
+    // first barrier keeps the copy from overwriting what a slower thread of
+    // this consumer still reads for the previous tile.
+    __half* const tile_bias = bias_smem + c * kBiasLen;
+    if constexpr (kHasBias) {
+      named_barrier(1 + c, 128);
+      const int base = kSwapAB ? row0 : col0;
+      for (int i = t; i < kBiasLen; i += 128) tile_bias[i] = base + i < p.N ? p.bias[base + i] : __float2half(0.0f);
+    }
 
     float acc[kAccRegs];
 #pragma unroll
@@ -338,6 +373,13 @@ __device__ __forceinline__ void consumer(const TesseraGemmParams& p, unsigned ch
         phase ^= 1;
       }
     }
+    if constexpr (kPingPong) {
+      // Every wgmma of this tile is issued: the next tile's consumer may start
+      // (only if there is one, so that every arrival has its waiter).
+      Walk next = s;
+      walk_advance(p, next);
+      if (next.valid) named_barrier_arrive(kOrderBarrier + (1 - c), 256);
+    }
     if constexpr (kInflight) {
       wgmma_wait<0>();
       fence_accumulators(acc);
@@ -370,26 +412,31 @@ __device__ __forceinline__ void consumer(const TesseraGemmParams& p, unsigned ch
       }
     }
 
-    const int row0 = u.tm * kBM + cm * kWM, col0 = u.tn * kBN + cn * kWN;  // of the MMA's problem
+    if constexpr (kHasBias) named_barrier(1 + c, 128);  // the bias copy is complete
     if constexpr (kSwapAB) {
       // C^T: MMA row r is column row0 + r of C, MMA column cc is row col0 + cc.
       if constexpr (kStagedEpilogue) {
         __half* sT = staging + c * (kStagingBytes / 2);  // kWN rows of C x kWM columns, padded
         for_each_quad(acc, warp, lane, [&](int r, int cc, const float* d) {
-          sT[cc * kStagingStride + r] = staged_one(p, row0 + r, d[0]);
-          sT[(cc + 1) * kStagingStride + r] = staged_one(p, row0 + r, d[1]);
-          sT[cc * kStagingStride + r + 8] = staged_one(p, row0 + r + 8, d[2]);
-          sT[(cc + 1) * kStagingStride + r + 8] = staged_one(p, row0 + r + 8, d[3]);
+          // The select on N is not needed for the result (the copy clips) but
+          // for ptxas: without it, it serialises this kernel's wgmmas (C7514,
+          // "non wgmma instructions reading accumulator registers").
+          const bool in0 = row0 + r < p.N, in8 = row0 + r + 8 < p.N;
+          sT[cc * kStagingStride + r] = epilogue_one(in0 ? d[0] : 0.0f, tile_bias + r);
+          sT[(cc + 1) * kStagingStride + r] = epilogue_one(in0 ? d[1] : 0.0f, tile_bias + r);
+          sT[cc * kStagingStride + r + 8] = epilogue_one(in8 ? d[2] : 0.0f, tile_bias + r + 8);
+          sT[(cc + 1) * kStagingStride + r + 8] = epilogue_one(in8 ? d[3] : 0.0f, tile_bias + r + 8);
         });
         named_barrier(1 + c, 128);
         copy_tile_to_global<kWN, kWM, kStagingStride, 128>(p, sT, col0, row0, t);
         named_barrier(1 + c, 128);  // the staging tile is reused by the next work unit
       } else {
         for_each_quad(acc, warp, lane, [&](int r, int cc, const float* d) {
-          store_one(p, col0 + cc, row0 + r, d[0]);
-          store_one(p, col0 + cc + 1, row0 + r, d[1]);
-          store_one(p, col0 + cc, row0 + r + 8, d[2]);
-          store_one(p, col0 + cc + 1, row0 + r + 8, d[3]);
+          const bool in0 = row0 + r < p.N, in8 = row0 + r + 8 < p.N;  // as above, for ptxas
+          store_half(p, col0 + cc, row0 + r, epilogue_one(in0 ? d[0] : 0.0f, tile_bias + r));
+          store_half(p, col0 + cc + 1, row0 + r, epilogue_one(in0 ? d[1] : 0.0f, tile_bias + r));
+          store_half(p, col0 + cc, row0 + r + 8, epilogue_one(in8 ? d[2] : 0.0f, tile_bias + r + 8));
+          store_half(p, col0 + cc + 1, row0 + r + 8, epilogue_one(in8 ? d[3] : 0.0f, tile_bias + r + 8));
         });
       }
     } else if constexpr (kTmaStore) {
@@ -397,8 +444,8 @@ __device__ __forceinline__ void consumer(const TesseraGemmParams& p, unsigned ch
       if (t == 0) bulk_wait_read();  // the previous unit's store is done reading the staging tile
       named_barrier(1 + c, 128);
       for_each_quad(acc, warp, lane, [&](int r, int cc, const float* d) {
-        *reinterpret_cast<__half2*>(sC + tma_staging_offset(r, cc)) = staged_pair(p, col0 + cc, d[0], d[1]);
-        *reinterpret_cast<__half2*>(sC + tma_staging_offset(r + 8, cc)) = staged_pair(p, col0 + cc, d[2], d[3]);
+        *reinterpret_cast<__half2*>(sC + tma_staging_offset(r, cc)) = epilogue_pair(d[0], d[1], tile_bias + cc);
+        *reinterpret_cast<__half2*>(sC + tma_staging_offset(r + 8, cc)) = epilogue_pair(d[2], d[3], tile_bias + cc);
       });
       fence_proxy_async();
       named_barrier(1 + c, 128);
@@ -411,14 +458,14 @@ __device__ __forceinline__ void consumer(const TesseraGemmParams& p, unsigned ch
       }
     } else if constexpr (!kStagedEpilogue) {
       for_each_quad(acc, warp, lane, [&](int r, int cc, const float* d) {
-        store_pair(p, row0 + r, col0 + cc, d[0], d[1]);
-        store_pair(p, row0 + r + 8, col0 + cc, d[2], d[3]);
+        store_half2(p, row0 + r, col0 + cc, epilogue_pair(d[0], d[1], tile_bias + cc));
+        store_half2(p, row0 + r + 8, col0 + cc, epilogue_pair(d[2], d[3], tile_bias + cc));
       });
     } else {
       __half* sC = staging + c * (kWM * kStagingStride);
       for_each_quad(acc, warp, lane, [&](int r, int cc, const float* d) {
-        *reinterpret_cast<__half2*>(sC + r * kStagingStride + cc) = staged_pair(p, col0 + cc, d[0], d[1]);
-        *reinterpret_cast<__half2*>(sC + (r + 8) * kStagingStride + cc) = staged_pair(p, col0 + cc, d[2], d[3]);
+        *reinterpret_cast<__half2*>(sC + r * kStagingStride + cc) = epilogue_pair(d[0], d[1], tile_bias + cc);
+        *reinterpret_cast<__half2*>(sC + (r + 8) * kStagingStride + cc) = epilogue_pair(d[2], d[3], tile_bias + cc);
       });
       named_barrier(1 + c, 128);
       copy_tile_to_global<kWM, kWN, kStagingStride, 128>(p, sC, row0, col0, t);
@@ -435,9 +482,11 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) tessera_hgemm(const __
   // 128B-swizzled TMA destinations and wgmma descriptors want 1024-byte alignment.
   const unsigned misalign = smem_u32(smem_raw) & 1023u;
   unsigned char* smem = smem_raw + (misalign ? 1024u - misalign : 0u);
-  // [stages: A tiles | B tiles][epilogue staging (1024-aligned)][full barriers][empty barriers]
+  // [stages: A tiles | B tiles][epilogue staging (1024-aligned)][bias][full barriers][empty barriers]
   __half* staging = reinterpret_cast<__half*>(smem + kStages * kStageBytes);
-  unsigned long long* full = reinterpret_cast<unsigned long long*>(smem + kStages * kStageBytes + kConsumers * kStagingBytes);
+  __half* bias_smem = reinterpret_cast<__half*>(smem + kStages * kStageBytes + kConsumers * kStagingBytes);
+  unsigned long long* full = reinterpret_cast<unsigned long long*>(smem + kStages * kStageBytes + kConsumers * kStagingBytes +
+                                                                   kConsumers * kBiasBytes);
   unsigned long long* empty = full + kStages;
 
   Producer prod;
@@ -447,7 +496,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) tessera_hgemm(const __
     asm volatile("prefetch.tensormap [%0];\n" ::"l"(&p.tma_b) : "memory");
     for (int s = 0; s < kStages; ++s) {
       mbar_init(&full[s], 1);                 // the producer's arrive.expect_tx
-      mbar_init(&empty[s], kConsumers * 4 * kClusterSize);  // every consumer warp of the cluster arrives
+      mbar_init(&empty[s], kStageReaders * kClusterSize);  // every reading consumer warp of the cluster arrives
     }
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     prod = producer_begin(p);
@@ -467,7 +516,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) tessera_hgemm(const __
   }
 
   if constexpr (kInlineProducer) {
-    consumer(p, smem, full, empty, staging, 0, threadIdx.x, prod);
+    consumer(p, smem, full, empty, staging, bias_smem, 0, threadIdx.x, prod);
     return;
   }
   const int warpgroup = threadIdx.x / 128;
@@ -480,7 +529,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) tessera_hgemm(const __
     }
   } else {
     if constexpr (kSetMaxNReg) asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kConsumerRegs));
-    consumer(p, smem, full, empty, staging, warpgroup - 1, threadIdx.x % 128, prod);
+    consumer(p, smem, full, empty, staging, bias_smem, warpgroup - 1, threadIdx.x % 128, prod);
   }
 }
 )CUDA";
@@ -488,7 +537,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) tessera_hgemm(const __
 }  // namespace
 
 std::string emit_wgmma(const Config& c, const Task& t) {
-  const int wn = c.bn / c.warps_n;
+  const int wn = consumer_cols(c);
   std::string body = kBody;
   const std::string call = "WGMMA_CALL(";
   body.replace(body.find(call), call.size(), fmt::format("wgmma_m64n{}k16(", wn));
@@ -503,7 +552,7 @@ std::string emit_wgmma(const Config& c, const Task& t) {
   return header_comment(c, t) + common_constants(c, t) + constants(c, t) + common_device_code() +
          wgmma_wrapper(c, t) + wgmma_ptx_source() + body +
          contract(c, t, persistent_ctas_per_sm(c, t), a_rows, c.bk, b_rows, b_cols, c.bk * 2,
-                  c.epilogue_store == EpilogueStore::tma ? c.bm / c.warps_m : 0,
+                  c.epilogue_store == EpilogueStore::tma ? consumer_rows(c) : 0,
                   c.epilogue_store == EpilogueStore::tma ? c.bk : 0);
 }
 

@@ -161,6 +161,14 @@ __device__ __forceinline__ void release(unsigned long long* empty_bar, int lane)
 __device__ __forceinline__ void named_barrier(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
+// Arrives without waiting: the ping-pong order barrier, where one consumer
+// signals and the other waits (named_barrier) on the same id.
+__device__ __forceinline__ void named_barrier_arrive(int id, int threads) {
+  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+// Ping-pong: ids kOrderBarrier + c say that consumer c may start its tile's
+// main loop (ids 1 and 2 are the consumers' own 128-thread barriers).
+constexpr int kOrderBarrier = 3;
 // A named barrier that also ORs a flag across its threads.
 __device__ __forceinline__ int named_barrier_or(int id, int threads, int flag) {
   int any;
