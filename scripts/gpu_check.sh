@@ -138,18 +138,21 @@ if has sanitize; then
   # tiles here, 2 or 3 per CTA, one config in pairs on a grid rounded up to whole clusters.
   SAN_PP_SHAPE=1100x1096x320
   SAN_PP_CONFIGS="w64x64x64_g2x1_s4p4_pa_d1_sw_et_r0_k1s_o_c1x1_none w64x128x64_g2x1_s3p3_pa_d1_sw_es_r8_k1s_o_c2x1_none"
-  SAN_FILES=() SAN_DEEP_FILES=() SAN_PP_FILES=()
-  for c in $SAN_PP_CONFIGS; do "$T" tile emit "$c" --shape $SAN_PP_SHAPE > "$LOGS/san_pp_$c.cu" && SAN_PP_FILES+=("$LOGS/san_pp_$c.cu"); done
-  for c in $SAN_CONFIGS; do "$T" tile emit "$c" --shape $SAN_SHAPE > "$LOGS/san_$c.cu" && SAN_FILES+=("$LOGS/san_$c.cu"); done
-  for c in $SAN_DEEP_CONFIGS; do
-    "$T" tile emit "$c" --shape $SAN_DEEP_SHAPE > "$LOGS/san_deep_$c.cu" && SAN_DEEP_FILES+=("$LOGS/san_deep_$c.cu")
-  done
-  # The three shapes under one sanitizer process (verify-only, one trial). The command is spelled out:
-  # compute-sanitizer does not pass exported shell functions on to the shell it starts.
+  # The three shapes under one sanitizer process (verify-only, one trial): each group's configs
+  # are emitted for its shape and evaluated by one `tessera eval` in SAN_CMD. The command is
+  # spelled out: compute-sanitizer does not pass exported shell functions on to the shell it starts.
   SAN_OPTS="--json --no-timing --no-baselines --no-counters --trials 1 --run-timeout 300"
-  SAN_CMD="$(printf '%q ' "$T" eval "${SAN_FILES[@]}") --shape $SAN_SHAPE $SAN_OPTS &&
-    $(printf '%q ' "$T" eval "${SAN_DEEP_FILES[@]}") --shape $SAN_DEEP_SHAPE $SAN_OPTS &&
-    $(printf '%q ' "$T" eval "${SAN_PP_FILES[@]}") --shape $SAN_PP_SHAPE $SAN_OPTS"
+  SAN_CMD=""
+  san_group() {  # san_group PREFIX SHAPE CONFIG...
+    local prefix=$1 shape=$2 files=() c
+    shift 2
+    for c in "$@"; do "$T" tile emit "$c" --shape "$shape" > "$LOGS/${prefix}_$c.cu" && files+=("$LOGS/${prefix}_$c.cu"); done
+    SAN_CMD+="${SAN_CMD:+ &&
+    }$(printf '%q ' "$T" eval "${files[@]}") --shape $shape $SAN_OPTS"
+  }
+  san_group san $SAN_SHAPE $SAN_CONFIGS
+  san_group san_deep $SAN_DEEP_SHAPE $SAN_DEEP_CONFIGS
+  san_group san_pp $SAN_PP_SHAPE $SAN_PP_CONFIGS
   for tool in memcheck racecheck; do
     rm -f "$LOGS"/sanitizer_${tool}_*.txt
     step "sanitize_$tool" compute-sanitizer --tool $tool --target-processes all --log-file "$LOGS/sanitizer_${tool}_%p.txt" \
