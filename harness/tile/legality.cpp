@@ -112,8 +112,10 @@ Legality check_wgmma(const Config& c, const Task& t, const Limits& lim) {
   if (t.layout == Layout::NN && (wn % chunk_cols || c.bn % chunk_cols))
     return no(fmt::format("NN wgmma: warpgroup cols {} must be a multiple of the {}-column swizzle chunk", wn, chunk_cols));
   const int acc = (wm / kWarpgroupRows) * wn / 2;
-  if (acc > kMaxAccumulatorFloats)
-    return no(fmt::format("warpgroup tile {}x{} needs {} accumulators per thread (max {})", wm, wn, acc, kMaxAccumulatorFloats));
+  const bool plain = c.epilogue == Epilogue::none && c.split_k == 1 && !c.stream_k;
+  const int max_acc = c.warps_m * c.warps_n > 1 && plain ? kMaxAccumulatorFloatsTwoConsumers : kMaxAccumulatorFloats;
+  if (acc > max_acc)
+    return no(fmt::format("warpgroup tile {}x{} needs {} accumulators per thread (max {})", wm, wn, acc, max_acc));
   // One-dimensional clusters only: every CTA of the cluster receives every
   // multicast slice, which is right when they all share that one operand.
   const int cluster = c.cluster_m * c.cluster_n;

@@ -185,6 +185,32 @@ TEST(TileLegality, WarpgroupRowsAreMultiplesOf64WithinTheAccumulators) {
   }
 }
 
+TEST(TileLegality, TwoConsumersHoldWiderPlainTiles) {
+  // cuBLAS's tile for M = 257: 256 x 136 with swap-AB, two consumers of 128 x 136 (136 accumulators
+  // each, within the 232 registers setmaxnreg gives them; ptxas spills nothing with a plain epilogue).
+  const Task t = task_from_shape("257x32768x4096");
+  Config c = hopper_big();
+  c.bm = 256, c.bn = 136, c.swap_ab = true, c.stages = c.prefetch = 3, c.cluster_n = 2;
+  EXPECT_TRUE(legality(c, t).ok) << legality(c, t).reason;
+  Config wide = c;
+  wide.bn = 176;  // 176 accumulators
+  expect_illegal(wide, t, Limits{}, "(max 168)");
+  // What spills past 128: a fused epilogue, a serial split's fix-up; and one consumer has no setmaxnreg.
+  const Task gelu = task_from_shape("257x32768x4096", "TN", "bias_gelu");
+  Config fused = c;
+  fused.epilogue = Epilogue::bias_gelu;
+  expect_illegal(fused, gelu, Limits{}, "(max 128)");
+  Config split = c;
+  split.split_k = 2, split.cluster_n = 1;
+  expect_illegal(split, t, Limits{}, "(max 128)");
+  Config streamed = c;
+  streamed.persistent = streamed.stream_k = true, streamed.cluster_n = 1;
+  expect_illegal(streamed, t, Limits{}, "(max 128)");
+  Config one = c;
+  one.bm = 128, one.warps_m = 1, one.cluster_n = 1;  // one consumer of 128 x 136
+  expect_illegal(one, t, Limits{}, "(max 128)");
+}
+
 TEST(TileLegality, ClustersAreOneDimensionalUpToFour) {
   const Task t = task_from_shape("256x512x512");
   Config c = hopper_big();
