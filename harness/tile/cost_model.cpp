@@ -26,10 +26,12 @@ constexpr double kSmDramShare = 1.5;
 // (small tiles); otherwise it adds to it. This is why a decode GEMM wants many
 // weight bytes per k-tile (swap-AB's 64-128 N rows) rather than 8-32 N columns.
 constexpr double kKTileOverheadClocks = 200;
-// L2 bandwidth as a multiple of DRAM's. Measured lower bound: 128x256 tiles
-// without multicast reached 753 TFLOP/s at 4096^3 on the H100, which takes
-// 8.6 TB/s from L2 (2.6x its 3.35 TB/s DRAM); 3x is assumed.
-constexpr double kL2OverDram = 3.0;
+// L2 bandwidth as a multiple of DRAM's (the model's 4300 GB/s): about 10.5
+// TB/s. Measured on the H200 at 1024x2112x5120, where one wave's k-tiles all
+// come from L2: 64x256 swap-AB pairs moved 389-432 MB in 41.6 us (10.4 TB/s,
+// predicted 34 us with 3x), 128x136 tiles 346 MB in 32.8 us. A lower bound
+// from the H100: 128x256 tiles at 4096^3 drew 8.6 TB/s.
+constexpr double kL2OverDram = 2.45;
 constexpr double kSmemBytesPerClock = 128; // datasheet: shared memory bandwidth per SM
 constexpr double kTwoConsumerEff = 0.95;   // measured: 753 of 771.8 TFLOP/s at 4096^3 (128x256, two consumers)
 constexpr double kOneConsumerEff = 0.80;   // assumed: one warpgroup also waits on its own barriers and stores

@@ -16,7 +16,11 @@ namespace {
 constexpr int kFitPieces = 4;             // M fits into the fewest 8-wide tiles and up to 3 more
 constexpr int kMinKTilesPerSplit = 4;     // a split shorter than this is all prologue and fix-up
 constexpr int kSplitWaveTargets = 3;      // split-K that fills 1, 2 or 3 waves of SMs
-constexpr int kRasterGroup = 8;           // tile rows per raster group when there are enough rows
+constexpr int kWaveFits = 3;              // tile columns that fill 1, 2 or 3 waves of SMs
+// Tile rows per raster group. A group wider than the grid groups all of its
+// rows (schedule.inc), which still reads each column tile once; only a single
+// tile row has nothing to group.
+constexpr int kRasterGroup = 8;
 constexpr int kPerFamilyFirst = 1;        // configs per structural family before any family's second
 // The model is least sure about the schedules' relative costs (waves against
 // split-K's atomics against a persistent grid), so the best of each schedule
@@ -32,16 +36,38 @@ struct TileShape {
   bool pingpong = false;  // two consumers, each bm x bn, in turn (persistent schedules only)
 };
 
+// Columns that make whole waves: with `tile_rows` rows of tiles, the widest
+// 8-column tile whose grid fills at most 1, 2 or 3 waves of SMs. 1024x2112x5120
+// on 128-row tiles: 8 rows of 16 tiles of 136 columns, 128 CTAs in one wave
+// (measured 32.8 us on the H200, where the best of the fixed list, 256 x 64,
+// took 35.7 and 128 x 160's 112 CTAs 37).
+std::vector<int> wave_fitted_cols(long long cols, long long tile_rows, int sms) {
+  std::vector<int> out;
+  for (int w = 1; w <= kWaveFits; ++w) {
+    const long long tiles_n = w * sms / std::max(1LL, tile_rows);
+    if (tiles_n < 1) continue;
+    const long long bn = (cols + tiles_n - 1) / tiles_n;
+    const int rounded = int((bn + 7) / 8 * 8);
+    if (rounded >= 8 && rounded <= 256) out.push_back(rounded);
+  }
+  return out;
+}
+
 // wgmma tiles: rows 64..256 (a warpgroup's 64-row granules), columns from the
-// space's list plus the task's M fits (which matter with swap-AB), one or two
-// consumer warpgroups. Legality drops what does not fit.
-std::vector<TileShape> wgmma_tiles(const Task& t) {
-  std::set<int> cols = {8, 16, 24, 32, 48, 64, 96, 128, 160, 192, 224, 256};
-  for (int f : fitted_tile_cols(t.m, kFitPieces)) cols.insert(f);
+// space's list plus the task's M fits (which matter with swap-AB) and the
+// columns that make whole waves (either way round), one or two consumer
+// warpgroups. Legality drops what does not fit.
+std::vector<TileShape> wgmma_tiles(const Task& t, const Limits& l) {
+  std::set<int> base = {8, 16, 24, 32, 48, 64, 96, 128, 160, 192, 224, 256};
+  for (int f : fitted_tile_cols(t.m, kFitPieces)) base.insert(f);
   std::vector<TileShape> out;
-  for (int bm : {64, 128, 192, 256})
+  for (int bm : {64, 128, 192, 256}) {
+    std::set<int> cols = base;
+    for (int f : wave_fitted_cols(t.n, (t.m + bm - 1) / bm, l.sm_count)) cols.insert(f);  // C's M on the rows
+    for (int f : wave_fitted_cols(t.m, (t.n + bm - 1) / bm, l.sm_count)) cols.insert(f);  // swap-AB: N on them
     for (int bn : cols)
       for (auto [wm, wn] : {std::pair{1, 1}, std::pair{2, 1}, std::pair{1, 2}}) out.push_back({bm, bn, wm, wn});
+  }
   // Ping-pong tiles: two m64 rows per consumer. With one (64 x 256, within
   // the accumulator budget too) the consumer issuing alone has one dependent
   // chain of wgmmas, and measured 0.65-0.85x of the cooperative 128 x 256 on
@@ -130,7 +156,7 @@ std::vector<Config> candidates(const Task& t, const Limits& l) {
     if (auto d = deepest(c, t, l, l.smem_per_sm_bytes / 2 - 1024)) bases.push_back(*d);
   };
   if (l.arch == "sm_90a") {
-    for (const TileShape& s : wgmma_tiles(t)) {
+    for (const TileShape& s : wgmma_tiles(t, l)) {
       for (bool swap : {false, true}) {
         if (swap && t.layout != Layout::TN) continue;
         for (EpilogueStore store : {EpilogueStore::direct, EpilogueStore::staged, EpilogueStore::tma}) {
@@ -141,7 +167,7 @@ std::vector<Config> candidates(const Task& t, const Limits& l) {
           c.pingpong = c.persistent = s.pingpong;
           c.epilogue_store = store;
           c.epilogue = t.epilogue;
-          c.raster = tiles_m(c, t) >= kRasterGroup ? kRasterGroup : 0;
+          c.raster = tiles_m(c, t) >= 2 ? kRasterGroup : 0;
           add_depths(c);
         }
       }
@@ -155,7 +181,7 @@ std::vector<Config> candidates(const Task& t, const Limits& l) {
         c.bm = s.bm, c.bn = s.bn, c.bk = 32, c.warps_m = s.warps_m, c.warps_n = s.warps_n;
         c.epilogue_store = store;
         c.epilogue = t.epilogue;
-        c.raster = tiles_m(c, t) >= kRasterGroup ? kRasterGroup : 0;
+        c.raster = tiles_m(c, t) >= 2 ? kRasterGroup : 0;
         add_depths(c);
       }
     }
