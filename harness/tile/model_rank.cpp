@@ -17,6 +17,11 @@ constexpr int kFitPieces = 4;             // M fits into the fewest 8-wide tiles
 constexpr int kMinKTilesPerSplit = 4;     // a split shorter than this is all prologue and fix-up
 constexpr int kSplitWaveTargets = 3;      // split-K that fills 1, 2 or 3 waves of SMs
 constexpr int kWaveFits = 3;              // tile columns that fill 1, 2 or 3 waves of SMs
+// Wave fits only from this M up. Below it the grid is one wave of memory- or
+// latency-bound tiles and the M fits already serve swap-AB; measured on the
+// H200, wave-fitted tiles on M = 2-128 pushed swap-AB's decode tiles out of the
+// first eight and lost 2-14% (2x5120x1536: 64 x 40, 9.7 us against 7.8).
+constexpr int kWaveFitMinRows = 256;
 // Tile rows per raster group. A group wider than the grid groups all of its
 // rows (schedule.inc), which still reads each column tile once; only a single
 // tile row has nothing to group.
@@ -63,8 +68,10 @@ std::vector<TileShape> wgmma_tiles(const Task& t, const Limits& l) {
   std::vector<TileShape> out;
   for (int bm : {64, 128, 192, 256}) {
     std::set<int> cols = base;
-    for (int f : wave_fitted_cols(t.n, (t.m + bm - 1) / bm, l.sm_count)) cols.insert(f);  // C's M on the rows
-    for (int f : wave_fitted_cols(t.m, (t.n + bm - 1) / bm, l.sm_count)) cols.insert(f);  // swap-AB: N on them
+    if (t.m >= kWaveFitMinRows) {
+      for (int f : wave_fitted_cols(t.n, (t.m + bm - 1) / bm, l.sm_count)) cols.insert(f);  // C's M on the rows
+      for (int f : wave_fitted_cols(t.m, (t.n + bm - 1) / bm, l.sm_count)) cols.insert(f);  // swap-AB: N on them
+    }
     for (int bn : cols)
       for (auto [wm, wn] : {std::pair{1, 1}, std::pair{2, 1}, std::pair{1, 2}}) out.push_back({bm, bn, wm, wn});
   }
