@@ -113,7 +113,7 @@ Legality check_wgmma(const Config& c, const Task& t, const Limits& lim) {
     return no(fmt::format("NN wgmma: warpgroup cols {} must be a multiple of the {}-column swizzle chunk", wn, chunk_cols));
   const int acc = (wm / kWarpgroupRows) * wn / 2;
   const bool plain = c.epilogue == Epilogue::none && c.split_k == 1 && !c.stream_k;
-  const int max_acc = c.warps_m * c.warps_n > 1 && plain ? kMaxAccumulatorFloatsTwoConsumers : kMaxAccumulatorFloats;
+  const int max_acc = consumers(c) > 1 && plain ? kMaxAccumulatorFloatsTwoConsumers : kMaxAccumulatorFloats;
   if (acc > max_acc)
     return no(fmt::format("warpgroup tile {}x{} needs {} accumulators per thread (max {})", wm, wn, acc, max_acc));
   // One-dimensional clusters only: every CTA of the cluster receives every

@@ -36,6 +36,9 @@ constexpr int kPerFamilyFirst = 1;        // configs per structural family befor
 // measured yet (plain or with a fused GELU, docs/tile.md).
 constexpr double kScheduleHedge = 1.5;
 
+// The raster of a shortlisted config: grouped as soon as there are two tile rows.
+int raster_group(const Config& c, const Task& t) { return tiles_m(c, t) >= 2 ? kRasterGroup : 0; }
+
 struct TileShape {
   int bm, bn, warps_m, warps_n;
   bool pingpong = false;  // two consumers, each bm x bn, in turn (persistent schedules only)
@@ -53,7 +56,7 @@ std::vector<int> wave_fitted_cols(long long cols, long long tile_rows, int sms) 
     if (tiles_n < 1) continue;
     const long long bn = (cols + tiles_n - 1) / tiles_n;
     const int rounded = int((bn + 7) / 8 * 8);
-    if (rounded >= 8 && rounded <= 256) out.push_back(rounded);
+    if (rounded <= 256) out.push_back(rounded);
   }
   return out;
 }
@@ -174,7 +177,7 @@ std::vector<Config> candidates(const Task& t, const Limits& l) {
           c.pingpong = c.persistent = s.pingpong;
           c.epilogue_store = store;
           c.epilogue = t.epilogue;
-          c.raster = tiles_m(c, t) >= 2 ? kRasterGroup : 0;
+          c.raster = raster_group(c, t);
           add_depths(c);
         }
       }
@@ -188,7 +191,7 @@ std::vector<Config> candidates(const Task& t, const Limits& l) {
         c.bm = s.bm, c.bn = s.bn, c.bk = 32, c.warps_m = s.warps_m, c.warps_n = s.warps_n;
         c.epilogue_store = store;
         c.epilogue = t.epilogue;
-        c.raster = tiles_m(c, t) >= 2 ? kRasterGroup : 0;
+        c.raster = raster_group(c, t);
         add_depths(c);
       }
     }
