@@ -212,9 +212,10 @@ void check_compiles(const Config& c, const Task& t) {
     EXPECT_NE(out.ptx.find("ld.acquire.gpu"), std::string::npos);
   }
   if (c.stream_k) {
-    // The fix-up: plain 16-byte partial stores, an arrival counter, no fp32 atomics on the data.
+    // The fix-up: plain 16-byte partial stores, an acquire-release arrival
+    // counter, no fp32 atomics on the data.
     EXPECT_NE(out.ptx.find("st.global.cg.v4.f32"), std::string::npos);
-    EXPECT_NE(out.ptx.find("atom.global.add.u32"), std::string::npos);
+    EXPECT_NE(out.ptx.find("atom.acq_rel.gpu.global.add.s32"), std::string::npos);
     EXPECT_EQ(out.ptx.find("red.global.add.v4.f32"), std::string::npos);
   }
   if (c.split_k > 1 && c.split_k_mode == SplitKMode::parallel) {
@@ -318,21 +319,23 @@ TEST(TileEmit, ContractMatchesTheConfig) {
   EXPECT_EQ(workspace_bytes(c, t), 8ull * 4 * 128 * 256 * 4 + 8 * 4 * 2 * 4);  // 8x4 tiles, 2 consumers
 }
 
-// Parallel split-K: every participant's atomics are fenced and then joined by
-// a barrier before thread 0 reports the arrival; otherwise the last split can
-// read a partial sum (a race racecheck's scheduling exposed on the H100).
+// Parallel split-K: every participant's atomics are joined by a barrier
+// before thread 0 reports the arrival with a gpu-scope acquire-release atomic
+// (release is cumulative: it publishes what the barrier ordered before it);
+// otherwise the last split can read a partial sum (a race racecheck's
+// scheduling exposed on the H100).
 TEST(TileEmit, ParallelSplitKJoinsBeforeReportingArrival) {
   for (const char* name : {"w64x64x64_g1x1_s6p6_pa_d1_sw_es_r0_k2a_t_c1x1_none",
                            "m64x128x32_g2x2_s4p3_pa_d1_sw_es_r0_k4a_t_c1x1_none"}) {
     const std::string src = emit(parse_name(name), task_from_shape("200x264x320"));
     const auto adds = src.find("red_add4(slot_vec<");
-    const auto arrive = src.find("atomicAdd(sem, 1)");
+    const auto arrive = src.find("arrive_acq_rel(sem)");
     ASSERT_NE(adds, std::string::npos) << name;
     ASSERT_NE(arrive, std::string::npos) << name;
-    const std::string between = src.substr(adds, arrive - adds);
-    const auto fence = between.find("__threadfence();");
-    ASSERT_NE(fence, std::string::npos) << name;
-    EXPECT_NE(between.find("bar();", fence), std::string::npos) << name << ": no barrier between the fence and the arrival";
+    ASSERT_LT(adds, arrive) << name;
+    EXPECT_NE(src.substr(adds, arrive - adds).find("bar();"), std::string::npos)
+        << name << ": no barrier between the adds and the arrival";
+    EXPECT_NE(src.find("atom.acq_rel.gpu.global.add.s32"), std::string::npos) << name;
   }
 }
 
