@@ -59,8 +59,12 @@ constexpr double kClusterLockstep = 0.02;
 // at 128x4096x14336 on the same DRAM bytes, and 2.4x the DRAM bytes of the
 // tiled kernel at 257x6144x4096 (each CTA starts its range at its own k, so
 // the CTAs that share an operand tile no longer read its k-slabs together).
-// Until the kernel is fixed, its time is scaled by the smallest of those
-// ratios, so stream-K is measured only where it is predicted to win big.
+// Capping the working CTAs showed what it tracks (docs/tile.md, session 11):
+// the same kernel runs 43.8 us at 128x4096x14336 when every tile splits in
+// even halves and 67 us when CTA ranges cut tiles unevenly, as they do
+// whenever stream-K balances anything. Until the kernel is fixed, its time is
+// scaled by the smallest of those ratios, so stream-K is measured only where
+// it is predicted to win big.
 constexpr double kStreamKSlowdown = 1.39;
 constexpr double kOverlapLoss = 0.1;       // assumed: the share of the shorter of compute and DRAM time not hidden
 constexpr double kCpAsyncIngestEff = 0.8;  // assumed: cp.async (every thread issues 16 B) against TMA bulk copies
