@@ -34,12 +34,17 @@ extern "C" __global__ void tessera_harness_fill(__half* dst, std::size_t count, 
   }
 }
 
+// Σ over bytes of a hash of (byte, position), mod 2^64: a change anywhere
+// changes it. Summed per warp before the one atomic per warp: an atomic per
+// byte on one address ran at about 1.35 G/s on the H200, 1.4 s of a 2048 x
+// 8192 x 8192 verification (ten passes over A and B).
 extern "C" __global__ void tessera_harness_digest(const unsigned char* src, std::size_t bytes, unsigned long long* out) {
   unsigned long long acc = 0;
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < bytes;
        i += std::size_t(gridDim.x) * blockDim.x)
     acc += splitmix((static_cast<unsigned long long>(src[i]) << 56) ^ i);
-  atomicAdd(out, acc);
+  for (int off = 16; off > 0; off /= 2) acc += __shfl_down_sync(0xffffffffu, acc, off);
+  if (threadIdx.x % 32 == 0) atomicAdd(out, acc);
 }
 
 // 64×64 output tile per block, 256 threads, 4×4 outputs per thread, fp64 sums.
@@ -64,14 +69,16 @@ extern "C" __global__ void tessera_harness_reference(const __half* A, const __ha
     __syncthreads();
 #pragma unroll
     for (int kk = 0; kk < kRefK; ++kk) {
+// A product of two halves is exact in fp64, so fma(a, b, s) rounds
+      // exactly as s + a*b did, with two operations per product instead of three.
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
-        double a = As[kk][ty * 4 + i];
+        const double a = As[kk][ty * 4 + i];
 #pragma unroll
         for (int j = 0; j < 4; ++j) {
-          double p = a * Bs[kk][tx * 4 + j];
-          acc[i][j] += p;
-          aacc[i][j] += fabs(p);
+          const double b = Bs[kk][tx * 4 + j];
+          acc[i][j] = fma(a, b, acc[i][j]);
+          aacc[i][j] = fma(fabs(a), fabs(b), aacc[i][j]);
         }
       }
     }
@@ -109,6 +116,12 @@ unsigned blocks_for(std::size_t n) {
   std::size_t b = (n + kThreads - 1) / kThreads;
   return static_cast<unsigned>(b < 65535u * 16u ? (b > 0 ? b : 1) : 65535u * 16u);
 }
+
+// Grid-stride reductions need only enough blocks to fill the GPU; more
+// blocks would only mean more atomics on the one result.
+constexpr unsigned kMaxReductionBlocks = 2048;
+
+unsigned reduction_blocks(std::size_t n) { return blocks_for(n) < kMaxReductionBlocks ? blocks_for(n) : kMaxReductionBlocks; }
 
 __global__ void fill_bits_kernel(unsigned short* dst, std::size_t count, unsigned short bits) {
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < count;
@@ -151,13 +164,14 @@ void fill_half_bits(__half* dst, std::size_t count, unsigned short bits, cudaStr
 
 void digest(const void* src, std::size_t bytes, unsigned long long* out_device, cudaStream_t s) {
   tessera_harness_bytes<<<1, 32, 0, s>>>(reinterpret_cast<unsigned char*>(out_device), sizeof(unsigned long long), 0);
-  tessera_harness_digest<<<blocks_for(bytes), kThreads, 0, s>>>(static_cast<const unsigned char*>(src), bytes, out_device);
+  tessera_harness_digest<<<reduction_blocks(bytes), kThreads, 0, s>>>(static_cast<const unsigned char*>(src), bytes,
+                                                                      out_device);
 }
 
 void count_not_equal(const void* p, std::size_t bytes, std::uint8_t value, unsigned long long* out_device,
                      cudaStream_t s) {
   cudaMemsetAsync(out_device, 0, sizeof(unsigned long long), s);
-  count_ne_kernel<<<blocks_for(bytes), kThreads, 0, s>>>(static_cast<const unsigned char*>(p), bytes, value,
+  count_ne_kernel<<<reduction_blocks(bytes), kThreads, 0, s>>>(static_cast<const unsigned char*>(p), bytes, value,
                                                           out_device);
 }
 
