@@ -51,7 +51,11 @@ void progress(const std::string& label, int done, int total, const std::string& 
   if (done >= total) std::fprintf(stderr, "\n");
 }
 
-std::string shape_of(const Task& t) { return fmt::format("{}x{}x{}", t.m, t.n, t.k); }
+// With the epilogue when there is one: a task file may hold one shape twice, plain and fused.
+std::string shape_of(const Task& t) {
+  const std::string mnk = fmt::format("{}x{}x{}", t.m, t.n, t.k);
+  return t.epilogue == Epilogue::none ? mnk : mnk + " " + to_string(t.epilogue);
+}
 
 // Geometric mean of the confirmed speedups; tasks without one are left out
 // (and counted in the table's footer).
@@ -68,9 +72,10 @@ double geomean(const std::vector<TileTuneOutcome>& outs, int& counted) {
 
 // The cost model against the sweep: its first pick predicted / measured, and
 // the winner's rank in its order with its predicted / measured time.
-std::string model_cells(const search::ModelCheck& m) {
+std::string model_cells(const search::ModelCheck& m, bool timed) {
   if (!m.ranked) return "| | ";
-  const auto us = [](double v) { return v > 0 ? fmt::format("{:.2f}", v) : std::string("failed"); };
+  const std::string none = timed ? "failed" : "not timed";  // compile-only sweeps measure nothing
+  const auto us = [&](double v) { return v > 0 ? fmt::format("{:.2f}", v) : none; };
   const std::string first = fmt::format("{} / {}", us(m.first_pick_predicted_us), us(m.first_pick_measured_us));
   if (m.winner_rank == 0) return fmt::format("| {} | ", first);
   return fmt::format("| {} | {} ({} / {}) ", first, m.winner_rank, us(m.winner_predicted_us), us(m.winner_measured_us));
@@ -85,12 +90,11 @@ std::string markdown_table(const std::vector<TileTuneOutcome>& outs, const std::
       "evaluated (failed) | model #1 µs | winner's model rank |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n",
       device);
   for (const auto& o : outs) {
-    const std::string model = model_cells(o.model) + "|\n";
+    const bool timed = o.evaluated.empty() || o.evaluated.front().result.status != Status::compiled;
+    const std::string model = model_cells(o.model, timed) + "|\n";
     if (!o.confirmed()) {
       md += fmt::format("| {} | {} | {} | | | | | | | {} ({}) {}", shape_of(o.task), to_string(o.task.layout),
-                        o.evaluated.empty() || o.evaluated.front().result.status != Status::compiled
-                            ? "(none ok)"
-                            : "(compile-only: not timed)",
+                        timed ? "(none ok)" : "(compile-only: not timed)",
                         o.evaluated.size(), o.failures, model);
       continue;
     }

@@ -115,21 +115,26 @@ TEST(Cli, CompileOnlyEvalSaysItDidNotVerify) {
   EXPECT_NE(flag.out.find("not verified"), std::string::npos) << flag.out;
 }
 
-// tile tune over a task file writes its Markdown table, one row per task,
-// and says the configs were compiled but not timed.
+// tile tune over a task file writes its Markdown table, one row per task (a
+// fused epilogue named beside its shape), and says the configs were compiled
+// but not timed, the model's first pick included (not "failed").
 TEST(Cli, TileTuneOverATaskFileWritesTheReport) {
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("tessera_tune_" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   const auto tasks = dir / "tasks.json";
   const auto report = dir / "report.md";
-  std::ofstream(tasks) << R"({"tasks": [{"m": 128, "n": 64, "k": 128}, {"m": 64, "n": 256, "k": 512}]})";
+  std::ofstream(tasks) << R"({"tasks": [{"m": 128, "n": 64, "k": 128}, {"m": 64, "n": 256, "k": 512},
+                                     {"m": 128, "n": 64, "k": 128, "epilogue": "bias_gelu"}]})";
   CliRun r = run("tile tune --tasks " + tasks.string() + " --budget 2 --compile-only --report " + report.string());
   EXPECT_EQ(r.code, 0) << r.out;
   std::ifstream in(report);
   const std::string md((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_NE(md.find("| 128x64x128 |"), std::string::npos) << md;
   EXPECT_NE(md.find("| 64x256x512 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 128x64x128 bias_gelu |"), std::string::npos) << md;
   EXPECT_NE(md.find("compile-only: not timed"), std::string::npos) << md;
+  EXPECT_NE(md.find(" / not timed |"), std::string::npos) << md;
+  EXPECT_EQ(md.find(" / failed"), std::string::npos) << md;
   EXPECT_NE(md.find("No task was timed"), std::string::npos) << md;
   // An unwritable report path (its parent is a file) fails before any tuning,
   // with one clear line.
