@@ -1,6 +1,5 @@
 #include "harness/gpu/integrity_kernels.hpp"
 
-#include <algorithm>
 #include <cmath>
 
 // extern "C" and prefixed: CUPTI reports these names verbatim, and the timer
@@ -31,13 +30,6 @@ extern "C" __global__ void tessera_harness_fresh(__half* live, __half* copy, std
 }
 
 namespace {
-
-constexpr int kThreads = 256;
-
-unsigned blocks_for(std::size_t n) {
-  std::size_t b = (n + kThreads - 1) / kThreads;
-  return static_cast<unsigned>(b < 65535u * 16u ? (b > 0 ? b : 1) : 65535u * 16u);
-}
 
 __device__ inline double activation(double x, int epilogue) {
   if (epilogue == 2) return x > 0 ? x : 0;
@@ -133,24 +125,22 @@ namespace tessera::gpu {
 
 void harness_poison(__half* dst, std::size_t count, cudaStream_t s) {
   if (count == 0) return;
-  tessera_harness_poison<<<blocks_for(count), kThreads, 0, s>>>(reinterpret_cast<unsigned short*>(dst), count,
-                                                                 kPoisonBits);
+  tessera_harness_poison<<<harness_blocks(count), kHarnessThreads, 0, s>>>(reinterpret_cast<unsigned short*>(dst),
+                                                                           count, kPoisonBits);
 }
 
 void harness_zero(void* dst, std::size_t bytes, cudaStream_t s) {
   if (bytes == 0) return;
-  tessera_harness_zero<<<blocks_for(bytes), kThreads, 0, s>>>(static_cast<unsigned char*>(dst), bytes);
+  tessera_harness_zero<<<harness_blocks(bytes), kHarnessThreads, 0, s>>>(static_cast<unsigned char*>(dst), bytes);
 }
 
 void harness_fresh(__half* live, __half* copy, std::size_t count, std::uint64_t seed, cudaStream_t s) {
   if (count == 0) return;
-  tessera_harness_fresh<<<blocks_for(count), kThreads, 0, s>>>(live, copy, count, seed);
+  tessera_harness_fresh<<<harness_blocks(count), kHarnessThreads, 0, s>>>(live, copy, count, seed);
 }
 
 void harness_check(const CheckArgs& args, CompareStats* out_device, cudaStream_t s) {
-  // Enough blocks to fill the GPU, no more: each warp ends with eight atomics on the one result.
-  constexpr unsigned kMaxCheckBlocks = 2048;
-  tessera_harness_check<<<std::min(blocks_for(args.m * args.n), kMaxCheckBlocks), kThreads, 0, s>>>(args, out_device);
+  tessera_harness_check<<<reduction_blocks(args.m * args.n), kHarnessThreads, 0, s>>>(args, out_device);
 }
 
 }  // namespace tessera::gpu

@@ -69,7 +69,7 @@ extern "C" __global__ void tessera_harness_reference(const __half* A, const __ha
     __syncthreads();
 #pragma unroll
     for (int kk = 0; kk < kRefK; ++kk) {
-// A product of two halves is exact in fp64, so fma(a, b, s) rounds
+      // A product of two halves is exact in fp64, so fma(a, b, s) rounds
       // exactly as s + a*b did, with two operations per product instead of three.
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
@@ -110,19 +110,6 @@ namespace tessera::gpu {
 
 namespace {
 
-constexpr int kThreads = 256;
-
-unsigned blocks_for(std::size_t n) {
-  std::size_t b = (n + kThreads - 1) / kThreads;
-  return static_cast<unsigned>(b < 65535u * 16u ? (b > 0 ? b : 1) : 65535u * 16u);
-}
-
-// Grid-stride reductions need only enough blocks to fill the GPU; more
-// blocks would only mean more atomics on the one result.
-constexpr unsigned kMaxReductionBlocks = 2048;
-
-unsigned reduction_blocks(std::size_t n) { return blocks_for(n) < kMaxReductionBlocks ? blocks_for(n) : kMaxReductionBlocks; }
-
 __global__ void fill_bits_kernel(unsigned short* dst, std::size_t count, unsigned short bits) {
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < count;
        i += std::size_t(gridDim.x) * blockDim.x)
@@ -151,28 +138,30 @@ const char* distribution_name(Distribution d) {
 }
 
 void fill_random(__half* dst, std::size_t count, Distribution dist, std::uint64_t seed, cudaStream_t s) {
-  tessera_harness_fill<<<blocks_for(count), kThreads, 0, s>>>(dst, count, static_cast<int>(dist), seed);
+  tessera_harness_fill<<<harness_blocks(count), kHarnessThreads, 0, s>>>(dst, count, static_cast<int>(dist), seed);
 }
 
 void fill_bytes(void* dst, std::size_t bytes, std::uint8_t value, cudaStream_t s) {
-  tessera_harness_bytes<<<blocks_for(bytes), kThreads, 0, s>>>(static_cast<unsigned char*>(dst), bytes, value);
+  tessera_harness_bytes<<<harness_blocks(bytes), kHarnessThreads, 0, s>>>(static_cast<unsigned char*>(dst), bytes,
+                                                                          value);
 }
 
 void fill_half_bits(__half* dst, std::size_t count, unsigned short bits, cudaStream_t s) {
-  fill_bits_kernel<<<blocks_for(count), kThreads, 0, s>>>(reinterpret_cast<unsigned short*>(dst), count, bits);
+  fill_bits_kernel<<<harness_blocks(count), kHarnessThreads, 0, s>>>(reinterpret_cast<unsigned short*>(dst), count,
+                                                                     bits);
 }
 
 void digest(const void* src, std::size_t bytes, unsigned long long* out_device, cudaStream_t s) {
   tessera_harness_bytes<<<1, 32, 0, s>>>(reinterpret_cast<unsigned char*>(out_device), sizeof(unsigned long long), 0);
-  tessera_harness_digest<<<reduction_blocks(bytes), kThreads, 0, s>>>(static_cast<const unsigned char*>(src), bytes,
-                                                                      out_device);
+  tessera_harness_digest<<<reduction_blocks(bytes), kHarnessThreads, 0, s>>>(static_cast<const unsigned char*>(src),
+                                                                             bytes, out_device);
 }
 
 void count_not_equal(const void* p, std::size_t bytes, std::uint8_t value, unsigned long long* out_device,
                      cudaStream_t s) {
   cudaMemsetAsync(out_device, 0, sizeof(unsigned long long), s);
-  count_ne_kernel<<<reduction_blocks(bytes), kThreads, 0, s>>>(static_cast<const unsigned char*>(p), bytes, value,
-                                                          out_device);
+  count_ne_kernel<<<reduction_blocks(bytes), kHarnessThreads, 0, s>>>(static_cast<const unsigned char*>(p), bytes,
+                                                                      value, out_device);
 }
 
 void reference_gemm(const __half* A, const __half* B, double* acc, double* absref, int M, int N, int K, int layout,

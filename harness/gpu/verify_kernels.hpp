@@ -3,6 +3,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
 #include <cstdint>
 
 namespace tessera::gpu {
@@ -14,6 +15,22 @@ enum class Distribution : int {
   integer = 3,      // integers in [-2, 2]: fp32 sums are exact, so the result must be exact
 };
 const char* distribution_name(Distribution d);
+
+// Grids of the harness's grid-stride kernels (here and in integrity_kernels.cu).
+inline constexpr int kHarnessThreads = 256;
+inline constexpr unsigned kMaxHarnessBlocks = 65535u * 16u;
+// A reduction needs only enough blocks to fill the GPU: each block ends with
+// atomics on the one result, so more blocks would only mean more of them.
+inline constexpr unsigned kMaxReductionBlocks = 2048;
+
+inline unsigned harness_blocks(std::size_t n) {
+  const std::size_t b = (n + kHarnessThreads - 1) / kHarnessThreads;
+  return static_cast<unsigned>(b < kMaxHarnessBlocks ? (b > 0 ? b : 1) : kMaxHarnessBlocks);
+}
+inline unsigned reduction_blocks(std::size_t n) {
+  const unsigned b = harness_blocks(n);
+  return b < kMaxReductionBlocks ? b : kMaxReductionBlocks;
+}
 
 inline constexpr std::uint8_t kCanaryByte = 0xA5;
 inline constexpr unsigned short kPoisonBits = 0x7FFF;  // a NaN no arithmetic produces (canonical NaN is 0x7E00)
