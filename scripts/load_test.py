@@ -177,7 +177,44 @@ async def killer(load: Load, total: int, kills: int, workers: int) -> int:
     return done
 
 
-async def drive(url: str, token: str | None, args) -> dict:
+class LoadAborted(Exception):
+    """The run cannot finish: the server died, or it ran past its wall-clock limit."""
+
+
+async def watchdog(server, max_wall_s: float) -> None:
+    """Returns never; raises once the started server has exited or the run is past --max-wall-s.
+
+    The clients retry refused connections for as long as --timeout allows, so without it a
+    server that died mid-load (or a load that stopped moving) would hang the test instead of
+    failing it."""
+    t0 = time.monotonic()
+    while True:
+        await asyncio.sleep(0.25)
+        if server is not None and server.proc.poll() is not None:
+            tail = "\n".join(server.log[-20:])
+            raise LoadAborted(f"tessera serve exited with code {server.proc.returncode} mid-load; its last lines:\n{tail}")
+        if time.monotonic() - t0 > max_wall_s:
+            raise LoadAborted(f"the load test ran past --max-wall-s {max_wall_s:.0f} s")
+
+
+async def drive(url: str, token: str | None, args, server=None) -> dict:
+    """The load against `url`, given up (LoadAborted) as soon as the watchdog says it cannot finish."""
+    main = asyncio.create_task(_drive(url, token, args))
+    guard = asyncio.create_task(watchdog(server, args.max_wall_s))
+    done, _ = await asyncio.wait({main, guard}, return_when=asyncio.FIRST_COMPLETED)
+    if main in done:
+        guard.cancel()
+        return main.result()
+    main.cancel()
+    try:
+        await main
+    except BaseException:  # noqa: BLE001 - its cancellation, or what the dead server made it raise
+        pass
+    guard.result()  # raises LoadAborted
+    raise AssertionError("the watchdog returned")
+
+
+async def _drive(url: str, token: str | None, args) -> dict:
     retry = client_mod.RetryPolicy(retries=1000)  # the load honours Retry-After for as long as it takes
     async with client_mod.AsyncClient(url, token=token, retry=retry, timeout=args.timeout,
                                       max_connections=args.clients + 8) as c:
@@ -269,17 +306,23 @@ def main() -> int:
     ap.add_argument("--workers", type=int, default=2, help="the started server's evaluator slots")
     ap.add_argument("--kills", type=int, default=3, help="workers killed mid-load")
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds one request may take, retries included")
+    ap.add_argument("--max-wall-s", type=float, default=1200.0,
+                    help="fail (not hang) when the whole load takes longer than this")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", help="write the figures here")
     args = ap.parse_args()
 
-    if args.url:
-        result = asyncio.run(drive(args.url, args.token, args))
-    else:
-        serve_args = ["--mode", "compile_only", "--gpus", ",".join(str(i) for i in range(args.workers)),
-                      "--queue", str(args.queue), "--fault-injection", "--retry-after", "1"]
-        with local_mod.LocalServer(serve_args, binary=args.binary) as server:
-            result = asyncio.run(drive(server.url, None, args))
+    try:
+        if args.url:
+            result = asyncio.run(drive(args.url, args.token, args))
+        else:
+            serve_args = ["--mode", "compile_only", "--gpus", ",".join(str(i) for i in range(args.workers)),
+                          "--queue", str(args.queue), "--fault-injection", "--retry-after", "1"]
+            with local_mod.LocalServer(serve_args, binary=args.binary) as server:
+                result = asyncio.run(drive(server.url, None, args, server))
+    except LoadAborted as e:
+        print("load test: FAILED:", e)
+        return 1
     print(table(result))
     failed = checks(result, args)
     if args.json:
