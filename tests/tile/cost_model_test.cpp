@@ -71,6 +71,34 @@ TEST(TileCostModel, DecodeTakesSwapAbWithANarrowTile) {
   }
 }
 
+TEST(TileCostModel, PlainTilesWithMostlyEmptyRowsRankBehindSwapAb) {
+  // Where M fills under half of a plain tile's rows and swap-AB is legal (TN), the plain tiles
+  // measured 1.46-3.81x their prediction on the H200 and swap-AB won every one of these shapes:
+  // the first pick is swap-AB there (it was a plain tile), and so are all of the first eight but
+  // the schedule hedges (the best of each schedule, model_rank.cpp).
+  for (const char* shape : {"2x5120x1536", "1x3584x3584", "7x6144x4096", "20x3072x5120", "1x10240x8192"}) {
+    const Task t = task_from_shape(shape);
+    const auto top = rank_configs(t, Limits{}, 8);
+    ASSERT_EQ(top.size(), 8u);
+    EXPECT_TRUE(top.front().config.swap_ab) << shape << ": " << name(top.front().config);
+    const auto swapped = std::count_if(top.begin(), top.end(), [](const Ranked& r) { return r.config.swap_ab; });
+    EXPECT_GE(swapped, 6) << shape;
+  }
+  // The scaling is for plain tiles of a TN task with most rows empty, nothing else: the same
+  // config costs the same in NN (where swap-AB is illegal, so nothing would take its place),
+  // and a plain tile whose rows M fills is not scaled.
+  Config plain;
+  plain.backend = Backend::wgmma_tma;
+  plain.bm = 64, plain.bn = 48, plain.bk = 64, plain.stages = plain.prefetch = 8;
+  Task tn = task_from_shape("2x5120x1536"), nn = tn;
+  nn.layout = Layout::NN;
+  const double sparse = predict(plain, tn, Limits{}).time_us, same_in_nn = predict(plain, nn, Limits{}).time_us;
+  EXPECT_GT(sparse, same_in_nn * 1.1);
+  Task full_tn = task_from_shape("64x5120x1536"), full_nn = full_tn;
+  full_nn.layout = Layout::NN;
+  EXPECT_DOUBLE_EQ(predict(plain, full_tn, Limits{}).time_us, predict(plain, full_nn, Limits{}).time_us);
+}
+
 TEST(TileCostModel, LargeSquareTakesABigTileAndNoSplit) {
   for (const char* shape : {"4096x4096x4096", "8192x8192x8192"}) {
     const Task t = task_from_shape(shape);
