@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "harness/core/error.hpp"
-#include "harness/core/fs.hpp"
+#include "core/error.hpp"
+#include "core/fs.hpp"
 
 #ifndef TESSERA_PROMPT_DIR_DEFAULT
 #define TESSERA_PROMPT_DIR_DEFAULT "agent/prompts"

@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "harness/core/error.hpp"
-#include "harness/core/fs.hpp"
-#include "harness/core/hash.hpp"
+#include "core/error.hpp"
+#include "core/fs.hpp"
+#include "core/hash.hpp"
 
 namespace tessera::agent {
 

@@ -5,8 +5,8 @@
 #include <fmt/format.h>
 
 #include "agent/endpoint.hpp"
-#include "harness/core/error.hpp"
-#include "harness/core/fs.hpp"
+#include "core/error.hpp"
+#include "core/fs.hpp"
 
 namespace tessera::agent {
 

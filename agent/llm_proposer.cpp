@@ -8,8 +8,8 @@
 #include <spdlog/spdlog.h>
 
 #include "agent/parse.hpp"
-#include "harness/core/error.hpp"
-#include "harness/core/hash.hpp"
+#include "core/error.hpp"
+#include "core/hash.hpp"
 
 namespace tessera::agent {
 

@@ -28,7 +28,7 @@ std::string render_template(const std::string& text, const std::map<std::string,
 
 // $TESSERA_PROMPT_DIR, else the source tree's agent/prompts.
 std::filesystem::path default_prompt_dir();
-// $TESSERA_ABI_HEADER, else harness/abi/tessera_abi.cuh next to the prompt dir's tree.
+// $TESSERA_ABI_HEADER, else core/abi/tessera_abi.cuh next to the prompt dir's tree.
 std::filesystem::path default_abi_header();
 
 // Reads <dir>/<name>.md once and keeps it.

@@ -3,8 +3,8 @@
 
 #include "agent/prompt.hpp"
 #include "agent/strategies.hpp"
-#include "harness/core/error.hpp"
-#include "harness/core/fs.hpp"
+#include "core/error.hpp"
+#include "core/fs.hpp"
 
 namespace tessera::agent {
 

@@ -9,9 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/candidate.hpp"
-#include "harness/core/result.hpp"
-#include "harness/core/task.hpp"
+#include "core/candidate.hpp"
+#include "core/result.hpp"
+#include "core/task.hpp"
 
 namespace tessera::agent {
 

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "agent/proposers.hpp"
-#include "harness/core/error.hpp"
+#include "core/error.hpp"
 
 namespace tessera::agent {
 

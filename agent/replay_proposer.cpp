@@ -25,7 +25,7 @@
 
 #include "agent/parse.hpp"
 #include "agent/proposers.hpp"
-#include "harness/core/error.hpp"
+#include "core/error.hpp"
 
 namespace tessera::agent {
 

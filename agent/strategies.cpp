@@ -77,7 +77,7 @@ void scan(const nlohmann::json& j, Figures& f) {
   }
 }
 
-// The summary keys harness/gpu/counters.hpp's collect_counters() writes.
+// The summary keys worker/counters.hpp's collect_counters() writes.
 bool read_summary_keys(const nlohmann::json& c, Figures& f) {
   if (!c.is_object()) return false;
   auto get = [&](const char* key) -> std::optional<double> {

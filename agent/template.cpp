@@ -4,8 +4,8 @@
 #include <fmt/format.h>
 
 #include "agent/prompt.hpp"
-#include "harness/core/error.hpp"
-#include "harness/core/fs.hpp"
+#include "core/error.hpp"
+#include "core/fs.hpp"
 
 #ifndef TESSERA_PROMPT_DIR_DEFAULT
 #define TESSERA_PROMPT_DIR_DEFAULT "agent/prompts"
@@ -48,8 +48,8 @@ std::filesystem::path default_prompt_dir() {
 std::filesystem::path default_abi_header() {
   const char* env = std::getenv("TESSERA_ABI_HEADER");
   if (env != nullptr && *env != '\0') return env;
-  // <root>/agent/prompts -> <root>/harness/abi/tessera_abi.cuh
-  return std::filesystem::path(TESSERA_PROMPT_DIR_DEFAULT).parent_path().parent_path() / "harness" / "abi" / "tessera_abi.cuh";
+  // <root>/agent/prompts -> <root>/core/abi/tessera_abi.cuh
+  return std::filesystem::path(TESSERA_PROMPT_DIR_DEFAULT).parent_path().parent_path() / "core" / "abi" / "tessera_abi.cuh";
 }
 
 PromptTemplates::PromptTemplates(std::filesystem::path dir) : dir_(std::move(dir)) {

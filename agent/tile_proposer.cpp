@@ -5,9 +5,9 @@
 
 #include <fmt/format.h>
 
-#include "harness/core/error.hpp"
-#include "harness/tile/emit.hpp"
-#include "harness/tile/space.hpp"
+#include "core/error.hpp"
+#include "tile/emit.hpp"
+#include "tile/space.hpp"
 
 namespace tessera::agent {
 

@@ -1,6 +1,6 @@
 #pragma once
 // The tile proposer: structured moves over the tile compiler's search space
-// (harness/tile/space.hpp). No network, deterministic for a given seed.
+// (tile/space.hpp). No network, deterministic for a given seed.
 //   no parent tile config -> the next untried seed config (then random samples)
 //   with a parent          -> one-knob neighbour, or crossover with an
 //                             inspiration, or a random restart
@@ -13,8 +13,8 @@
 
 #include "agent/proposer.hpp"
 #include "agent/proposers.hpp"
-#include "harness/tile/config.hpp"
-#include "harness/tile/legality.hpp"
+#include "tile/config.hpp"
+#include "tile/legality.hpp"
 
 namespace tessera::agent {
 

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/core/task.hpp"
+#include "core/task.hpp"
 
 namespace tessera::bench {
 

@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "harness/core/error.hpp"
-#include "harness/core/fs.hpp"
+#include "core/error.hpp"
+#include "core/fs.hpp"
 
 namespace tessera::bench {
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/core/task.hpp"
+#include "core/task.hpp"
 
 namespace tessera::bench {
 

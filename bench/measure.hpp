@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "baselines/baselines.hpp"
+#include "worker/baselines/baselines.hpp"
 #include "bench/kernels.hpp"
 #include "bench/record.hpp"
 #include "harness/candidate_build.hpp"

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "harness/core/error.hpp"
+#include "core/error.hpp"
 
 namespace tessera::bench {
 

@@ -7,8 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/core/result.hpp"
-#include "harness/core/task.hpp"
+#include "core/result.hpp"
+#include "core/task.hpp"
 
 namespace tessera::bench {
 

@@ -1,7 +1,7 @@
 #include "bench/report.hpp"
 
-#include "harness/core/error.hpp"
-#include "harness/core/fs.hpp"
+#include "core/error.hpp"
+#include "core/fs.hpp"
 
 namespace tessera::bench {
 

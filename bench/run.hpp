@@ -15,7 +15,7 @@
 
 #include "bench/buckets.hpp"
 #include "bench/record.hpp"
-#include "harness/core/task.hpp"
+#include "core/task.hpp"
 
 namespace tessera::bench {
 

@@ -9,7 +9,7 @@
 
 #include "bench/progress.hpp"
 #include "bench/table.hpp"
-#include "harness/core/error.hpp"
+#include "core/error.hpp"
 
 namespace tessera::bench {
 

@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "baselines/baselines.hpp"
-#include "harness/core/fs.hpp"
+#include "worker/baselines/baselines.hpp"
+#include "core/fs.hpp"
 
 namespace tessera::bench {
 

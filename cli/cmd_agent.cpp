@@ -11,9 +11,9 @@
 #include "agent/strategies.hpp"
 #include "cli/command.hpp"
 #include "cli/task_args.hpp"
-#include "harness/candidate.hpp"
-#include "harness/core/error.hpp"
-#include "harness/core/fs.hpp"
+#include "core/candidate.hpp"
+#include "core/error.hpp"
+#include "core/fs.hpp"
 
 namespace tessera::cli {
 

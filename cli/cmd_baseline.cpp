@@ -1,7 +1,5 @@
 // `tessera baseline`: times every cuBLAS/cuBLASLt baseline for one shape,
 // in-process (baselines do not crash), with the same Timer as candidates.
-#include <cuda_runtime_api.h>
-
 #include <memory>
 #include <string>
 #include <vector>
@@ -9,12 +7,11 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "baselines/measure.hpp"
 #include "cli/command.hpp"
-#include "cli/gpu_device.hpp"
-#include "harness/core/error.hpp"
-#include "harness/core/result.hpp"
-#include "harness/gpu/counters.hpp"
+#include "bench/baseline.hpp"
+#include "core/error.hpp"
+#include "core/result.hpp"
+#include "core/counter_set.hpp"
 
 namespace tessera::cli {
 
@@ -78,7 +75,7 @@ void print_table(const Task& task, const std::string& device, const baselines::B
         fmt::print("    counters: sm {}% dram {}% tensor {}% l2-hit {}% occupancy {}% -> {}\n",
                    pct(r.counters, "sm_throughput_pct"), pct(r.counters, "dram_throughput_pct"),
                    pct(r.counters, "tensor_pipe_pct"), pct(r.counters, "l2_hit_rate_pct"),
-                   pct(r.counters, "achieved_occupancy_pct"), gpu::bottleneck_hint(r.counters));
+                   pct(r.counters, "achieved_occupancy_pct"), bottleneck_hint(r.counters));
     }
   }
   const auto& rep = m.autotune;
@@ -94,26 +91,23 @@ void run_baseline(const BaselineArgs& a) {
   // Bad input is reported as such on any machine, before looking for a GPU.
   const Task task = task_from_shape(a.shape, a.layout, a.epilogue);
   if (a.max_algos < 1) fail_bad_input(fmt::format("--max-algos must be at least 1, got {}", a.max_algos));
-  const auto opened = open_device(a.device);
-  if (!opened) return;
-  const cudaDeviceProp& prop = *opened;
-
   baselines::MeasureOptions mo;
   mo.suite.autotune_max_algos = a.max_algos;
   mo.suite.remeasure = a.remeasure;
   mo.counters = a.counters;
-  const baselines::BaselineMeasurement m = baselines::measure_baselines(task, mo);
+  const bench::BaselineRun run = bench::measure_baselines_here(a.device, task, mo);
+  const baselines::BaselineMeasurement& m = run.measurement;
 
   if (a.json) {
     nlohmann::json out = {{"task", to_json(task)},
-                          {"device", prop.name},
+                          {"device", run.device},
                           {"baselines", nlohmann::json::array()},
                           {"autotune", m.autotune},
                           {"previous_times_us", m.previous_times_us}};
     for (const auto& r : m.rows) out["baselines"].push_back(row_json(task, r));
     fmt::print("{}\n", out.dump(2));
   } else {
-    print_table(task, prop.name, m);
+    print_table(task, run.device, m);
   }
   set_exit_code(m.all_verified() ? 0 : 1);
 }

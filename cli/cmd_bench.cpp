@@ -1,7 +1,7 @@
 // tessera bench harness: end-to-end evaluations per minute through the
 // sandbox, first with a cold compile cache, then with the same candidates
 // warm. A benchmark, not a test: it prints figures and asserts nothing.
-// tessera bench floor: bench_floor.cpp; suite, compare and report: cmd_bench_suite.cpp
+// tessera bench floor and protocol: bench/floor.cpp, bench/protocol.cpp; suite, compare and report: cmd_bench_suite.cpp
 // and cmd_bench_report.cpp.
 #include <algorithm>
 #include <chrono>
@@ -15,13 +15,13 @@
 #include <unistd.h>
 
 #include "cli/bench_commands.hpp"
-#include "cli/bench_floor.hpp"
-#include "cli/bench_protocol.hpp"
+#include "bench/floor.hpp"
+#include "bench/protocol.hpp"
 #include "cli/command.hpp"
 #include "cli/task_args.hpp"
-#include "harness/candidate.hpp"
-#include "harness/core/fs.hpp"
-#include "harness/core/counter_set.hpp"
+#include "core/candidate.hpp"
+#include "core/fs.hpp"
+#include "core/counter_set.hpp"
 #include "harness/sandbox.hpp"
 
 namespace {
@@ -110,12 +110,12 @@ void setup(CLI::App& root) {
   h->add_option("--counter-set", a.counter_set, "full or fast (what search reads)")->capture_default_str();
   h->add_option("--source", a.source, "device-only candidate to vary")->capture_default_str();
   h->callback([] { run(a); });
-  static tessera::cli::BenchFloorArgs f;
+  static tessera::bench::BenchFloorArgs f;
   auto* fl = bench->add_subcommand("floor", "Kernel GPU time of empty and one-DRAM-line kernels under the timing protocol");
   fl->add_option("--device", f.device, "CUDA device ordinal")->capture_default_str();
   fl->add_flag("--json", f.json, "print the figures as JSON");
-  fl->callback([] { tessera::cli::run_bench_floor(f); });
-  static tessera::cli::BenchProtocolArgs pr;
+  fl->callback([] { tessera::bench::run_bench_floor(f); });
+  static tessera::bench::BenchProtocolArgs pr;
   auto* prot = bench->add_subcommand("protocol", "The integrity guards' price: each kernel timed plain and guarded, interleaved");
   prot->add_option("--device", pr.device, "CUDA device ordinal")->capture_default_str();
   prot->add_option("--kernel", pr.kernels,
@@ -123,7 +123,7 @@ void setup(CLI::App& root) {
                    "kernels, a 2-3 us small-grid tile and a 4096^3 tile)");
   prot->add_option("--repeat", pr.repeat, "passes, alternating which variant goes first")->capture_default_str()->check(CLI::Range(1, 50));
   prot->add_flag("--json", pr.json, "print the figures as JSON");
-  prot->callback([] { tessera::cli::run_bench_protocol(pr); });
+  prot->callback([] { tessera::bench::run_bench_protocol(pr); });
   tessera::cli::add_bench_suite_command(bench);
   tessera::cli::add_bench_report_commands(bench);
 }

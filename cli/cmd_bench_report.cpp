@@ -9,8 +9,8 @@
 #include "bench/run.hpp"
 #include "bench/table.hpp"
 #include "cli/bench_commands.hpp"
-#include "harness/core/error.hpp"
-#include "harness/core/fs.hpp"
+#include "core/error.hpp"
+#include "core/fs.hpp"
 
 namespace tessera::cli {
 

@@ -19,10 +19,10 @@
 #include "cli/bench_commands.hpp"
 #include "cli/build_args.hpp"
 #include "cli/command.hpp"
-#include "harness/core/error.hpp"
-#include "harness/core/fs.hpp"
+#include "core/error.hpp"
+#include "core/fs.hpp"
 #include "harness/sandbox.hpp"
-#include "search/tasks_file.hpp"
+#include "core/tasks_file.hpp"
 
 namespace tessera::cli {
 
@@ -62,7 +62,7 @@ std::string default_out(const std::string& task_set, const bench::KernelSource& 
 bench::RunConfig config_from_args(const SuiteArgs& a, const bench::KernelSource& source) {
   bench::RunConfig c;
   c.tasks_file = a.tasks_file;
-  c.tasks = search::load_tasks_file(a.tasks_file);
+  c.tasks = load_tasks_file(a.tasks_file);
   c.buckets = bench::load_buckets(a.tasks_file);
   const auto j = nlohmann::json::parse(read_file(a.tasks_file), nullptr, false);
   c.task_set = j.is_object() && j.contains("name") && j.at("name").is_string()

@@ -14,9 +14,9 @@
 
 #include "cli/command.hpp"
 #include "harness/compiler.hpp"
-#include "harness/confine.hpp"
-#include "harness/core/fs.hpp"
-#include "harness/gpu/counters.hpp"
+#include "confine/confine.hpp"
+#include "core/fs.hpp"
+#include "bench/device.hpp"
 #include "harness/sandbox.hpp"
 
 namespace {
@@ -96,7 +96,7 @@ void gpu_rows(Report& r) {
     r.problem(fmt::format("the driver (CUDA {}) is older than the runtime (CUDA {})", version_string(drv), version_string(rt)),
               "update the NVIDIA driver, or build tessera with a toolkit no newer than the driver");
   if (p.major < 8) r.problem("tessera targets sm_80 and newer", "use an Ampere or Hopper GPU");
-  const std::string counters = tessera::gpu::probe_counters();
+  const std::string counters = tessera::bench::counters_unreadable_reason();
   r.row("CUPTI counters", counters.empty() ? "readable" : "NOT readable: " + counters);
   if (!counters.empty())
     r.problem("hardware counters cannot be read (results will carry counters.error)",

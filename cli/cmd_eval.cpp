@@ -12,7 +12,7 @@
 #include "cli/result_print.hpp"
 #include "cli/task_args.hpp"
 #include "harness/candidate_build.hpp"
-#include "harness/core/counter_set.hpp"
+#include "core/counter_set.hpp"
 #include "harness/sandbox.hpp"
 
 namespace {

@@ -14,12 +14,12 @@
 #include "agent/registry.hpp"
 #include "cli/command.hpp"
 #include "cli/task_args.hpp"
-#include "harness/core/error.hpp"
-#include "harness/core/fs.hpp"
+#include "core/error.hpp"
+#include "core/fs.hpp"
 #include "harness/sandbox.hpp"
 #include "search/engine.hpp"
 #include "search/report.hpp"
-#include "search/tasks_file.hpp"
+#include "core/tasks_file.hpp"
 
 namespace {
 
@@ -153,7 +153,7 @@ void run(Args& a) {
   } else {
     if (!a.tasks_file.empty()) {
       if (!a.task.task_json.empty() || !a.task.shape.empty()) fail_bad_input("give --tasks or --task/--shape, not both");
-      tasks = search::load_tasks_file(a.tasks_file);
+      tasks = tessera::load_tasks_file(a.tasks_file);
     } else {
       tasks = {tessera::cli::resolve_task(a.task)};
     }

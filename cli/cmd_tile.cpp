@@ -17,12 +17,12 @@
 
 #include "cli/command.hpp"
 #include "cli/tile_args.hpp"
-#include "harness/core/error.hpp"
-#include "harness/tile/config.hpp"
-#include "harness/tile/cost_model.hpp"
-#include "harness/tile/emit.hpp"
-#include "harness/tile/legality.hpp"
-#include "harness/tile/space.hpp"
+#include "core/error.hpp"
+#include "tile/config.hpp"
+#include "tile/cost_model.hpp"
+#include "tile/emit.hpp"
+#include "tile/legality.hpp"
+#include "tile/space.hpp"
 #include "search/tile_tuner.hpp"
 
 namespace tessera::cli {

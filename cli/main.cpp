@@ -8,7 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cli/command.hpp"
-#include "harness/core/error.hpp"
+#include "core/error.hpp"
 
 namespace tessera::cli {
 

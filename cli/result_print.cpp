@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "harness/gpu/counters.hpp"
+#include "core/counter_set.hpp"
 
 namespace tessera::cli {
 
@@ -67,7 +67,7 @@ std::string format_result(const EvalResult& r) {
     };
     row("counters", fmt::format("SM {} DRAM {} tensor {} L2 hit {} occupancy {} -> {}", pct("sm_throughput_pct"),
                                 pct("dram_throughput_pct"), pct("tensor_pipe_pct"), pct("l2_hit_rate_pct"),
-                                pct("achieved_occupancy_pct"), gpu::bottleneck_hint(r.counters)));
+                                pct("achieved_occupancy_pct"), bottleneck_hint(r.counters)));
   }
   if (!r.worker_log.empty() && r.status != Status::ok) {
     std::string tail = r.worker_log.size() > 600 ? r.worker_log.substr(r.worker_log.size() - 600) : r.worker_log;

@@ -1,7 +1,7 @@
 #pragma once
 #include <string>
 
-#include "harness/core/result.hpp"
+#include "core/result.hpp"
 
 namespace tessera::cli {
 // The human table `tessera eval` prints for one result.

@@ -1,6 +1,6 @@
 #include "cli/task_args.hpp"
 
-#include "harness/core/error.hpp"
+#include "core/error.hpp"
 
 namespace tessera::cli {
 

@@ -5,7 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "harness/core/task.hpp"
+#include "core/task.hpp"
 
 namespace tessera::cli {
 

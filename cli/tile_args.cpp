@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "cli/task_args.hpp"
-#include "harness/core/error.hpp"
+#include "core/error.hpp"
 #include "harness/sandbox.hpp"
 
 namespace tessera::cli {

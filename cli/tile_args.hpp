@@ -8,12 +8,12 @@
 
 #include <CLI/CLI.hpp>
 
-#include "harness/core/result.hpp"
-#include "harness/core/task.hpp"
+#include "core/result.hpp"
+#include "core/task.hpp"
 #include "harness/evaluator.hpp"
-#include "harness/tile/config.hpp"
-#include "harness/tile/legality.hpp"
-#include "harness/tile/space.hpp"
+#include "tile/config.hpp"
+#include "tile/legality.hpp"
+#include "tile/space.hpp"
 
 namespace tessera::cli {
 

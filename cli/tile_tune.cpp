@@ -13,11 +13,11 @@
 
 #include "cli/command.hpp"
 #include "cli/tile_args.hpp"
-#include "harness/core/error.hpp"
-#include "harness/core/fs.hpp"
-#include "harness/tile/config.hpp"
+#include "core/error.hpp"
+#include "core/fs.hpp"
+#include "tile/config.hpp"
 #include "search/descriptor.hpp"
-#include "search/tasks_file.hpp"
+#include "core/tasks_file.hpp"
 #include "search/tile_tuner.hpp"
 
 namespace tessera::cli {
@@ -146,7 +146,7 @@ void cmd_tune(const TuneArgs& a) {
   options.compile_only = a.tile.compile_only;
   search::check_backend(options.backend);  // before any work
   std::vector<Task> tasks;
-  if (!a.tasks_file.empty()) tasks = search::load_tasks_file(a.tasks_file);
+  if (!a.tasks_file.empty()) tasks = load_tasks_file(a.tasks_file);
   else tasks.push_back(task_of(a.tile));
   if (tasks.empty()) fail_bad_input(fmt::format("{} holds no tasks", a.tasks_file));
 

@@ -18,7 +18,7 @@ attention has no plain QKV: its "qkv" is the fused down-projection
 (q_a_proj + kv_a_proj_with_mqa: N = q_lora_rank + kv_lora_rank +
 qk_rope_head_dim) and its "o" takes heads * v_head_dim.
 
-The harness accepts dimensions up to 65536 (harness/core/task.hpp): a
+The harness accepts dimensions up to 65536 (core/task.hpp): a
 vocabulary above that is taken as its tensor-parallel shard (vocab / 2),
 which is what one GPU of a vocab-parallel LM head computes.
 

@@ -9,10 +9,10 @@
 
 #include "agent/parse.hpp"
 #include "env/env.hpp"
-#include "harness/core/error.hpp"
-#include "harness/tile/config.hpp"
-#include "harness/tile/emit.hpp"
-#include "harness/tile/space.hpp"
+#include "core/error.hpp"
+#include "tile/config.hpp"
+#include "tile/emit.hpp"
+#include "tile/space.hpp"
 
 namespace tessera::env {
 

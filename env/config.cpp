@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 
 #include "env/env.hpp"
-#include "harness/core/counter_set.hpp"
-#include "harness/core/error.hpp"
-#include "search/tasks_file.hpp"
+#include "core/counter_set.hpp"
+#include "core/error.hpp"
+#include "core/tasks_file.hpp"
 
 namespace tessera::env {
 
@@ -132,7 +132,7 @@ EnvConfig EnvConfig::from_json(const nlohmann::json& j) {
     else if (key == "reward") c.reward = RewardConfig::from_json(v);
     else if (key == "eval") c.eval = env_eval_from_json(v, c.eval);
     else if (key == "tasks") c.tasks = tasks_from_json(v);
-    else if (key == "tasks_file") c.tasks = search::load_tasks_file(get_string(v, key));
+    else if (key == "tasks_file") c.tasks = load_tasks_file(get_string(v, key));
     else if (key == "infra_retries") c.infra_retries = get_int(v, key, 0, kMaxInfraRetries);
     else if (key == "counters_in_feedback") c.counters_in_feedback = get_bool(v, key);
     else if (key == "reuse_baselines") c.reuse_baselines = get_bool(v, key);

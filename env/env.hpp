@@ -18,11 +18,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/core/result.hpp"
-#include "harness/core/reward.hpp"
-#include "harness/core/task.hpp"
+#include "core/result.hpp"
+#include "core/reward.hpp"
+#include "core/task.hpp"
 #include "harness/pool.hpp"
-#include "harness/tile/legality.hpp"
+#include "tile/legality.hpp"
 
 namespace tessera::env {
 

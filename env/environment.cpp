@@ -4,7 +4,7 @@
 #include "env/detail/feedback.hpp"
 #include "env/detail/judge.hpp"
 #include "env/env.hpp"
-#include "harness/core/error.hpp"
+#include "core/error.hpp"
 
 namespace tessera::env {
 

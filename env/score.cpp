@@ -4,7 +4,7 @@
 
 #include "env/detail/device.hpp"
 #include "env/detail/judge.hpp"
-#include "harness/core/error.hpp"
+#include "core/error.hpp"
 
 namespace tessera::env {
 

@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "harness/core/error.hpp"
-#include "harness/core/fs.hpp"
+#include "core/error.hpp"
+#include "core/fs.hpp"
 #include "harness/detail/build_directives.hpp"
 #include "harness/detail/compile_steps.hpp"
 #include "harness/torch_ext.hpp"

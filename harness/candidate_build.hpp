@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/candidate.hpp"
+#include "core/candidate.hpp"
 
 namespace tessera {
 

@@ -10,12 +10,12 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "harness/core/error.hpp"
-#include "harness/core/fs.hpp"
-#include "harness/core/hash.hpp"
+#include "core/error.hpp"
+#include "core/fs.hpp"
+#include "core/hash.hpp"
 #include "harness/detail/build_directives.hpp"
 #include "harness/detail/compile_steps.hpp"
-#include "harness/detail/subprocess.hpp"
+#include "harness/subprocess.hpp"
 
 namespace tessera {
 
@@ -138,8 +138,8 @@ CompileOutput Compiler::compile_in_child(const CompileRequest& request, const st
   nlohmann::json req = {{"kind", to_string(request.kind)}, {"source", request.source}, {"arch", request.arch},
                         {"options", request.extra_options}, {"cache_dir", options_.cache_dir.string()},
                         {"key", key}, {"timeout_seconds", options_.timeout_seconds}};
-  const auto exe = options_.self_exe.empty() ? detail::tessera_executable() : options_.self_exe;
-  auto pr = detail::run_process(exe, {"__compile"}, req.dump(), options_.timeout_seconds,
+  const auto exe = options_.self_exe.empty() ? tessera_executable() : options_.self_exe;
+  auto pr = run_process(exe, {"__compile"}, req.dump(), options_.timeout_seconds,
                                 4 * kCompileLogLimitBytes + (1 << 20), options_.cache_dir / "child-work");
   CompileOutput out;
   out.info.compiler = request.kind == CandidateKind::device_only ? "nvrtc" : "nvcc";

@@ -12,8 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/candidate.hpp"
-#include "harness/core/result.hpp"
+#include "core/candidate.hpp"
+#include "core/result.hpp"
 
 namespace tessera {
 

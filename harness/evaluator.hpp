@@ -6,16 +6,16 @@
 #include <string>
 #include <vector>
 
-#include "harness/candidate.hpp"
-#include "harness/core/result.hpp"
-#include "harness/core/task.hpp"
+#include "core/candidate.hpp"
+#include "core/result.hpp"
+#include "core/task.hpp"
 
 namespace tessera {
 
 struct EvalOptions {
   bool compile_only = false;   // no GPU: compile + static checks, verify/timing reported as skipped
   bool counters = true;        // collect CUPTI counters (never fatal if unavailable)
-  // "full" or "fast" (gpu::CounterSet): fast leaves out the two breakdown
+  // "full" or "fast" (worker::CounterSet): fast leaves out the two breakdown
   // metrics that need most of the profiler's passes.
   std::string counter_set = "full";
   bool baselines = true;       // measure cuBLAS/cuBLASLt in the same run

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <atomic>
 
-#include "harness/core/error.hpp"
-#include "harness/detail/thread_pool.hpp"
+#include "core/error.hpp"
+#include "core/thread_pool.hpp"
 
 namespace tessera {
 

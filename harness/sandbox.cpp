@@ -18,14 +18,14 @@
 #include <spdlog/spdlog.h>
 
 #include "harness/compiler.hpp"
-#include "harness/core/ceiling.hpp"
-#include "harness/detail/ceiling_store.hpp"
+#include "core/ceiling.hpp"
+#include "core/ceiling_store.hpp"
 #include "harness/detail/machine_state.hpp"
-#include "harness/core/error.hpp"
-#include "harness/core/fs.hpp"
-#include "harness/core/hash.hpp"
-#include "harness/detail/contract.hpp"
-#include "harness/detail/subprocess.hpp"
+#include "core/error.hpp"
+#include "core/fs.hpp"
+#include "core/hash.hpp"
+#include "core/contract.hpp"
+#include "harness/subprocess.hpp"
 #include "harness/detail/worker_client.hpp"
 
 namespace tessera {
@@ -42,8 +42,8 @@ int smem_limit_for_arch(const std::string& arch) { return arch.rfind("sm_8", 0) 
 
 // Checks that need the task and the device limits but no GPU.
 std::string static_check(const nlohmann::json& contract_json, const Task& task, int smem_limit) {
-  const auto c = detail::contract_from_json(contract_json);
-  if (auto why = detail::check_contract_for_task(c, task); !why.empty()) return why;
+  const auto c = contract_from_json(contract_json);
+  if (auto why = check_contract_for_task(c, task); !why.empty()) return why;
   if (c.dynamic_smem_bytes > smem_limit)
     return fmt::format("the kernel asks for {} bytes of dynamic shared memory; the device allows {}",
                        c.dynamic_smem_bytes, smem_limit);
@@ -55,7 +55,7 @@ public:
   explicit SandboxEvaluator(SandboxOptions o)
       : options_(std::move(o)),
         compiler_(CompilerOptions{{}, options_.compile_timeout_s, true,
-                                  options_.self_exe.empty() ? detail::tessera_executable() : options_.self_exe}),
+                                  options_.self_exe.empty() ? tessera_executable() : options_.self_exe}),
         rng_(std::random_device{}()) {
     std::string why;
     const bool gpu = gpu_present(&why);
@@ -201,7 +201,7 @@ private:
     }
     auto d = hello.body.at("device").get<DeviceSummary>();
     if (device_.peak_tflops > 0) {  // one ceiling per harness (it only goes up)
-      detail::apply_ceiling(d, ceiling_json(device_));
+      apply_ceiling(d, ceiling_json(device_));
     } else if (auto why = load_or_measure_ceiling(d); !why.empty()) {
       worker_.reset();
       return why;
@@ -222,8 +222,8 @@ private:
   // runs under compute-sanitizer).
   std::string load_or_measure_ceiling(DeviceSummary& d) {
     if (!options_.remeasure_ceiling)
-      if (auto stored = detail::load_ceiling(d.uuid)) {
-        detail::apply_ceiling(d, *stored);
+      if (auto stored = load_ceiling(d.uuid)) {
+        apply_ceiling(d, *stored);
         return {};
       }
     if (!options_.measure_peak && !options_.remeasure_ceiling) return {};
@@ -232,9 +232,9 @@ private:
     if (reply.kind != detail::WorkerReply::Kind::answer)
       return fmt::format("sandbox worker could not measure the device's ceiling: {}", reply.reason);
     const auto c = reply.body.at("ceiling");
-    detail::apply_ceiling(d, c);
+    apply_ceiling(d, c);
     try {
-      detail::store_ceiling(d, c);
+      store_ceiling(d, c);
     } catch (const std::exception& e) {
       spdlog::warn("could not store the measured ceiling: {}", e.what());
     }
@@ -443,7 +443,7 @@ private:
     // here and in the stored ceiling: a stored peak measured low (the H200's
     // probe read 665 TFLOP/s where cuBLAS runs 4096^3 at 759) would otherwise
     // put every later process's "% of peak" above 100.
-    detail::raise_peak(device_, w.device.peak_tflops, w.device.peak_source);
+    raise_peak(device_, w.device.peak_tflops, w.device.peak_source);
     r.verify = w.verify;
     r.cold = w.cold;
     r.hot = w.hot;

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "harness/core/error.hpp"
+#include "core/error.hpp"
 #include "harness/detail/build_directives.hpp"
 
 namespace tessera {

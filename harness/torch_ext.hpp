@@ -5,7 +5,7 @@
 // with data_ptr() and launches on the default stream or
 // at::cuda::getCurrentCUDAStream(). The adapter keeps the file as it is, takes
 // out its torch/ATen/c10/pybind11 includes, puts tessera's shim header
-// (harness/abi/tessera_torch_shim.cuh) in front and a tessera_launch() after
+// (core/abi/tessera_torch_shim.cuh) in front and a tessera_launch() after
 // it that calls the named function with the harness's buffers as tensors.
 #include <string>
 #include <utility>

@@ -19,7 +19,7 @@
 
 #include "env/env.hpp"
 #include "env/score.hpp"
-#include "harness/core/error.hpp"
+#include "core/error.hpp"
 #include "harness/sandbox.hpp"
 
 namespace nb = nanobind;

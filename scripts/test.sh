@@ -7,6 +7,9 @@ cd "$(dirname "$0")/.."
 # blocks below join the default run only where the figures say they fit.
 scripts/setup.sh
 echo "test.sh: setup took $SECONDS s"
+# The layering of docs/design.md on every #include (a planted violation first,
+# so a broken checker fails too).
+python3 scripts/check_layers.py --self-test
 build_t0=$SECONDS
 scripts/build.sh
 echo "test.sh: build took $((SECONDS - build_t0)) s"

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "harness/core/error.hpp"
+#include "core/error.hpp"
 
 namespace tessera::search {
 

@@ -1,8 +1,8 @@
 #include "search/config.hpp"
 
-#include "harness/core/counter_set.hpp"
-#include "harness/core/error.hpp"
-#include "harness/core/json_struct.hpp"
+#include "core/counter_set.hpp"
+#include "core/error.hpp"
+#include "core/json_struct.hpp"
 
 namespace tessera::search {
 

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/core/reward.hpp"
+#include "core/reward.hpp"
 #include "search/acceptance.hpp"
 #include "search/bandit.hpp"
 #include "search/population.hpp"
@@ -80,7 +80,7 @@ struct SearchConfig {
   // evaluating); step s is planned from the state after step s - depth.
   int pipeline_depth = 0;  // 0: resolved to 2 x evaluators when the run starts
   bool compile_only = false;
-  // CUPTI counter set read for every candidate (gpu::CounterSet). The CLI
+  // CUPTI counter set read for every candidate (worker::CounterSet). The CLI
   // asks for "fast"; "full" here keeps configs written before the key
   // existed (their runs read the full set) resuming as they ran.
   std::string counter_set = "full";

@@ -4,10 +4,10 @@
 
 #include <spdlog/spdlog.h>
 
-#include "harness/core/error.hpp"
-#include "harness/core/fs.hpp"
-#include "harness/core/json_read.hpp"
-#include "harness/detail/thread_pool.hpp"
+#include "core/error.hpp"
+#include "core/fs.hpp"
+#include "core/json_read.hpp"
+#include "core/thread_pool.hpp"
 #include "search/novelty.hpp"
 #include "search/run_files.hpp"
 #include "search/trajectory.hpp"
@@ -347,7 +347,7 @@ RunSummary SearchEngine::run() {
   started_ = std::chrono::steady_clock::now();
   prepare_run_dir();
   load_logs();
-  proposal_pool_ = std::make_unique<tessera::detail::ThreadPool>(config_.pipeline_depth);
+  proposal_pool_ = std::make_unique<tessera::ThreadPool>(config_.pipeline_depth);
   {
     std::unique_lock lk(mu_);
     plan_more();

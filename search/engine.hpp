@@ -35,7 +35,7 @@ namespace tessera::search {
 
 }  // namespace tessera::search
 
-namespace tessera::detail {
+namespace tessera {
 class ThreadPool;
 }
 
@@ -143,7 +143,7 @@ private:
   std::mutex file_mu_;
 
   // Declared last: destroyed first, so no job outlives the members it uses.
-  std::unique_ptr<tessera::detail::ThreadPool> proposal_pool_;
+  std::unique_ptr<tessera::ThreadPool> proposal_pool_;
   std::unique_ptr<EvaluatorPool> pool_;  // one thread per evaluator
 };
 

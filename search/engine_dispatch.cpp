@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "harness/core/fs.hpp"
-#include "harness/detail/thread_pool.hpp"
+#include "core/fs.hpp"
+#include "core/thread_pool.hpp"
 #include "search/engine.hpp"
 #include "search/novelty.hpp"
 

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/candidate.hpp"
-#include "harness/core/result.hpp"
+#include "core/candidate.hpp"
+#include "core/result.hpp"
 #include "search/descriptor.hpp"
 
 namespace tessera::search {

@@ -1,6 +1,6 @@
 #include "search/method.hpp"
 
-#include "harness/core/error.hpp"
+#include "core/error.hpp"
 
 namespace tessera::search {
 

@@ -2,7 +2,7 @@
 
 #include <cctype>
 
-#include "harness/core/hash.hpp"
+#include "core/hash.hpp"
 
 namespace tessera::search {
 

@@ -5,7 +5,7 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "harness/candidate.hpp"
+#include "core/candidate.hpp"
 
 namespace tessera::search {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <set>
 
-#include "harness/core/error.hpp"
+#include "core/error.hpp"
 
 namespace tessera::search {
 

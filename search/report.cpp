@@ -6,9 +6,9 @@
 
 #include <fmt/format.h>
 
-#include "harness/core/error.hpp"
-#include "harness/core/fs.hpp"
-#include "harness/core/json_read.hpp"
+#include "core/error.hpp"
+#include "core/fs.hpp"
+#include "core/json_read.hpp"
 #include "search/descriptor.hpp"
 #include "search/run_files.hpp"
 #include "search/svg.hpp"

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "harness/core/fs.hpp"
+#include "core/fs.hpp"
 
 namespace tessera::search {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "harness/core/reward.hpp"
+#include "core/reward.hpp"
 
 namespace tessera::search {
 
@@ -109,7 +109,7 @@ Applied SearchState::apply(const Plan& plan, const StepOutcome& o) {
   out.acceptance["verdict_final"] = o.verdict_final;
   out.acceptance["changed_decision"] = changed || remeasure_changed;
 
-  // Rewards (harness/core/reward.hpp, the module the RL environment uses too):
+  // Rewards (core/reward.hpp, the module the RL environment uses too):
   // the search pays relative improvement over the parent, linear, clipped.
   const bool timed = o.evaluated && has_timing(o.result);
   const bool parent_timed = parent && has_timing(parent->result);

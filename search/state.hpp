@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/core/task.hpp"
+#include "core/task.hpp"
 #include "search/archive.hpp"
 #include "search/config.hpp"
 #include "search/population.hpp"

@@ -1,6 +1,6 @@
 #include "search/step.hpp"
 
-#include "harness/core/json_read.hpp"
+#include "core/json_read.hpp"
 #include "search/rng.hpp"
 
 namespace tessera::search {

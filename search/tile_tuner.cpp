@@ -9,10 +9,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "harness/core/error.hpp"
-#include "harness/tile/cost_model.hpp"
-#include "harness/tile/emit.hpp"
-#include "harness/detail/thread_pool.hpp"
+#include "core/error.hpp"
+#include "tile/cost_model.hpp"
+#include "tile/emit.hpp"
+#include "core/thread_pool.hpp"
 
 namespace tessera::search {
 
@@ -167,7 +167,7 @@ private:
     // key is harmless: cache entries are written atomically). The pool is
     // declared after `cands` and drops the jobs not yet started when it goes.
     ev_.precompile({cands.front()});
-    tessera::detail::ThreadPool ahead(compile_threads());
+    tessera::ThreadPool ahead(compile_threads());
     for (std::size_t i = 1; i < cands.size(); ++i) ahead.submit([this, &cands, i] { ev_.compile_ahead(cands[i]); });
     for (std::size_t i = 0; i < batch.size(); ++i) {
       TunedConfig e{tile::name(batch[i]), batch[i], ev_.evaluate(cands[i], task_, opt_)};

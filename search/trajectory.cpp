@@ -3,7 +3,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "harness/core/fs.hpp"
+#include "core/fs.hpp"
 
 namespace tessera::search {
 

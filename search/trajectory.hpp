@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/core/task.hpp"
+#include "core/task.hpp"
 #include "search/state.hpp"
 #include "search/step.hpp"
 

@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "env/env.hpp"
-#include "harness/core/reward.hpp"
+#include "core/reward.hpp"
 #include "harness/pool.hpp"
 #include "serve/slots.hpp"
 

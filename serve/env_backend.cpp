@@ -2,7 +2,7 @@
 // service's evaluator slots.
 #include "serve/backend.hpp"
 
-#include "harness/tile/legality.hpp"
+#include "tile/legality.hpp"
 
 namespace tessera::serve {
 

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "env/env.hpp"
-#include "harness/core/task.hpp"
+#include "core/task.hpp"
 #include "harness/evaluator.hpp"
 
 namespace tessera::serve {

@@ -11,7 +11,7 @@
 #include <boost/asio/strand.hpp>
 #include <spdlog/spdlog.h>
 
-#include "harness/core/error.hpp"
+#include "core/error.hpp"
 #include "serve/detail/connection.hpp"
 
 namespace tessera::serve {

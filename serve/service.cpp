@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "harness/core/error.hpp"
+#include "core/error.hpp"
 #include "serve/detail/auth.hpp"
 #include "serve/detail/context.hpp"
 #include "serve/detail/request_json.hpp"

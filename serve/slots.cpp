@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "harness/core/error.hpp"
+#include "core/error.hpp"
 #include "serve/detail/resilient_evaluator.hpp"
 
 namespace tessera::serve {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "agent/retry.hpp"
-#include "harness/core/error.hpp"
+#include "core/error.hpp"
 
 // Setup calls (curl_easy_setopt, curl_slist_append) failing is a tessera bug.
 #define TESSERA_CURL_CHECK(call)                                                                    \

@@ -6,14 +6,14 @@
 
 #include <fmt/format.h>
 
-#include "baselines/measure.hpp"
+#include "worker/baselines/measure.hpp"
 #include "bench/ceiling.hpp"
 #include "bench/measure.hpp"
-#include "harness/core/error.hpp"
-#include "harness/core/fs.hpp"
-#include "harness/detail/ceiling_store.hpp"
-#include "harness/gpu/check.hpp"
-#include "harness/gpu/device_summary.hpp"
+#include "core/error.hpp"
+#include "core/fs.hpp"
+#include "core/ceiling_store.hpp"
+#include "worker/check.hpp"
+#include "worker/device_summary.hpp"
 
 namespace tessera::bench {
 
@@ -23,8 +23,8 @@ namespace {
 // ceiling"), so the suite's "% of peak" uses the same figures as every
 // evaluation; without a stored ceiling the report says it was not measured.
 DeviceSummary device_here(int ordinal) {
-  DeviceSummary d = gpu::device_summary(ordinal);
-  if (auto stored = detail::load_ceiling(d.uuid)) detail::apply_ceiling(d, *stored);
+  DeviceSummary d = worker::device_summary(ordinal);
+  if (auto stored = load_ceiling(d.uuid)) apply_ceiling(d, *stored);
   else d.peak_source = "not measured on this GPU yet (tessera doctor --measure-peak)";
   return d;
 }
@@ -69,13 +69,13 @@ public:
   }
 
 private:
-  // As an evaluation does (harness/gpu/worker_session.cpp): a baseline above
+  // As an evaluation does (worker/worker_session.cpp): a baseline above
   // the stored peak becomes the peak, in this sweep's later records and in the
   // per-GPU store, so no later process starts from a probe that read low.
   void raise_peak(ShapeRecord& r) {
     const auto f = fastest_baseline(r);
     if (device_.peak_tflops <= 0) return;  // no stored peak: none is invented from one shape
-    if (f && detail::raise_peak(device_, f->tflops,
+    if (f && tessera::raise_peak(device_, f->tflops,
                                 fmt::format("{} at {}, cold, measured during a sweep (above the peak stored before)",
                                             f->who, f->shape)))
       r.device = device_;

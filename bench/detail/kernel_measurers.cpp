@@ -8,9 +8,9 @@
 #include <fmt/format.h>
 
 #include "bench/measure.hpp"
-#include "harness/core/error.hpp"
-#include "harness/core/fs.hpp"
-#include "harness/tile/legality.hpp"
+#include "core/error.hpp"
+#include "core/fs.hpp"
+#include "tile/legality.hpp"
 #include "search/tile_tuner.hpp"
 
 namespace tessera::bench {

@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/core/result.hpp"
+#include "core/result.hpp"
 
 namespace tessera::env::detail {
 

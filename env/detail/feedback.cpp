@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "harness/tile/config.hpp"
+#include "tile/config.hpp"
 
 namespace tessera::env::detail {
 

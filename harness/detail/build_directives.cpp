@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "harness/core/hash.hpp"
+#include "core/hash.hpp"
 
 namespace tessera::detail {
 

@@ -7,13 +7,13 @@
 
 #include <fmt/format.h>
 
-#include "harness/core/error.hpp"
-#include "harness/core/fs.hpp"
-#include "harness/core/hash.hpp"
+#include "core/error.hpp"
+#include "core/fs.hpp"
+#include "core/hash.hpp"
 #include "harness/detail/build_directives.hpp"
 #include "harness/detail/compile_steps.hpp"
-#include "harness/detail/elf.hpp"
-#include "harness/detail/subprocess.hpp"
+#include "core/elf.hpp"
+#include "harness/subprocess.hpp"
 
 namespace tessera::detail {
 

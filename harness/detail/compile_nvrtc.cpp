@@ -6,11 +6,11 @@
 
 #include <fmt/format.h>
 
-#include "harness/core/error.hpp"
-#include "harness/core/fs.hpp"
+#include "core/error.hpp"
+#include "core/fs.hpp"
 #include "harness/detail/compile_steps.hpp"
-#include "harness/detail/contract.hpp"
-#include "harness/detail/elf.hpp"
+#include "core/contract.hpp"
+#include "core/elf.hpp"
 
 #define TESSERA_NVRTC_CHECK(call)                                                                     \
   do {                                                                                                \

@@ -6,7 +6,7 @@
 
 #include "harness/compiler.hpp"
 #include "harness/detail/ptxas_log.hpp"
-#include "harness/detail/subprocess.hpp"
+#include "harness/subprocess.hpp"
 
 namespace tessera::detail {
 
@@ -29,12 +29,12 @@ std::string tu_binary_policy(const std::string& so_image);
 // (harness/detail/build_directives.hpp): an allow-list. Empty = allowed.
 std::string nvcc_args_policy(const std::vector<std::string>& args);
 
-// The timer's own kernels (gpu::kFlushKernelName, gpu::kProbeKernelName; a
+// The timer's own kernels (worker::kFlushKernelName, worker::kProbeKernelName; a
 // test keeps the two lists equal). Samples leave out the time of kernels with
 // these names.
 inline constexpr const char* kHarnessKernelNames[] = {"tessera_l2_flush", "tessera_clock_probe"};
 // Every name with this prefix belongs to the harness (poison, input variation,
-// output checks around timed calls: harness/gpu/integrity_kernels.hpp).
+// output checks around timed calls: worker/integrity_kernels.hpp).
 inline constexpr const char* kHarnessKernelPrefix = "tessera_harness_";
 
 // The rules a compiled artifact was checked against (forbidden libraries and

@@ -1,7 +1,7 @@
 #pragma once
 #include <string>
 
-#include "harness/core/result.hpp"
+#include "core/result.hpp"
 
 namespace tessera::detail {
 // Reads registers, shared memory, stack frame and spills from a `ptxas -v`

@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 
 #include "harness/detail/compile_steps.hpp"
-#include "harness/detail/elf.hpp"
+#include "core/elf.hpp"
 
 namespace tessera::detail {
 

@@ -15,8 +15,8 @@
 #include <boost/process/extend.hpp>
 #include <fmt/format.h>
 
-#include "harness/confine.hpp"
-#include "harness/core/error.hpp"
+#include "confine/confine.hpp"
+#include "core/error.hpp"
 #include "harness/detail/subprocess_env.hpp"
 #include "harness/detail/worker_wire.hpp"
 
@@ -31,7 +31,7 @@ constexpr auto kQuitGrace = std::chrono::seconds(2);  // a worker told to quit g
 constexpr const char* kScratchPrefix = "tessera-worker-";
 
 // Between fork and exec of the worker: its own session and process group,
-// and its rlimits (harness/confine.hpp). A failure aborts the spawn.
+// and its rlimits (confine/confine.hpp). A failure aborts the spawn.
 struct ConfinedChild : bp::extend::handler {
   ChildLimits limits;
   std::uint64_t nproc;

@@ -4,8 +4,8 @@
 
 #include <fmt/format.h>
 
-#include "harness/core/error.hpp"
-#include "harness/core/hash.hpp"
+#include "core/error.hpp"
+#include "core/hash.hpp"
 
 namespace tessera::serve::detail {
 

@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/detail/thread_pool.hpp"
+#include "core/thread_pool.hpp"
 #include "serve/backend.hpp"
 #include "serve/detail/admission.hpp"
 #include "serve/detail/dispatcher.hpp"
@@ -87,7 +87,7 @@ struct Context {
 
   // Declared last, destroyed first: their threads use everything above.
   Dispatcher dispatcher;
-  tessera::detail::ThreadPool session_runner;  // resets and steps (Environment::step blocks)
+  tessera::ThreadPool session_runner;  // resets and steps (Environment::step blocks)
   Scheduler scheduler;
 };
 

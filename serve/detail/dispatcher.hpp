@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "harness/detail/thread_pool.hpp"
+#include "core/thread_pool.hpp"
 #include "serve/backend.hpp"
 #include "serve/detail/record.hpp"
 
@@ -40,7 +40,7 @@ private:
 
   const Backend& backend_;
   env::ActionSpace actions_;
-  tessera::detail::ThreadPool cpu_;  // parse + compile ahead
+  tessera::ThreadPool cpu_;  // parse + compile ahead
 };
 
 // The record of an evaluation that never ran because its deadline passed.

@@ -9,8 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/core/result.hpp"
-#include "harness/core/reward.hpp"
+#include "core/result.hpp"
+#include "core/reward.hpp"
 
 namespace tessera::serve::detail {
 

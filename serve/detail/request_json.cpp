@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "harness/core/counter_set.hpp"
-#include "harness/core/error.hpp"
+#include "core/counter_set.hpp"
+#include "core/error.hpp"
 
 namespace tessera::serve::detail {
 

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/core/task.hpp"
+#include "core/task.hpp"
 #include "harness/evaluator.hpp"
 
 namespace tessera::serve::detail {

@@ -4,7 +4,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "harness/core/error.hpp"
+#include "core/error.hpp"
 
 namespace tessera::serve::detail {
 

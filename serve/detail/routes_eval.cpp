@@ -2,7 +2,7 @@
 // actions (the same text a session step takes) against a task.
 #include <fmt/format.h>
 
-#include "harness/core/error.hpp"
+#include "core/error.hpp"
 #include "serve/detail/context.hpp"
 #include "serve/detail/request_json.hpp"
 

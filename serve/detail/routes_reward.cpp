@@ -5,7 +5,7 @@
 // or a shape "MxNxK") and the response is the action.
 #include <fmt/format.h>
 
-#include "harness/core/error.hpp"
+#include "core/error.hpp"
 #include "serve/detail/context.hpp"
 #include "serve/detail/request_json.hpp"
 #include "serve/detail/reward_text.hpp"

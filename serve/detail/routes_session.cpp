@@ -4,7 +4,7 @@
 // its evaluation, and no HTTP thread may wait.
 #include <fmt/format.h>
 
-#include "harness/core/error.hpp"
+#include "core/error.hpp"
 #include "serve/detail/context.hpp"
 #include "serve/detail/request_json.hpp"
 

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/candidate.hpp"
+#include "core/candidate.hpp"
 #include "harness/sandbox.hpp"
 #include "tests/adversarial/corpus_manifest.hpp"
 #include "tests/testing.hpp"
@@ -136,7 +136,7 @@ TEST(AdversarialCorpus, EveryKernelCaughtAndHarnessSurvives) {
 // data: the sums stay small while Σ|a·b| grows with K, so the per-element
 // allowance is wide there and no flip is "decided". Sequential fp16 sums
 // still exceed it; blocked ones that do not are left to the relative L2 bound
-// (tests/baselines/verifier_calibration_gpu_test.cpp, cuBLAS in fp16).
+// (tests/worker/verifier_calibration_gpu_test.cpp, cuBLAS in fp16).
 TEST(AdversarialCorpus, Fp16AccumulationOnceTimedCaughtAtLongK) {
   TESSERA_REQUIRE_GPU();
   auto ev = make_evaluator(options("full"));

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/core/result.hpp"
+#include "core/result.hpp"
 
 namespace tessera::adversarial {
 

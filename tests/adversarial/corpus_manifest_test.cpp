@@ -6,7 +6,7 @@
 
 #include <unistd.h>
 
-#include "harness/core/error.hpp"
+#include "core/error.hpp"
 #include "tests/adversarial/corpus_manifest.hpp"
 
 namespace tessera::adversarial {

@@ -16,7 +16,7 @@
 
 #include <fmt/format.h>
 
-#include "harness/candidate.hpp"
+#include "core/candidate.hpp"
 #include "harness/candidate_build.hpp"
 #include "harness/sandbox.hpp"
 #include "tests/adversarial/corpus_manifest.hpp"

@@ -11,7 +11,7 @@
 #include "agent/client.hpp"
 #include "agent/ensemble.hpp"
 #include "agent/limiter.hpp"
-#include "harness/core/error.hpp"
+#include "core/error.hpp"
 #include "tests/agent/fake_clock.hpp"
 #include "tests/agent/test_server.hpp"
 

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/core/fs.hpp"
+#include "core/fs.hpp"
 #include "tests/agent/test_server.hpp"
 
 namespace tessera::agent {

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "agent/llm_proposer.hpp"
-#include "harness/core/error.hpp"
+#include "core/error.hpp"
 #include "tests/agent/test_server.hpp"
 
 namespace tessera::agent {

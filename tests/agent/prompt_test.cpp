@@ -7,7 +7,7 @@
 
 #include "agent/prompt.hpp"
 #include "agent/strategies.hpp"
-#include "harness/core/error.hpp"
+#include "core/error.hpp"
 
 namespace tessera::agent {
 namespace {
@@ -166,7 +166,7 @@ TEST(Strategies, BottleneckReadingAndMasking) {
   EXPECT_NE(r.summary.find("memory-bandwidth-bound"), std::string::npos) << r.summary;
   EXPECT_EQ(std::count(r.saturated.begin(), r.saturated.end(), "dram_bandwidth"), 1);
 
-  // The shape harness/gpu collect_counters() writes: summary keys win over "raw".
+  // The shape worker/ collect_counters() writes: summary keys win over "raw".
   const nlohmann::json harness = {{"sm_throughput_pct", 30.0}, {"dram_throughput_pct", 25.0}, {"tensor_pipe_pct", 20.0},
                                   {"l2_hit_rate_pct", 95.0}, {"achieved_occupancy_pct", 45.0}, {"smem_bank_conflicts", nullptr},
                                   {"raw", {{"sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active", 99.0}}},

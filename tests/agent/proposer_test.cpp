@@ -8,7 +8,7 @@
 
 #include "agent/llm_proposer.hpp"
 #include "agent/proposers.hpp"
-#include "harness/core/error.hpp"
+#include "core/error.hpp"
 #include "tests/agent/test_server.hpp"
 
 namespace tessera::agent {

@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "agent/registry.hpp"
-#include "harness/core/error.hpp"
+#include "core/error.hpp"
 
 namespace tessera::agent {
 namespace {

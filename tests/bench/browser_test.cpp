@@ -17,7 +17,7 @@
 
 #include "bench/report.hpp"
 #include "bench/run.hpp"
-#include "harness/core/fs.hpp"
+#include "core/fs.hpp"
 #include "tests/bench/synthetic.hpp"
 #include "tests/testing.hpp"
 

@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
 #include "bench/buckets.hpp"
-#include "harness/core/error.hpp"
-#include "search/tasks_file.hpp"
+#include "core/error.hpp"
+#include "core/tasks_file.hpp"
 
 namespace tessera::bench {
 namespace {
@@ -20,7 +20,7 @@ TEST(Buckets, GridFileCarriesTheDefaultEdges) {
 }
 
 TEST(Buckets, GridHasTheThousandShapesSplitAsDocumented) {
-  const auto tasks = search::load_tasks_file(kGrid);
+  const auto tasks = load_tasks_file(kGrid);
   ASSERT_EQ(tasks.size(), 1000u);
   std::map<std::string, int> count;
   for (const auto& t : tasks) {
@@ -36,7 +36,7 @@ TEST(Buckets, GridHasTheThousandShapesSplitAsDocumented) {
 }
 
 TEST(Buckets, SampleCoversEveryBucketEarly) {
-  const auto tasks = search::load_tasks_file(std::string(TESSERA_SOURCE_DIR) + "/datasets/grid1000_sample300.json");
+  const auto tasks = load_tasks_file(std::string(TESSERA_SOURCE_DIR) + "/datasets/grid1000_sample300.json");
   ASSERT_EQ(tasks.size(), 300u);
   std::set<std::string> first_ten;
   for (int i = 0; i < 10; ++i) first_ten.insert(bucket_of(tasks[std::size_t(i)], default_buckets()));

@@ -19,7 +19,7 @@
 #include <fmt/format.h>
 
 #include "bench/run.hpp"
-#include "harness/core/fs.hpp"
+#include "core/fs.hpp"
 #include "tests/bench/synthetic.hpp"
 #include "tests/testing.hpp"
 

@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "bench/compare.hpp"
-#include "harness/core/error.hpp"
-#include "harness/core/fs.hpp"
+#include "core/error.hpp"
+#include "core/fs.hpp"
 #include "tests/bench/synthetic.hpp"
 
 namespace tessera::bench {

@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
 #include "bench/kernels.hpp"
-#include "harness/core/error.hpp"
-#include "harness/core/fs.hpp"
+#include "core/error.hpp"
+#include "core/fs.hpp"
 #include "tests/bench/synthetic.hpp"
 
 namespace tessera::bench {

@@ -7,8 +7,8 @@
 #include <fmt/format.h>
 
 #include "bench/report.hpp"
-#include "harness/core/error.hpp"
-#include "harness/core/fs.hpp"
+#include "core/error.hpp"
+#include "core/fs.hpp"
 #include "tests/bench/synthetic.hpp"
 
 namespace tessera::bench {

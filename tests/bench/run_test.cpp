@@ -6,8 +6,8 @@
 #include <fstream>
 
 #include "bench/run.hpp"
-#include "harness/core/error.hpp"
-#include "harness/core/fs.hpp"
+#include "core/error.hpp"
+#include "core/fs.hpp"
 #include "tests/bench/synthetic.hpp"
 
 namespace tessera::bench {

@@ -6,7 +6,7 @@
 
 #include "bench/progress.hpp"
 #include "bench/suite.hpp"
-#include "harness/core/error.hpp"
+#include "core/error.hpp"
 #include "tests/bench/synthetic.hpp"
 
 namespace tessera::bench {

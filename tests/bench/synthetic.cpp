@@ -4,8 +4,8 @@
 
 #include <cmath>
 
-#include "baselines/baselines.hpp"
-#include "harness/core/fs.hpp"
+#include "worker/baselines/baselines.hpp"
+#include "core/fs.hpp"
 
 namespace tessera::bench::testing {
 

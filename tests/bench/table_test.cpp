@@ -5,7 +5,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "baselines/baselines.hpp"
+#include "worker/baselines/baselines.hpp"
 #include "bench/table.hpp"
 #include "tests/bench/synthetic.hpp"
 

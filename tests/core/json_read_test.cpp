@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <functional>
 
-#include "harness/core/json_read.hpp"
-#include "harness/core/result.hpp"
+#include "core/json_read.hpp"
+#include "core/result.hpp"
 
 namespace tessera {
 namespace {

@@ -1,11 +1,11 @@
-// The shared reward (harness/core/reward.hpp): gates, the performance term,
+// The shared reward (core/reward.hpp): gates, the performance term,
 // penalties per class, masking, and its configuration file form.
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "harness/core/error.hpp"
-#include "harness/core/reward.hpp"
+#include "core/error.hpp"
+#include "core/reward.hpp"
 
 namespace tessera {
 namespace {

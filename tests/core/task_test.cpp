@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "harness/core/error.hpp"
-#include "harness/core/task.hpp"
+#include "core/error.hpp"
+#include "core/task.hpp"
 
 namespace tessera {
 namespace {

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "env/env.hpp"
-#include "harness/core/error.hpp"
+#include "core/error.hpp"
 
 namespace tessera::env {
 namespace {

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "env/env.hpp"
-#include "harness/core/error.hpp"
+#include "core/error.hpp"
 #include "tests/env/fake_evaluator.hpp"
 
 namespace tessera::env {

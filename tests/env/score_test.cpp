@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "env/score.hpp"
-#include "harness/core/error.hpp"
+#include "core/error.hpp"
 #include "tests/env/fake_evaluator.hpp"
 
 namespace tessera::env {

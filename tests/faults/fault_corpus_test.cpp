@@ -5,7 +5,7 @@
 // compile-stage faults are still checked (compile-only mode).
 //
 // Host code of a translation unit runs in the runner, confined
-// (harness/confine.hpp): what it may not do kills it, and the verdict is
+// (confine/confine.hpp): what it may not do kills it, and the verdict is
 // `rejected` with kForbiddenSyscallReason (naming the call) or
 // kFileSizeLimitReason; a runner that crashes otherwise is a runtime_fault.
 #include <gtest/gtest.h>
@@ -16,8 +16,8 @@
 #include <set>
 #include <string>
 
-#include "harness/candidate.hpp"
-#include "harness/confine.hpp"
+#include "core/candidate.hpp"
+#include "confine/confine.hpp"
 #include "harness/sandbox.hpp"
 #include "tests/faults/leak_check.hpp"
 #include "tests/testing.hpp"

@@ -3,7 +3,7 @@
 // and survives its own JSON.
 #include <cstdlib>
 
-#include "harness/core/task.hpp"
+#include "core/task.hpp"
 #include "tests/fuzz/fuzz_common.hpp"
 
 namespace {

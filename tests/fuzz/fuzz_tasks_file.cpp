@@ -1,7 +1,7 @@
 // A task file (datasets/*.json, --tasks): only bad_input naming the file.
 #include <fstream>
 
-#include "search/tasks_file.hpp"
+#include "core/tasks_file.hpp"
 #include "tests/fuzz/fuzz_common.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -11,7 +11,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
   }
   tessera::fuzz::expect_input_errors_only([&] {
-    for (const auto& t : tessera::search::load_tasks_file(path)) tessera::validate(t);
+    for (const auto& t : tessera::load_tasks_file(path)) tessera::validate(t);
   });
   return 0;
 }

@@ -3,7 +3,7 @@
 // config's name parses back to the same config.
 #include <cstdlib>
 
-#include "harness/tile/config.hpp"
+#include "tile/config.hpp"
 #include "tests/fuzz/fuzz_common.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -4,8 +4,8 @@
 // error there becomes an infra_error, so only those may come out).
 #include <algorithm>
 
-#include "harness/confine.hpp"
-#include "harness/core/result.hpp"
+#include "confine/confine.hpp"
+#include "core/result.hpp"
 #include "harness/detail/worker_wire.hpp"
 #include "tests/fuzz/fuzz_common.hpp"
 

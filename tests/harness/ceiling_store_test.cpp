@@ -4,8 +4,8 @@
 
 #include <optional>
 
-#include "harness/confine.hpp"
-#include "harness/detail/ceiling_store.hpp"
+#include "confine/confine.hpp"
+#include "core/ceiling_store.hpp"
 #include "tests/harness/confine_helpers.hpp"
 
 namespace tessera {
@@ -34,10 +34,10 @@ protected:
 
 TEST_F(CeilingStoreTest, ABaselineAboveTheStoredPeakRaisesIt) {
   const auto probe = h200(665, "cublas_tn at 4096^3, probe");
-  detail::store_ceiling(probe, {{"peak_tflops", 665.0}, {"peak_source", probe.peak_source}, {"dram_gbps", 3986.0},
+  store_ceiling(probe, {{"peak_tflops", 665.0}, {"peak_source", probe.peak_source}, {"dram_gbps", 3986.0},
                                 {"floor_us", 0.54}});
-  EXPECT_TRUE(detail::raise_stored_peak(h200(759, "cublas_nn at 4096x4096x4096, during an evaluation")));
-  const auto stored = detail::load_ceiling("GPU-test-ceiling");
+  EXPECT_TRUE(raise_stored_peak(h200(759, "cublas_nn at 4096x4096x4096, during an evaluation")));
+  const auto stored = load_ceiling("GPU-test-ceiling");
   ASSERT_TRUE(stored);
   EXPECT_DOUBLE_EQ(stored->value("peak_tflops", 0.0), 759);
   EXPECT_EQ(stored->value("peak_source", std::string()), "cublas_nn at 4096x4096x4096, during an evaluation");
@@ -46,35 +46,35 @@ TEST_F(CeilingStoreTest, ABaselineAboveTheStoredPeakRaisesIt) {
 }
 
 TEST_F(CeilingStoreTest, ALowerOrEqualPeakNeverLowersIt) {
-  detail::store_ceiling(h200(759, "x"), {{"peak_tflops", 759.0}, {"peak_source", "x"}, {"dram_gbps", 3986.0},
+  store_ceiling(h200(759, "x"), {{"peak_tflops", 759.0}, {"peak_source", "x"}, {"dram_gbps", 3986.0},
                                          {"floor_us", 0.54}});
-  EXPECT_FALSE(detail::raise_stored_peak(h200(700, "a slower run")));
-  EXPECT_FALSE(detail::raise_stored_peak(h200(759, "the same")));
-  EXPECT_DOUBLE_EQ(detail::load_ceiling("GPU-test-ceiling")->value("peak_tflops", 0.0), 759);
+  EXPECT_FALSE(raise_stored_peak(h200(700, "a slower run")));
+  EXPECT_FALSE(raise_stored_peak(h200(759, "the same")));
+  EXPECT_DOUBLE_EQ(load_ceiling("GPU-test-ceiling")->value("peak_tflops", 0.0), 759);
 }
 
 TEST_F(CeilingStoreTest, NothingStoredMeansNothingWritten) {
   // A partial ceiling (a peak without bandwidth and floor) would be trusted as
   // a whole by the next process: the full measurement comes first.
-  EXPECT_FALSE(detail::raise_stored_peak(h200(759, "during an evaluation")));
-  EXPECT_FALSE(detail::load_ceiling("GPU-test-ceiling"));
+  EXPECT_FALSE(raise_stored_peak(h200(759, "during an evaluation")));
+  EXPECT_FALSE(load_ceiling("GPU-test-ceiling"));
 }
 
 TEST_F(CeilingStoreTest, RaisePeakMovesTheDeviceAndTheStoreUpOnly) {
-  detail::store_ceiling(h200(684, "probe"), {{"peak_tflops", 684.0}, {"peak_source", "probe"}, {"dram_gbps", 3986.0},
+  store_ceiling(h200(684, "probe"), {{"peak_tflops", 684.0}, {"peak_source", "probe"}, {"dram_gbps", 3986.0},
                                              {"floor_us", 0.54}});
   DeviceSummary d = h200(684, "probe");
-  EXPECT_FALSE(detail::raise_peak(d, 650, "a slower shape"));
+  EXPECT_FALSE(raise_peak(d, 650, "a slower shape"));
   EXPECT_DOUBLE_EQ(d.peak_tflops, 684);
-  EXPECT_TRUE(detail::raise_peak(d, 804, "cublas_nn at 16384x2048x12288, during a sweep"));
+  EXPECT_TRUE(raise_peak(d, 804, "cublas_nn at 16384x2048x12288, during a sweep"));
   EXPECT_DOUBLE_EQ(d.peak_tflops, 804);
   EXPECT_EQ(d.peak_source, "cublas_nn at 16384x2048x12288, during a sweep");
-  EXPECT_DOUBLE_EQ(detail::load_ceiling("GPU-test-ceiling")->value("peak_tflops", 0.0), 804);
+  EXPECT_DOUBLE_EQ(load_ceiling("GPU-test-ceiling")->value("peak_tflops", 0.0), 804);
   // Without a stored ceiling the device's figure still rises; nothing is written.
-  std::filesystem::remove(detail::ceiling_path("GPU-test-ceiling"));
-  EXPECT_TRUE(detail::raise_peak(d, 810, "later"));
+  std::filesystem::remove(ceiling_path("GPU-test-ceiling"));
+  EXPECT_TRUE(raise_peak(d, 810, "later"));
   EXPECT_DOUBLE_EQ(d.peak_tflops, 810);
-  EXPECT_FALSE(detail::load_ceiling("GPU-test-ceiling"));
+  EXPECT_FALSE(load_ceiling("GPU-test-ceiling"));
 }
 
 }  // namespace

@@ -10,11 +10,11 @@
 #include <fstream>
 #include <sstream>
 
-#include "harness/candidate.hpp"
+#include "core/candidate.hpp"
 #include "harness/compiler.hpp"
-#include "harness/confine.hpp"
-#include "harness/core/fs.hpp"
-#include "harness/core/hash.hpp"
+#include "confine/confine.hpp"
+#include "core/fs.hpp"
+#include "core/hash.hpp"
 
 namespace tessera {
 namespace {

@@ -3,13 +3,13 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "harness/candidate.hpp"
+#include "core/candidate.hpp"
 #include "harness/compiler.hpp"
-#include "harness/core/fs.hpp"
+#include "core/fs.hpp"
 #include "harness/detail/compile_steps.hpp"
-#include "harness/detail/contract.hpp"
-#include "harness/gpu/integrity_kernels.hpp"
-#include "harness/gpu/probes.hpp"
+#include "core/contract.hpp"
+#include "worker/integrity_kernels.hpp"
+#include "worker/probes.hpp"
 
 namespace tessera {
 namespace {
@@ -129,9 +129,9 @@ TEST(Compiler, SourcePolicyNamesTheViolation) {
 TEST(Compiler, ReservedTimerKernelNamesAreRejectedWhereverTheyShow) {
   using detail::reserved_name_policy;
   // The list the compiler checks is the timer's.
-  EXPECT_STREQ(detail::kHarnessKernelNames[0], gpu::kFlushKernelName);
-  EXPECT_STREQ(detail::kHarnessKernelNames[1], gpu::kProbeKernelName);
-  EXPECT_STREQ(detail::kHarnessKernelPrefix, gpu::kHarnessKernelPrefix);
+  EXPECT_STREQ(detail::kHarnessKernelNames[0], worker::kFlushKernelName);
+  EXPECT_STREQ(detail::kHarnessKernelNames[1], worker::kProbeKernelName);
+  EXPECT_STREQ(detail::kHarnessKernelPrefix, worker::kHarnessKernelPrefix);
   // The prefix of the harness's integrity kernels, in the source, the entry list or the module.
   EXPECT_NE(reserved_name_policy("__global__ void tessera_harness_check2() {}", "", "").find("tessera_harness_check2"),
             std::string::npos);
@@ -157,28 +157,28 @@ TEST(Compiler, ReservedTimerKernelNamesAreRejectedWhereverTheyShow) {
 }
 
 TEST(Contract, RejectsImpossibleContracts) {
-  detail::LaunchContract c{};
+  LaunchContract c{};
   c.abi_version = 1;
   c.block_threads = 256;
   c.tile_m = c.tile_n = 64;
   c.split_k = 1;
   c.cluster_x = c.cluster_y = 1;
-  EXPECT_EQ(detail::check_contract(c), "");
+  EXPECT_EQ(check_contract(c), "");
   auto bad = c;
   bad.block_threads = 100;
-  EXPECT_NE(detail::check_contract(bad), "");
+  EXPECT_NE(check_contract(bad), "");
   bad = c;
   bad.abi_version = 2;
-  EXPECT_NE(detail::check_contract(bad), "");
+  EXPECT_NE(check_contract(bad), "");
   bad = c;
   bad.cluster_x = 4;
   bad.cluster_y = 4;
-  EXPECT_NE(detail::check_contract(bad), "");
+  EXPECT_NE(check_contract(bad), "");
   bad = c;
   bad.tma_swizzle_bytes = 48;
-  EXPECT_NE(detail::check_contract(bad), "");
-  EXPECT_EQ(detail::contract_to_json(detail::contract_from_json(detail::contract_to_json(c))),
-            detail::contract_to_json(c));
+  EXPECT_NE(check_contract(bad), "");
+  EXPECT_EQ(contract_to_json(contract_from_json(contract_to_json(c))),
+            contract_to_json(c));
 }
 
 }  // namespace

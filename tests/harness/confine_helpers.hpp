@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "harness/confine.hpp"
+#include "confine/confine.hpp"
 
 namespace tessera::testing {
 

@@ -12,9 +12,9 @@
 #include <sstream>
 #include <thread>
 
-#include "harness/confine.hpp"
-#include "harness/core/error.hpp"
-#include "harness/detail/subprocess.hpp"
+#include "confine/confine.hpp"
+#include "core/error.hpp"
+#include "harness/subprocess.hpp"
 #include "harness/detail/worker_client.hpp"
 #include "tests/harness/confine_helpers.hpp"
 
@@ -90,7 +90,7 @@ TEST(SandboxEnvironment, ConfinedChildrenAndCompilersSeeNoSecret) {
   EXPECT_EQ(leaked_secrets(runner_env), "") << runner_env;
   EXPECT_EQ(line_value(runner_env, "HOME="), scratch.path().string());
   // Compile children (tessera __compile, nvcc) go through run_process.
-  const auto compiler = detail::run_process("/usr/bin/env", {}, "", 30, 1 << 20, scratch.path());
+  const auto compiler = run_process("/usr/bin/env", {}, "", 30, 1 << 20, scratch.path());
   EXPECT_EQ(leaked_secrets(compiler.output), "") << compiler.output;
   EXPECT_NE(compiler.output.find("PATH="), std::string::npos) << compiler.output;
 }

@@ -15,7 +15,7 @@
 #include <fstream>
 #include <thread>
 
-#include "harness/confine.hpp"
+#include "confine/confine.hpp"
 #include "tests/harness/confine_helpers.hpp"
 
 extern char** environ;

@@ -5,7 +5,7 @@
 // limit. Skips without a GPU.
 #include <gtest/gtest.h>
 
-#include "harness/candidate.hpp"
+#include "core/candidate.hpp"
 #include "harness/sandbox.hpp"
 #include "tests/testing.hpp"
 

@@ -10,8 +10,8 @@
 #include <future>
 #include <thread>
 
-#include "harness/candidate.hpp"
-#include "harness/core/fs.hpp"
+#include "core/candidate.hpp"
+#include "core/fs.hpp"
 
 #include <nlohmann/json.hpp>
 #include "harness/sandbox.hpp"

@@ -9,20 +9,20 @@
 
 #include <cstring>
 
-#include "harness/core/ceiling.hpp"
-#include "harness/core/error.hpp"
-#include "harness/detail/elf.hpp"
+#include "core/ceiling.hpp"
+#include "core/error.hpp"
+#include "core/elf.hpp"
 #include "harness/detail/machine_state.hpp"
-#include "harness/gpu/child_process.hpp"
-#include "harness/gpu/integrity_kernels.hpp"
-#include "harness/gpu/tu_graph.hpp"
-#include "harness/gpu/tu_replay.hpp"
+#include "worker/child_process.hpp"
+#include "worker/integrity_kernels.hpp"
+#include "worker/tu_graph.hpp"
+#include "worker/tu_replay.hpp"
 
 namespace tessera {
 namespace {
 
-using gpu::CapturedCall;
-using gpu::CapturedNode;
+using worker::CapturedCall;
+using worker::CapturedNode;
 
 CapturedCall sample_call() {
   CapturedCall call;
@@ -43,7 +43,7 @@ CapturedCall sample_call() {
 
 TEST(CapturedCall, RoundTripsThroughJsonByteForByte) {
   const CapturedCall in = sample_call();
-  const CapturedCall out = gpu::captured_call_from_json(gpu::to_json(in));
+  const CapturedCall out = worker::captured_call_from_json(worker::to_json(in));
   ASSERT_EQ(out.nodes.size(), 2u);
   EXPECT_EQ(out.nodes[0].kernel.name, in.nodes[0].kernel.name);
   EXPECT_EQ(out.nodes[0].kernel.args, in.nodes[0].kernel.args);  // embedded zero bytes survive
@@ -55,8 +55,8 @@ TEST(CapturedCall, RoundTripsThroughJsonByteForByte) {
 }
 
 TEST(CapturedCall, HostileDescriptionsAreBadInputNeverACrash) {
-  auto j = gpu::to_json(sample_call());
-  auto expect_bad = [](const nlohmann::json& x) { EXPECT_THROW(gpu::captured_call_from_json(x), Error) << x.dump(); };
+  auto j = worker::to_json(sample_call());
+  auto expect_bad = [](const nlohmann::json& x) { EXPECT_THROW(worker::captured_call_from_json(x), Error) << x.dump(); };
   expect_bad(nlohmann::json::object());
   expect_bad({{"nodes", 3}});
   auto bad = j;
@@ -111,7 +111,7 @@ TEST(Ceiling, TakesTheSlowestOfComputeMemoryAndTheFloor) {
 ConfinedSpawn sh(const char* script) { return {"/bin/sh", {"-c", script}, {}, {}, worker_limits(), {}}; }
 
 TEST(ChildProcess, TalksInLinesAndReportsHowItEnded) {
-  gpu::ChildProcess echo(sh("read line; echo \"got $line\"; read more"));
+  worker::ChildProcess echo(sh("read line; echo \"got $line\"; read more"));
   ASSERT_TRUE(echo.send_line("hello"));
   auto line = echo.read_line(10);
   ASSERT_TRUE(line.has_value());
@@ -120,18 +120,18 @@ TEST(ChildProcess, TalksInLinesAndReportsHowItEnded) {
   EXPECT_TRUE(echo.timed_out());
   echo.kill();
 
-  gpu::ChildProcess crash(sh("kill -SEGV $$"));
+  worker::ChildProcess crash(sh("kill -SEGV $$"));
   const auto e = crash.wait(10);
   EXPECT_TRUE(e.exited);
   EXPECT_EQ(e.signal, SIGSEGV);
   EXPECT_EQ(e.describe(), "killed by SIGSEGV");
 
-  gpu::ChildProcess quits(sh("exit 3"));
+  worker::ChildProcess quits(sh("exit 3"));
   EXPECT_EQ(quits.wait(10).code, 3);
 }
 
 TEST(MachineState, ForeignProcessesExcludeUsAndOurDescendants) {
-  gpu::ChildProcess child(sh("read x"));
+  worker::ChildProcess child(sh("read x"));
   const pid_t self = ::getpid();
   const auto foreign = detail::foreign_processes({self, child.pid(), 1}, {self});
   ASSERT_EQ(foreign.size(), 1u);
@@ -156,15 +156,15 @@ TEST(TranslationUnit, FatbinSectionSplitsIntoItsContainers) {
   const std::string first = container(20, 'a'), second = container(40, 'b');
   std::string section = first + std::string(4, '\0') + second;  // 36 -> padded to 40
   section += container(1000, 'c').substr(0, 30);
-  const auto parts = gpu::split_fatbins(section);
+  const auto parts = worker::split_fatbins(section);
   ASSERT_EQ(parts.size(), 2u);
   EXPECT_EQ(parts[0], first);
   EXPECT_EQ(parts[1], second);
-  EXPECT_TRUE(gpu::split_fatbins("not a fatbin at all").empty());
+  EXPECT_TRUE(worker::split_fatbins("not a fatbin at all").empty());
 }
 
 TEST(Elf, ReadSectionFindsNamedSectionsAndRefusesGarbage) {
-  EXPECT_FALSE(detail::read_section("not an elf", ".nv_fatbin").has_value());
+  EXPECT_FALSE(read_section("not an elf", ".nv_fatbin").has_value());
   const std::string self = [] {
     std::FILE* f = std::fopen("/proc/self/exe", "rb");
     std::string s;
@@ -173,11 +173,11 @@ TEST(Elf, ReadSectionFindsNamedSectionsAndRefusesGarbage) {
     std::fclose(f);
     return s;
   }();
-  const auto text = detail::read_section(self, ".text");
+  const auto text = read_section(self, ".text");
   ASSERT_TRUE(text.has_value());
   EXPECT_GT(text->size(), 1000u);
-  EXPECT_FALSE(detail::read_section(self, ".no_such_section").has_value());
-  EXPECT_FALSE(detail::read_section(self.substr(0, 100), ".text").has_value()) << "a truncated image is refused";
+  EXPECT_FALSE(read_section(self, ".no_such_section").has_value());
+  EXPECT_FALSE(read_section(self.substr(0, 100), ".text").has_value()) << "a truncated image is refused";
 }
 
 }  // namespace

@@ -2,12 +2,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/core/error.hpp"
-#include "harness/core/hash.hpp"
-#include "harness/core/result.hpp"
-#include "harness/detail/elf.hpp"
+#include "core/error.hpp"
+#include "core/hash.hpp"
+#include "core/result.hpp"
+#include "core/elf.hpp"
 #include "harness/detail/ptxas_log.hpp"
-#include "harness/gpu/timing.hpp"
+#include "worker/timing.hpp"
 
 namespace tessera {
 namespace {
@@ -42,17 +42,17 @@ TEST(PtxasLog, TrimKeepsHeadAndTail) {
 
 TEST(Elf, RejectsGarbage) {
   std::string err;
-  EXPECT_FALSE(detail::read_elf("not an elf", &err));
+  EXPECT_FALSE(read_elf("not an elf", &err));
   EXPECT_EQ(err, "not an ELF file");
   std::string truncated = "\x7f" "ELF\x02\x01\x01";
   truncated.resize(70, '\0');
-  EXPECT_FALSE(detail::read_elf(truncated, &err));
+  EXPECT_FALSE(read_elf(truncated, &err));
 }
 
 TEST(Timing, SummarizeComputesRobustStatistics) {
   std::vector<double> xs;
   for (int i = 1; i <= 101; ++i) xs.push_back(double(i));
-  auto s = gpu::summarize(xs, "cupti_activity");
+  auto s = worker::summarize(xs, "cupti_activity");
   EXPECT_EQ(s.status, "measured");
   EXPECT_EQ(s.samples, 101);
   EXPECT_DOUBLE_EQ(s.median_us, 51.0);
@@ -60,14 +60,14 @@ TEST(Timing, SummarizeComputesRobustStatistics) {
   EXPECT_DOUBLE_EQ(s.p90_us, 91.0);
   EXPECT_NEAR(s.rel_spread, 80.0 / 51.0, 1e-12);
   EXPECT_GT(s.median_ci, 0.0);
-  EXPECT_EQ(gpu::summarize({}, "x").status, "failed");
+  EXPECT_EQ(worker::summarize({}, "x").status, "failed");
 }
 
 TEST(Timing, MedianCiShrinksWithMoreSamples) {
   std::vector<double> few, many;
   for (int i = 0; i < 10; ++i) few.push_back(100.0 + (i % 5));
   for (int i = 0; i < 1000; ++i) many.push_back(100.0 + (i % 5));
-  EXPECT_LT(gpu::summarize(many, "x").median_ci, gpu::summarize(few, "x").median_ci);
+  EXPECT_LT(worker::summarize(many, "x").median_ci, worker::summarize(few, "x").median_ci);
 }
 
 TEST(Result, RoundTripsThroughJson) {

@@ -8,7 +8,7 @@
 #include <set>
 #include <thread>
 
-#include "harness/core/error.hpp"
+#include "core/error.hpp"
 #include "harness/pool.hpp"
 
 namespace tessera {

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/candidate.hpp"
-#include "harness/core/error.hpp"
+#include "core/candidate.hpp"
+#include "core/error.hpp"
 #include "harness/sandbox.hpp"
 #include "tests/testing.hpp"
 

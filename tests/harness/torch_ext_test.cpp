@@ -10,8 +10,8 @@
 
 #include "harness/candidate_build.hpp"
 #include "harness/compiler.hpp"
-#include "harness/core/error.hpp"
-#include "harness/core/fs.hpp"
+#include "core/error.hpp"
+#include "core/fs.hpp"
 #include "harness/detail/build_directives.hpp"
 #include "harness/detail/compile_steps.hpp"
 #include "harness/torch_ext.hpp"

@@ -1,7 +1,7 @@
 // Bandit rules and resource masking.
 #include <gtest/gtest.h>
 
-#include "harness/core/error.hpp"
+#include "core/error.hpp"
 #include "search/bandit.hpp"
 
 namespace tessera::search {

@@ -2,7 +2,7 @@
 
 #include <unistd.h>
 
-#include "harness/core/task.hpp"
+#include "core/task.hpp"
 
 namespace tessera::search::testing {
 

@@ -6,8 +6,8 @@
 #include <set>
 
 #include "engine_helpers.hpp"
-#include "harness/core/error.hpp"
-#include "harness/core/fs.hpp"
+#include "core/error.hpp"
+#include "core/fs.hpp"
 #include "search/progress.hpp"
 #include "search/run_files.hpp"
 

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <thread>
 
-#include "harness/core/hash.hpp"
+#include "core/hash.hpp"
 #include "search/rng.hpp"
 
 namespace tessera::search::testing {

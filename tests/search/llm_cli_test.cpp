@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "engine_helpers.hpp"
-#include "harness/core/fs.hpp"
+#include "core/fs.hpp"
 #include "tests/agent/test_server.hpp"
 
 namespace tessera::search::testing {

@@ -7,7 +7,7 @@
 
 #include "agent/registry.hpp"
 #include "engine_helpers.hpp"
-#include "harness/core/fs.hpp"
+#include "core/fs.hpp"
 #include "search/report.hpp"
 #include "tests/agent/test_server.hpp"
 

@@ -5,8 +5,8 @@
 #include <set>
 
 #include "engine_helpers.hpp"
-#include "harness/core/error.hpp"
-#include "harness/core/fs.hpp"
+#include "core/error.hpp"
+#include "core/fs.hpp"
 #include "search/export.hpp"
 #include "search/report.hpp"
 #include "search/svg.hpp"

@@ -3,7 +3,7 @@
 
 #include <map>
 
-#include "harness/core/error.hpp"
+#include "core/error.hpp"
 #include "search/archive.hpp"
 #include "search/population.hpp"
 

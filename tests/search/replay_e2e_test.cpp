@@ -8,7 +8,7 @@
 
 #include "agent/proposers.hpp"
 #include "engine_helpers.hpp"
-#include "harness/core/fs.hpp"
+#include "core/fs.hpp"
 #include "harness/sandbox.hpp"
 #include "search/export.hpp"
 #include "search/report.hpp"

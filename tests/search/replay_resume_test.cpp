@@ -11,7 +11,7 @@
 
 #include "agent/proposers.hpp"
 #include "engine_helpers.hpp"
-#include "harness/core/fs.hpp"
+#include "core/fs.hpp"
 #include "harness/sandbox.hpp"
 
 namespace tessera::search::testing {

@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "engine_helpers.hpp"
-#include "harness/core/error.hpp"
+#include "core/error.hpp"
 
 namespace tessera::search::testing {
 namespace {

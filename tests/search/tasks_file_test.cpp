@@ -2,9 +2,9 @@
 #include <gtest/gtest.h>
 
 #include "engine_helpers.hpp"
-#include "harness/core/error.hpp"
-#include "harness/core/fs.hpp"
-#include "search/tasks_file.hpp"
+#include "core/error.hpp"
+#include "core/fs.hpp"
+#include "core/tasks_file.hpp"
 
 namespace tessera::search::testing {
 namespace {

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/core/error.hpp"
-#include "harness/tile/cost_model.hpp"
+#include "core/error.hpp"
+#include "tile/cost_model.hpp"
 #include "search/tile_tuner.hpp"
 
 namespace tessera::search {

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/core/error.hpp"
+#include "core/error.hpp"
 
 namespace tessera::serve::testing {
 

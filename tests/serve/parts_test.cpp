@@ -3,7 +3,7 @@
 // options.
 #include <gtest/gtest.h>
 
-#include "harness/core/error.hpp"
+#include "core/error.hpp"
 #include "serve/detail/admission.hpp"
 #include "serve/detail/auth.hpp"
 #include "serve/detail/idempotency.hpp"

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/tile/config.hpp"
+#include "tile/config.hpp"
 
 namespace tessera::tile {
 namespace {

@@ -17,10 +17,10 @@
 
 #include <fmt/format.h>
 
-#include "harness/candidate.hpp"
-#include "harness/tile/emit.hpp"
-#include "harness/tile/legality.hpp"
-#include "harness/tile/space.hpp"
+#include "core/candidate.hpp"
+#include "tile/emit.hpp"
+#include "tile/legality.hpp"
+#include "tile/space.hpp"
 
 namespace tessera::tile::testing {
 

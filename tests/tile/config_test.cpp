@@ -2,8 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/core/error.hpp"
-#include "harness/tile/config.hpp"
+#include "core/error.hpp"
+#include "tile/config.hpp"
 
 namespace tessera::tile {
 namespace {

@@ -7,9 +7,9 @@
 #include <functional>
 #include <set>
 
-#include "harness/tile/cost_model.hpp"
-#include "harness/tile/legality.hpp"
-#include "harness/tile/space.hpp"
+#include "tile/cost_model.hpp"
+#include "tile/legality.hpp"
+#include "tile/space.hpp"
 
 namespace tessera::tile {
 namespace {

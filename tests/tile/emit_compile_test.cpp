@@ -17,12 +17,12 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "harness/core/error.hpp"
+#include "core/error.hpp"
 
-#include "harness/tile/cost_model.hpp"
-#include "harness/tile/emit.hpp"
-#include "harness/tile/legality.hpp"
-#include "harness/tile/space.hpp"
+#include "tile/cost_model.hpp"
+#include "tile/emit.hpp"
+#include "tile/legality.hpp"
+#include "tile/space.hpp"
 #include "tests/tile/new_paths.hpp"
 
 namespace tessera::tile {
@@ -49,7 +49,7 @@ struct Compiled {
 
 // One NVRTC compile, the way the harness does it (ABI header injected).
 Compiled nvrtc_compile(const std::string& source, const std::string& arch) {
-  static const std::string header = read_file(TESSERA_SOURCE_DIR "/harness/abi/tessera_abi.cuh");
+  static const std::string header = read_file(TESSERA_SOURCE_DIR "/core/abi/tessera_abi.cuh");
   const char* headers[] = {header.c_str()};
   const char* names[] = {"tessera_abi.cuh"};
   nvrtcProgram prog = nullptr;

@@ -16,10 +16,10 @@
 #include <fmt/format.h>
 
 #include "harness/sandbox.hpp"
-#include "harness/tile/cost_model.hpp"
-#include "harness/tile/emit.hpp"
-#include "harness/tile/legality.hpp"
-#include "harness/tile/space.hpp"
+#include "tile/cost_model.hpp"
+#include "tile/emit.hpp"
+#include "tile/legality.hpp"
+#include "tile/space.hpp"
 #include "tests/testing.hpp"
 #include "tests/tile/config_sample.hpp"
 #include "tests/tile/new_paths.hpp"

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "harness/tile/legality.hpp"
-#include "harness/tile/space.hpp"
+#include "tile/legality.hpp"
+#include "tile/space.hpp"
 
 namespace tessera::tile {
 namespace {

@@ -1,4 +1,4 @@
-// The work schedule pasted into every kernel (harness/tile/detail/schedule.inc),
+// The work schedule pasted into every kernel (tile/detail/schedule.inc),
 // compiled here on the host: every (tile, k-tile) is computed by exactly one
 // CTA, the CTAs that share a stream-K tile agree on its slot and count
 // themselves right (the last of them to arrive writes C), and the slots fit
@@ -10,7 +10,7 @@
 #include <tuple>
 #include <vector>
 
-#include "harness/tile/legality.hpp"
+#include "tile/legality.hpp"
 
 namespace tessera::tile {
 namespace {
@@ -20,13 +20,13 @@ namespace {
 namespace streamk {
 constexpr int kRaster = 8;
 constexpr bool kStreamK = true;
-#include "harness/tile/detail/schedule.inc"
+#include "tile/detail/schedule.inc"
 }  // namespace streamk
 
 namespace persistent {
 constexpr int kRaster = 0;
 constexpr bool kStreamK = false;
-#include "harness/tile/detail/schedule.inc"
+#include "tile/detail/schedule.inc"
 }  // namespace persistent
 
 struct Problem {

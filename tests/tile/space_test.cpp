@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <set>
 
-#include "harness/tile/legality.hpp"
-#include "harness/tile/space.hpp"
+#include "tile/legality.hpp"
+#include "tile/space.hpp"
 
 namespace tessera::tile {
 namespace {

@@ -10,7 +10,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 tessera=${1:-$here/../../../build/bin/tessera}
 out=${2:-$here/../../../build/tile_smoke}
 mkdir -p "$out"
-cp "$here/../../../harness/abi/tessera_abi.cuh" "$out/"
+cp "$here/../../../core/abi/tessera_abi.cuh" "$out/"
 : > "$out/manifest.txt"
 add() {  # config shape layout epilogue
   local f="$out/k$(wc -l < "$out/manifest.txt").cu"

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "../../../harness/abi/tessera_abi.cuh"
+#include "../../../core/abi/tessera_abi.cuh"
 
 #define CK(x)                                                                         \
   do {                                                                                \

@@ -1,0 +1,133 @@
+#include "core/task.hpp"
+
+#include <charconv>
+#include <set>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+
+namespace tessera {
+
+double Task::min_bytes() const {
+  const double h = 2.0;  // bytes per fp16
+  double bytes = h * (double(m) * double(k) + double(k) * double(n) + double(m) * double(n));
+  if (epilogue != Epilogue::none) bytes += h * double(n);
+  return bytes;
+}
+
+std::string Task::shape() const { return fmt::format("{}x{}x{}", m, n, k); }
+
+std::string Task::id() const {
+  return fmt::format("{}_{}_{}_{}", op, shape(), to_string(layout), to_string(epilogue));
+}
+
+std::string to_string(Layout l) { return l == Layout::TN ? "TN" : "NN"; }
+
+std::string to_string(Epilogue e) {
+  switch (e) {
+    case Epilogue::none: return "none";
+    case Epilogue::bias: return "bias";
+    case Epilogue::bias_relu: return "bias_relu";
+    case Epilogue::bias_gelu: return "bias_gelu";
+  }
+  return "none";
+}
+
+Layout parse_layout(const std::string& s) {
+  if (s == "TN" || s == "tn") return Layout::TN;
+  if (s == "NN" || s == "nn") return Layout::NN;
+  fail_bad_input(fmt::format("unsupported layout '{}' (supported: TN, NN)", s));
+}
+
+Epilogue parse_epilogue(const std::string& s) {
+  if (s == "none" || s.empty()) return Epilogue::none;
+  if (s == "bias") return Epilogue::bias;
+  if (s == "bias_relu" || s == "bias+relu") return Epilogue::bias_relu;
+  if (s == "bias_gelu" || s == "bias+gelu") return Epilogue::bias_gelu;
+  fail_bad_input(fmt::format("unsupported epilogue '{}' (supported: none, bias, bias_relu, bias_gelu)", s));
+}
+
+void validate(const Task& t) {
+  if (t.op != "hgemm") fail_bad_input(fmt::format("unsupported op '{}' (supported: hgemm)", t.op));
+  if (t.acc != "f32") fail_bad_input(fmt::format("unsupported accumulator '{}' (supported: f32)", t.acc));
+  for (auto [name, v] : {std::pair{"m", t.m}, {"n", t.n}, {"k", t.k}}) {
+    if (v < 1 || v > kMaxDim)
+      fail_bad_input(fmt::format("task dimension {}={} is out of range [1, {}]", name, v, kMaxDim));
+  }
+}
+
+namespace {
+
+std::int64_t get_dim(const nlohmann::json& j, const char* key) {
+  if (!j.contains(key)) fail_bad_input(fmt::format("task is missing '{}'", key));
+  const auto& v = j.at(key);
+  if (!v.is_number_integer()) fail_bad_input(fmt::format("task field '{}' must be an integer, got {}", key, v.dump()));
+  return v.get<std::int64_t>();
+}
+
+std::string get_str(const nlohmann::json& j, const char* key, const char* fallback) {
+  if (!j.contains(key)) return fallback;
+  const auto& v = j.at(key);
+  if (!v.is_string()) fail_bad_input(fmt::format("task field '{}' must be a string, got {}", key, v.dump()));
+  return v.get<std::string>();
+}
+
+}  // namespace
+
+Task parse_task(const nlohmann::json& j) {
+  if (!j.is_object()) fail_bad_input("task must be a JSON object, e.g. {\"op\":\"hgemm\",\"m\":4096,\"n\":4096,\"k\":4096}");
+  static const std::set<std::string> known = {"op", "m", "n", "k", "layout", "acc", "epilogue"};
+  for (const auto& [key, _] : j.items()) {
+    if (!known.contains(key)) fail_bad_input(fmt::format("unknown task field '{}'", key));
+  }
+  Task t;
+  t.op = get_str(j, "op", "hgemm");
+  t.m = get_dim(j, "m");
+  t.n = get_dim(j, "n");
+  t.k = get_dim(j, "k");
+  t.layout = parse_layout(get_str(j, "layout", "TN"));
+  t.acc = get_str(j, "acc", "f32");
+  t.epilogue = parse_epilogue(get_str(j, "epilogue", "none"));
+  validate(t);
+  return t;
+}
+
+Task parse_task_string(const std::string& text) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    fail_bad_input(fmt::format("task is not valid JSON: {}", e.what()));
+  }
+  return parse_task(j);
+}
+
+Task task_from_shape(const std::string& shape, const std::string& layout, const std::string& epilogue) {
+  std::int64_t dims[3] = {0, 0, 0};
+  const char* p = shape.data();
+  const char* end = shape.data() + shape.size();
+  for (int i = 0; i < 3; ++i) {
+    auto [next, ec] = std::from_chars(p, end, dims[i]);
+    if (ec != std::errc() || (i < 2 && (next == end || (*next != 'x' && *next != 'X' && *next != ','))) ||
+        (i == 2 && next != end))
+      fail_bad_input(fmt::format("bad shape '{}': expected MxNxK, e.g. 4096x4096x4096", shape));
+    p = next + 1;
+  }
+  Task t;
+  t.m = dims[0];
+  t.n = dims[1];
+  t.k = dims[2];
+  t.layout = parse_layout(layout);
+  t.epilogue = parse_epilogue(epilogue);
+  validate(t);
+  return t;
+}
+
+nlohmann::json to_json(const Task& t) {
+  return {{"op", t.op},   {"m", t.m},     {"n", t.n}, {"k", t.k}, {"layout", to_string(t.layout)},
+          {"acc", t.acc}, {"epilogue", to_string(t.epilogue)}};
+}
+
+}  // namespace tessera

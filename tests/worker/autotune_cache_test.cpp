@@ -1,0 +1,145 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "worker/baselines/autotune_cache.hpp"
+#include "core/fs.hpp"
+
+namespace tessera::baselines {
+namespace {
+
+namespace fs = std::filesystem;
+
+class AutotuneCacheTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("tessera_cache_test_" + std::to_string(std::random_device{}()));
+    fs::remove_all(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  static CacheKey key() {
+    CacheKey k;
+    k.gpu_name = "NVIDIA H100 80GB HBM3";
+    k.gpu_uuid = "00112233445566778899aabbccddeeff";
+    k.task_id = "hgemm_4096x4096x4096_TN_none";
+    k.cublaslt_version = 130100;
+    k.workspace_bytes = std::size_t{32} << 20;
+    k.max_algos = 16;
+    k.alignment = "256/256/256";
+    return k;
+  }
+  static AutotuneEntry entry() {
+    AutotuneEntry e;
+    // Full-width words: JSON numbers would round these through double.
+    e.algo_words = {0xffffffffffffffffULL, 1, 0x8000000000000001ULL, 0, 42, 0x0123456789abcdefULL, 7, 0xfedcba9876543210ULL};
+    e.algo_desc = "id=66 tile=...";
+    e.median_us = 812.5;
+    e.algos_tried = 16;
+    e.tuned_at = "2026-01-01T00:00:00.000Z";
+    e.last_times_us = {{"cublas_tn", 830.0}};
+    return e;
+  }
+  fs::path dir_;
+};
+
+TEST_F(AutotuneCacheTest, RoundTripsTheAlgorithmExactly) {
+  AutotuneCache cache(dir_);
+  EXPECT_FALSE(cache.load(key()).has_value());
+  ASSERT_TRUE(cache.store(key(), entry()));
+  const auto got = cache.load(key());
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(got->algo_words, entry().algo_words);
+  EXPECT_EQ(got->algo_desc, entry().algo_desc);
+  EXPECT_DOUBLE_EQ(got->median_us, 812.5);
+  EXPECT_EQ(got->algos_tried, 16);
+  EXPECT_EQ(got->last_times_us.at("cublas_tn").get<double>(), 830.0);
+}
+
+TEST_F(AutotuneCacheTest, AnyKeyFieldChangeIsAMiss) {
+  AutotuneCache cache(dir_);
+  ASSERT_TRUE(cache.store(key(), entry()));
+  auto k = key();
+  k.cublaslt_version = 130200;
+  EXPECT_FALSE(cache.load(k).has_value());
+  k = key();
+  k.gpu_uuid = "ffeeddccbbaa99887766554433221100";
+  EXPECT_FALSE(cache.load(k).has_value());
+  k = key();
+  k.max_algos = 4;
+  EXPECT_FALSE(cache.load(k).has_value());
+  k = key();
+  k.alignment = "16/2/256";
+  EXPECT_FALSE(cache.load(k).has_value());
+}
+
+TEST_F(AutotuneCacheTest, EntryForAnotherKeyInTheSameFileIsAMiss) {
+  // Even if two keys ever shared a file name, the stored canonical key decides.
+  auto other = key();
+  other.gpu_name = "NVIDIA A100";
+  const nlohmann::json j = to_json(other, entry());
+  EXPECT_FALSE(entry_from_json(j, key()).has_value());
+  EXPECT_TRUE(entry_from_json(j, other).has_value());
+}
+
+TEST_F(AutotuneCacheTest, CorruptFileIsAMissNotAnError) {
+  AutotuneCache cache(dir_);
+  fs::create_directories(dir_);
+  atomic_write_file(cache.path_for(key()), "{not json");
+  EXPECT_FALSE(cache.load(key()).has_value());
+  atomic_write_file(cache.path_for(key()), R"({"version":1,"algo_words":[1,2]})");
+  EXPECT_FALSE(cache.load(key()).has_value());
+}
+
+// Only the harness writes the cache; an entry edited by anyone else (an
+// algorithm swapped for a slow one inflates every later speedup) or cut
+// short is ignored, so the baselines are measured again and stored anew.
+TEST_F(AutotuneCacheTest, TamperedOrTruncatedEntryIsIgnoredAndReplaced) {
+  AutotuneCache cache(dir_);
+  ASSERT_TRUE(cache.store(key(), entry()));
+  const auto path = cache.path_for(key());
+  const std::string good = read_file(path);
+  auto j = nlohmann::json::parse(good);
+  j["algo_words"][0] = "0000000000000005";
+  atomic_write_file(path, j.dump(2));
+  EXPECT_FALSE(cache.load(key()).has_value()) << "an edited algorithm must not be used";
+  j = nlohmann::json::parse(good);
+  j.erase("digest");
+  atomic_write_file(path, j.dump(2));
+  EXPECT_FALSE(cache.load(key()).has_value()) << "an entry without a digest is not trusted";
+  atomic_write_file(path, good.substr(0, good.size() / 2));
+  EXPECT_FALSE(cache.load(key()).has_value()) << "a truncated entry is a miss";
+  atomic_write_file(path, good);
+  EXPECT_TRUE(cache.load(key()).has_value()) << "the untouched text is still accepted";
+  ASSERT_TRUE(cache.store(key(), entry()));
+  EXPECT_TRUE(cache.load(key()).has_value());
+}
+
+TEST_F(AutotuneCacheTest, DigestDoesNotDependOnLayout) {
+  const nlohmann::json j = to_json(key(), entry());
+  EXPECT_TRUE(digest_matches(nlohmann::json::parse(j.dump(4))));
+  EXPECT_TRUE(entry_from_json(nlohmann::json::parse(j.dump()), key()).has_value());
+}
+
+TEST_F(AutotuneCacheTest, FileNameNamesTheTaskAndDependsOnTheKey) {
+  auto k = key();
+  const std::string a = k.file_name();
+  EXPECT_EQ(a.rfind(k.task_id, 0), 0u);
+  EXPECT_EQ(a, key().file_name());  // stable
+  k.workspace_bytes = 1;
+  EXPECT_NE(a, k.file_name());
+}
+
+TEST_F(AutotuneCacheTest, UnwritableDirectoryDoesNotThrow) {
+  fs::create_directories(dir_);
+  const fs::path file = dir_ / "a_file";
+  std::ofstream(file) << "x";
+  AutotuneCache cache(file / "sub");  // a directory below a regular file cannot exist
+  EXPECT_FALSE(cache.store(key(), entry()));
+  EXPECT_FALSE(cache.load(key()).has_value());
+}
+
+}  // namespace
+}  // namespace tessera::baselines

@@ -1,0 +1,60 @@
+#pragma once
+// A cost model for tile configs. From the shape and the device (SMs, shared
+// memory, DRAM bandwidth, tensor peak: tile::Limits, filled from what the
+// evaluator's device reports, the H200's figures otherwise) it predicts a
+// config's waves, tail efficiency, bytes per FLOP and kernel time, so that
+// configs can be ranked before anything is measured. It is a roofline with
+// the Hopper specifics that decide small and skinny GEMMs: how many SMs get
+// work, how many bytes each keeps in flight, what the tensor cores compute of
+// padding, what a split's fix-up and the epilogue cost. Its constants are
+// stated with their source (measured, or assumed) in cost_model.cpp and
+// docs/tile.md; it orders configs, the tuner measures them.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "core/task.hpp"
+#include "tile/config.hpp"
+#include "tile/legality.hpp"
+
+namespace tessera::tile {
+
+struct Prediction {
+  double time_us = 0;          // predicted cold kernel time
+  int tiles = 0;               // output tiles of the MMA's problem
+  int ctas = 0;                // CTAs launched
+  int ctas_per_sm = 0;         // resident at once
+  int waves = 0;               // launch waves of resident CTAs (1 for a persistent grid)
+  double tail_efficiency = 0;  // the mean SM's share of the k-iterations over the busiest SM's
+  double pad_efficiency = 0;   // useful multiply-adds over those the tiles compute
+  double bytes_per_flop = 0;   // DRAM bytes per useful FLOP
+  double compute_us = 0;       // the busiest SM: tensor cores, shared memory, L2 -> SM, latency
+  double memory_us = 0;        // the whole GPU: DRAM and L2 bandwidth
+  double overhead_us = 0;      // launch, first load, refills, epilogue, split/stream-K fix-up
+  std::string bound;           // compute, memory or latency: the largest of the three parts
+};
+
+// Never throws for an illegal config: it predicts what the config would cost
+// (callers rank legal configs only).
+Prediction predict(const Config& config, const Task& task, const Limits& limits);
+
+struct Ranked {
+  Config config;
+  Prediction prediction;
+};
+
+// The model's shortlist for a task, fastest predicted first: structured
+// candidates (tile shapes with the non-powers of two and the task's M fits,
+// swap-AB, split-K that fills the SMs, stream-K, persistent, two pipeline
+// depths, the epilogue stores) and the seeds, all legal. The order is
+// diversified: each structural family (tile, warps, swap-AB, schedule,
+// split) gives its best config once before any gives a second, since
+// variants of one family tend to rise and fall together and the tuner's
+// refine rounds explore them anyway. At most max_count.
+std::vector<Ranked> rank_configs(const Task& task, const Limits& limits, std::size_t max_count);
+
+// 1-based rank of `config` in `ranking` (by name); when absent, 1 + the number
+// of ranked configs predicted faster than it.
+int model_rank(const std::vector<Ranked>& ranking, const Config& config, const Task& task, const Limits& limits);
+
+}  // namespace tessera::tile

@@ -1,0 +1,95 @@
+#pragma once
+// Legality: can a config run a task on a device? Decided before compiling,
+// with a one-line reason, so the search never wastes a compile on it.
+#include <cstdint>
+#include <string>
+
+#include "core/result.hpp"
+#include "core/task.hpp"
+#include "tile/config.hpp"
+
+namespace tessera::tile {
+
+inline constexpr int kH100SmemOptinBytes = 227 * 1024;  // opt-in dynamic smem per block on H100
+inline constexpr int kMaxThreadsPerBlock = 1024;
+inline constexpr int kH100SmCount = 132;
+inline constexpr int kH100SmemPerSmBytes = 228 * 1024;  // shared memory per SM (all resident CTAs together)
+inline constexpr int kMaxAccumulatorFloats = 128;  // fp32 accumulators per thread (beyond: spills)
+// Two wgmma consumers take 232 registers each (setmaxnreg): ptxas fits 168
+// accumulators with a plain epilogue without spilling (swap-AB or not, every
+// store, tiled, persistent or ping-pong); a fused epilogue spills past 128 on
+// swap-AB's direct stores, and so does a serial split-K's fix-up.
+inline constexpr int kMaxAccumulatorFloatsTwoConsumers = 168;
+inline constexpr int kMaxMmaSyncRegisters = 192;   // accumulators + fragments per thread (mma_sync)
+inline constexpr int kMaxSplitK = 64;             // enough to spread a 64x64 output over every SM when K is long
+inline constexpr int kMaxRaster = 64;              // tile rows per rasterisation group
+inline constexpr int kMinStages = 2;
+// 16, not 8: a 64x32 CTA of 4096x64x1024 holds all 16 of its k-tiles in flight
+// (192 KiB) and ran 6.75 us against 7.01 us with 8 stages (H100, scripts/tile_ab.sh).
+inline constexpr int kMaxStages = 16;
+// Stream-K works with at most this many CTAs (two per SM of a 132-SM Hopper);
+// the CTAs of a larger grid beyond it exit at once. It bounds the workspace.
+inline constexpr int kStreamKMaxCtas = 264;
+
+// What the cost model assumes of a device that does not report it: the H200
+// the project measures on (132 SMs as the H100; cuBLAS's best dense fp16
+// rate and a device-to-device copy, both measured there).
+inline constexpr double kH200PeakTflops = 770.0;        // dense fp16 x fp16 -> fp32 (TFLOP/s), cuBLAS at its best
+inline constexpr double kH200DramGBps = 4300.0;         // copy bandwidth (GB/s)
+inline constexpr long long kH200L2Bytes = 60LL << 20;   // L2 capacity (bytes)
+inline constexpr int kHopperSmClockMhz = 1830;          // SM clock under load (MHz), for per-clock rates
+
+struct Limits {
+  std::string arch = "sm_90a";  // sm_80, sm_86, sm_89, sm_90, sm_90a ...
+  int smem_optin_bytes = kH100SmemOptinBytes;
+  int max_threads_per_block = kMaxThreadsPerBlock;
+  // The rest only sizes seeds and feeds the cost model; never a legality rule.
+  int sm_count = kH100SmCount;
+  int smem_per_sm_bytes = kH100SmemPerSmBytes;
+  double peak_tflops = kH200PeakTflops;
+  double dram_gbps = kH200DramGBps;
+  long long l2_bytes = kH200L2Bytes;
+  int sm_clock_mhz = kHopperSmClockMhz;
+};
+
+struct Legality {
+  bool ok = true;
+  std::string reason;  // empty when ok
+  explicit operator bool() const { return ok; }
+};
+
+Legality legality(const Config& c, const Task& task, const Limits& limits = {});
+
+// `base` with what a device reports (an evaluator's DeviceSummary: arch, opt-in
+// shared memory, SMs, measured peak, L2, clock); what it leaves unknown
+// (empty, 0: compile-only mode) keeps base's value. Bandwidth is not
+// reported: it stays base's.
+Limits with_device(Limits base, const DeviceSummary& dev);
+
+// Derived sizes, shared by legality and the emitter.
+int dynamic_smem_bytes(const Config& c, const Task& task);
+// CTAs per SM a persistent launch asks for (the contract's
+// persistent_ctas_per_sm): 0 when tiled, 1 for wgmma_tma, what fits by shared
+// memory and threads (at most 2) for mma_sync.
+int persistent_ctas_per_sm(const Config& c, const Task& task);
+unsigned long long workspace_bytes(const Config& c, const Task& task);
+// What one consumer (wgmma: warpgroup; mma_sync: warp) computes of a tile:
+// bm / warps_m x bn / warps_n, or the whole tile with ping-pong (each
+// consumer takes whole tiles in turn).
+int consumer_rows(const Config& c);
+int consumer_cols(const Config& c);
+// The MMA's problem: rows x cols = M x N, or N x M with swap_ab (C^T).
+std::int64_t mma_rows(const Config& c, const Task& task);
+std::int64_t mma_cols(const Config& c, const Task& task);
+// Tiles along the MMA's rows (bm) and cols (bn): with swap_ab, tiles_m walks N.
+int tiles_m(const Config& c, const Task& task);
+int tiles_n(const Config& c, const Task& task);
+// Stream-K workspace: partial-sum slots (two per CTA that can have work) and
+// tiles that CTAs may share (a semaphore each); 0 when not stream-K.
+int stream_k_partial_slots(const Config& c, const Task& task);
+int stream_k_shared_tiles(const Config& c, const Task& task);
+int k_tiles(const Config& c, const Task& task);
+// sm_80 -> 80, sm_90a -> 90; 0 when malformed.
+int arch_number(const std::string& arch);
+
+}  // namespace tessera::tile

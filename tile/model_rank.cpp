@@ -1,0 +1,264 @@
+// The cost model's shortlist and ranking (cost_model.hpp): structured
+// candidates for a task, the seeds, predicted and ordered.
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+#include <tuple>
+
+#include "tile/cost_model.hpp"
+#include "tile/space.hpp"
+
+namespace tessera::tile {
+
+namespace {
+
+constexpr int kFitPieces = 4;             // M fits into the fewest 8-wide tiles and up to 3 more
+constexpr int kMinKTilesPerSplit = 4;     // a split shorter than this is all prologue and fix-up
+constexpr int kSplitWaveTargets = 3;      // split-K that fills 1, 2 or 3 waves of SMs
+constexpr int kWaveFits = 3;              // tile columns that fill 1, 2 or 3 waves of SMs
+// Wave fits only from this M up. Below it the grid is one wave of memory- or
+// latency-bound tiles and the M fits already serve swap-AB; measured on the
+// H200, wave-fitted tiles on M = 2-128 pushed swap-AB's decode tiles out of the
+// first eight and lost 2-14% (2x5120x1536: 64 x 40, 9.7 us against 7.8).
+constexpr int kWaveFitMinRows = 256;
+// Tile rows per raster group. A group wider than the grid groups all of its
+// rows (schedule.inc), which still reads each column tile once; only a single
+// tile row has nothing to group.
+constexpr int kRasterGroup = 8;
+constexpr int kPerFamilyFirst = 1;        // configs per structural family before any family's second
+// The model is least sure about the schedules' relative costs (waves against
+// split-K's atomics against a persistent grid), so the best of each schedule
+// comes first when it is predicted within this factor of the best of all.
+// Not stream-K: it measured slower than predicted on every shape tried
+// (cost_model.cpp, kStreamKSlowdown), so it competes on its prediction alone;
+// nor ping-pong, which has not beaten the cooperative 128 x 256 on any shape
+// measured yet (plain or with a fused GELU, docs/tile.md).
+constexpr double kScheduleHedge = 1.5;
+
+// The raster of a shortlisted config: grouped as soon as there are two tile rows.
+int raster_group(const Config& c, const Task& t) { return tiles_m(c, t) >= 2 ? kRasterGroup : 0; }
+
+struct TileShape {
+  int bm, bn, warps_m, warps_n;
+  bool pingpong = false;  // two consumers, each bm x bn, in turn (persistent schedules only)
+};
+
+// Columns that make whole waves: with `tile_rows` rows of tiles, the widest
+// 8-column tile whose grid fills at most 1, 2 or 3 waves of SMs. 1024x2112x5120
+// on 128-row tiles: 8 rows of 16 tiles of 136 columns, 128 CTAs in one wave
+// (measured 32.8 us on the H200, where the best of the fixed list, 256 x 64,
+// took 35.7 and 128 x 160's 112 CTAs 37).
+std::vector<int> wave_fitted_cols(long long cols, long long tile_rows, int sms) {
+  std::vector<int> out;
+  for (int w = 1; w <= kWaveFits; ++w) {
+    const long long tiles_n = w * sms / std::max(1LL, tile_rows);
+    if (tiles_n < 1) continue;
+    const long long bn = (cols + tiles_n - 1) / tiles_n;
+    const int rounded = int((bn + 7) / 8 * 8);
+    if (rounded <= 256) out.push_back(rounded);
+  }
+  return out;
+}
+
+// wgmma tiles: rows 64..256 (a warpgroup's 64-row granules), columns from the
+// space's list plus the task's M fits (which matter with swap-AB) and the
+// columns that make whole waves (either way round), one or two consumer
+// warpgroups. Legality drops what does not fit.
+std::vector<TileShape> wgmma_tiles(const Task& t, const Limits& l) {
+  std::set<int> base = {8, 16, 24, 32, 48, 64, 96, 128, 160, 192, 224, 256};
+  for (int f : fitted_tile_cols(t.m, kFitPieces)) base.insert(f);
+  std::vector<TileShape> out;
+  for (int bm : {64, 128, 192, 256}) {
+    std::set<int> cols = base;
+    if (t.m >= kWaveFitMinRows) {
+      for (int f : wave_fitted_cols(t.n, (t.m + bm - 1) / bm, l.sm_count)) cols.insert(f);  // C's M on the rows
+      for (int f : wave_fitted_cols(t.m, (t.n + bm - 1) / bm, l.sm_count)) cols.insert(f);  // swap-AB: N on them
+    }
+    for (int bn : cols)
+      for (auto [wm, wn] : {std::pair{1, 1}, std::pair{2, 1}, std::pair{1, 2}}) out.push_back({bm, bn, wm, wn});
+  }
+  // Ping-pong tiles: two m64 rows per consumer. With one (64 x 256, within
+  // the accumulator budget too) the consumer issuing alone has one dependent
+  // chain of wgmmas, and measured 0.65-0.85x of the cooperative 128 x 256 on
+  // the H200 (4096^3, 2048x4096x4096); 128 x 128 measured 0.965x.
+  for (auto [bm, bn] : {std::pair{128, 128}, std::pair{128, 96}}) out.push_back({bm, bn, 2, 1, true});
+  return out;
+}
+
+// mma_sync: the fallback when TMA's alignment fails (K % 8) and a second opinion.
+const std::vector<TileShape> kMmaSyncTiles = {
+    {128, 256, 2, 4}, {128, 128, 2, 2}, {64, 128, 2, 2}, {64, 64, 2, 2}, {32, 128, 1, 4}, {32, 64, 1, 2}};
+
+// Split factors whose CTAs fill about 1, 2 or 3 waves of SMs, each split
+// keeping kMinKTilesPerSplit k-tiles.
+std::vector<int> split_factors(int tiles, int k_tiles, int sms) {
+  std::set<int> out;
+  for (int w = 1; w <= kSplitWaveTargets; ++w) {
+    const int s = (w * sms + tiles - 1) / tiles;
+    if (s >= 2 && s <= kMaxSplitK && k_tiles >= s * kMinKTilesPerSplit) out.insert(s);
+  }
+  return {out.begin(), out.end()};
+}
+
+// The deepest legal pipeline under `smem_cap` bytes (canonicalize trims what a
+// tiled CTA cannot fill).
+std::optional<Config> deepest(Config c, const Task& t, const Limits& l, int smem_cap) {
+  for (int stages = kMaxStages; stages >= kMinStages; --stages) {
+    Config d = c;
+    d.stages = stages;
+    d.prefetch = c.backend == Backend::wgmma_tma ? stages : std::max(1, stages - 1);
+    canonicalize(d, t);
+    if (dynamic_smem_bytes(d, t) <= smem_cap && legality(d, t, l).ok) return d;
+  }
+  return std::nullopt;
+}
+
+// Pairs sharing one operand by multicast, along M (B shared) and along N (A
+// shared); legality drops the ones whose slices are not whole 8-row groups.
+void add_pairs(const Config& c, std::vector<Config>& out) {
+  if (c.backend != Backend::wgmma_tma) return;
+  for (auto [cm, cn] : {std::pair{2, 1}, std::pair{1, 2}}) {
+    Config pair = c;
+    pair.cluster_m = cm, pair.cluster_n = cn;
+    out.push_back(pair);
+  }
+}
+
+// Every schedule of one tile: tiled (with the split-K factors that fill the
+// SMs, and multicast pairs), persistent (and its pairs) and stream-K.
+void add_schedules(const Config& base, const Task& t, const Limits& l, std::vector<Config>& out) {
+  const int tiles = tiles_m(base, t) * tiles_n(base, t), kt = k_tiles(base, t);
+  if (base.pingpong) {  // persistent only; worth it once the SMs have a tile for each consumer
+    if (tiles > l.sm_count) {
+      out.push_back(base);
+      add_pairs(base, out);
+    }
+    return;
+  }
+  Config tiled = base;
+  out.push_back(tiled);
+  // A one-wave grid draws its k-tiles from L2 on every SM at once; multicast
+  // halves the shared operand's share of that.
+  add_pairs(tiled, out);
+  for (int s : split_factors(tiles, kt, l.sm_count)) {
+    Config sk = base;
+    sk.split_k = s;
+    sk.split_k_mode = SplitKMode::parallel;  // no serial chain
+    out.push_back(sk);
+  }
+  Config persistent = base;
+  persistent.persistent = true;
+  if (tiles > l.sm_count) {
+    out.push_back(persistent);
+    add_pairs(persistent, out);
+  }
+  Config stream = persistent;
+  stream.stream_k = true;
+  if (kt > 1) out.push_back(stream);
+}
+
+std::vector<Config> candidates(const Task& t, const Limits& l) {
+  std::vector<Config> bases;
+  const auto add_depths = [&](Config c) {
+    // The deepest ring, and the deepest that leaves room for two CTAs per SM.
+    if (auto d = deepest(c, t, l, l.smem_optin_bytes)) bases.push_back(*d);
+    if (auto d = deepest(c, t, l, l.smem_per_sm_bytes / 2 - 1024)) bases.push_back(*d);
+  };
+  if (l.arch == "sm_90a") {
+    for (const TileShape& s : wgmma_tiles(t, l)) {
+      for (bool swap : {false, true}) {
+        if (swap && t.layout != Layout::TN) continue;
+        for (EpilogueStore store : {EpilogueStore::direct, EpilogueStore::staged, EpilogueStore::tma}) {
+          Config c;
+          c.backend = Backend::wgmma_tma;
+          c.bm = s.bm, c.bn = s.bn, c.bk = 64, c.warps_m = s.warps_m, c.warps_n = s.warps_n;
+          c.swap_ab = swap;
+          c.pingpong = c.persistent = s.pingpong;
+          c.epilogue_store = store;
+          c.epilogue = t.epilogue;
+          c.raster = raster_group(c, t);
+          add_depths(c);
+        }
+      }
+    }
+  }
+  if (arch_number(l.arch) >= 80) {
+    for (const TileShape& s : kMmaSyncTiles) {
+      for (EpilogueStore store : {EpilogueStore::direct, EpilogueStore::staged}) {
+        Config c;
+        c.backend = Backend::mma_sync;
+        c.bm = s.bm, c.bn = s.bn, c.bk = 32, c.warps_m = s.warps_m, c.warps_n = s.warps_n;
+        c.epilogue_store = store;
+        c.epilogue = t.epilogue;
+        c.raster = raster_group(c, t);
+        add_depths(c);
+      }
+    }
+  }
+  std::vector<Config> out;
+  for (const Config& b : bases) add_schedules(b, t, l, out);
+  for (const Config& s : seeds(t, l)) out.push_back(s);
+  return out;
+}
+
+using Family = std::tuple<int, int, int, int, int, bool, char, int, int, int>;
+
+// Tiled, tiled with split-K, persistent, ping-pong, stream-K.
+char schedule_of(const Config& c) {
+  if (c.stream_k) return 's';
+  if (c.pingpong) return 'o';
+  if (c.persistent) return 'p';
+  return c.split_k > 1 ? 'k' : 't';
+}
+
+Family family_of(const Config& c) {
+  return {int(c.backend), c.bm, c.bn, c.warps_m, c.warps_n, c.swap_ab, schedule_of(c), c.split_k, c.cluster_m,
+          c.cluster_n};
+}
+
+}  // namespace
+
+std::vector<Ranked> rank_configs(const Task& t, const Limits& l, std::size_t max_count) {
+  std::vector<Ranked> all;
+  std::set<std::string> seen;
+  for (Config c : candidates(t, l)) {
+    canonicalize(c, t);
+    if (!legality(c, t, l).ok || !seen.insert(name(c)).second) continue;
+    all.push_back({c, predict(c, t, l)});
+  }
+  std::stable_sort(all.begin(), all.end(), [](const Ranked& a, const Ranked& b) {
+    if (a.prediction.time_us != b.prediction.time_us) return a.prediction.time_us < b.prediction.time_us;
+    return name(a.config) < name(b.config);
+  });
+  // Diversify: the best of each schedule but stream-K (when within
+  // kScheduleHedge of the best), then the best of each family, then
+  // everything else, each in order.
+  std::vector<Ranked> out, families, rest;
+  std::set<char> schedules;
+  std::map<Family, int> taken;
+  const double best = all.empty() ? 0 : all.front().prediction.time_us;
+  for (auto& r : all) {
+    const bool hedge = !r.config.stream_k && !r.config.pingpong && r.prediction.time_us <= kScheduleHedge * best &&
+                       schedules.insert(schedule_of(r.config)).second;
+    const bool first_of_family = taken[family_of(r.config)]++ < kPerFamilyFirst;
+    if (hedge) out.push_back(std::move(r));
+    else if (first_of_family) families.push_back(std::move(r));
+    else rest.push_back(std::move(r));
+  }
+  for (auto* part : {&families, &rest})
+    out.insert(out.end(), std::make_move_iterator(part->begin()), std::make_move_iterator(part->end()));
+  if (out.size() > max_count) out.resize(max_count);
+  return out;
+}
+
+int model_rank(const std::vector<Ranked>& ranking, const Config& config, const Task& task, const Limits& limits) {
+  const std::string n = name(config);
+  for (std::size_t i = 0; i < ranking.size(); ++i)
+    if (name(ranking[i].config) == n) return int(i) + 1;
+  const double mine = predict(config, task, limits).time_us;
+  return 1 + int(std::count_if(ranking.begin(), ranking.end(),
+                               [&](const Ranked& r) { return r.prediction.time_us < mine; }));
+}
+
+}  // namespace tessera::tile
