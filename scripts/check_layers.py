@@ -5,9 +5,9 @@ Each top-level folder may include headers of the folders it is allowed to
 depend on (LAYERS below: arrows point down the data flow), and its own. No
 folder includes another folder's detail/ headers. cli/ includes no worker/
 header: it parses arguments and prints, and reaches GPU work through bench/
-and harness/. Tests mirror the source tree: tests/<folder>/ may include what
-<folder> may include, <folder>'s own detail/ headers, and harness/ (the
-evaluator is how a test runs a kernel end to end).
+and harness/. Tests mirror the source tree and drive the program from
+outside: tests/<folder>/ may include any folder's public headers, and
+<folder>'s own detail/ headers, never another folder's.
 
 Exit 0 when clean, 1 with one line per violation. `--root DIR` checks another
 tree. `--self-test` first plants an upward include and a cross-folder detail/
