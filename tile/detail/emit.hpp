@@ -33,7 +33,5 @@ std::string contract(const Config& c, const Task& t, int persistent_ctas_per_sm,
 
 std::string emit_mma_sync(const Config& c, const Task& t);
 std::string emit_wgmma(const Config& c, const Task& t);
-// The wgmma_tma kernels' PTX wrappers (emit_wgmma_ptx.cpp).
-const char* wgmma_ptx_source();
 
 }  // namespace tessera::tile::detail
