@@ -87,8 +87,9 @@ std::future<EvalResult> EvaluatorPool::evaluate_async(EvalRequest request, EvalO
 CompileAhead::CompileAhead(Evaluator& evaluator, std::vector<Candidate> candidates)
     : candidates_(std::move(candidates)) {
   if (candidates_.empty()) return;
-  const unsigned threads = std::max(1u, std::min<unsigned>(kMaxCompileAhead, std::thread::hardware_concurrency()));
-  for (unsigned t = 0; t < threads; ++t) {
+  const std::size_t threads =
+      std::min<std::size_t>({kMaxCompileAhead, std::max(1u, std::thread::hardware_concurrency()), candidates_.size()});
+  for (std::size_t t = 0; t < threads; ++t) {
     threads_.emplace_back([this, &evaluator] {
       for (std::size_t i = next_++; i < candidates_.size() && !abandon_; i = next_++)
         evaluator.compile_ahead(candidates_[i]);
