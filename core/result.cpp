@@ -21,15 +21,15 @@ TESSERA_JSON_STRUCT(TrialStats, distribution, max_abs_err, rel_l2_err, mismatche
                                                 unwritten, nonfinite, flip_fraction, decided_flip_fraction, passed)
 TESSERA_JSON_STRUCT(VerifyStats, status, trials, trials_passed, max_abs_err, rel_l2_err,
                                                 mismatches, inputs_intact, canaries_intact, workspace_restored,
-                                                failure, per_trial)
+                                                failure, per_trial, determinism, repeat)
 TESSERA_JSON_STRUCT(TimingStats, status, method, samples, discarded_throttled,
                                                 discarded_other, median_us, mean_us, min_us, max_us, p10_us, p90_us,
-                                                rel_spread, median_ci, converged, elapsed_ms)
+                                                rel_spread, median_ci, converged, elapsed_ms, sm_clock_ghz, reason)
 TESSERA_JSON_STRUCT(BaselineResult, name, algo, cold, error)
 TESSERA_JSON_STRUCT(DeviceSummary, name, uuid, sm_count, arch, peak_tflops, peak_source, dram_gbps, floor_us, l2_bytes,
                     smem_per_block_optin, sm_clock_mhz)
 TESSERA_JSON_STRUCT(IntegrityStats, timed_calls, checked_calls, checked_hot_replays, inputs_refreshed,
-                    reference_hidden, host_code)
+                    reference_hidden, host_code, hot_calls)
 
 void to_json(nlohmann::json& j, const EvalResult& v) {
   j = nlohmann::json{{"status", v.status},

@@ -82,6 +82,13 @@ struct VerifyStats {
   bool workspace_restored = true;
   std::string failure;  // first failure, human-readable
   std::vector<TrialStats> per_trial;
+  // The last trial's inputs run twice, the second time with the output and
+  // shared memory poisoned with other patterns (docs/harness.md,
+  // "Verification"): identical | within_tolerance (the kernel declares partial
+  // sums that meet across CTAs, and both runs are within tolerance) | differs
+  // | skipped.
+  std::string determinism = "skipped";
+  TrialStats repeat;  // the second run, checked against the same reference
 };
 
 struct TimingStats {
@@ -96,6 +103,8 @@ struct TimingStats {
   double median_ci = 0;   // 95% confidence half-width of the median, relative to it
   bool converged = false; // stopped on spread, not on the timeout
   double elapsed_ms = 0;
+  double sm_clock_ghz = 0;  // cold: median SM clock of the kept samples (clock probe), GHz
+  std::string reason;       // why it failed (status failed); never empty then
 };
 
 struct BaselineResult {
@@ -126,6 +135,9 @@ struct IntegrityStats {
   int checked_hot_replays = 0;  // graph replays of hot timing with one rotated output checked
   bool inputs_refreshed = false;  // rows of A and B refilled before every timed call (a checked call's reference made for them)
   bool reference_hidden = false;  // the reference lives at a random, unmapped-around address
+  // Calls per hot replay, each reading an input set of its own and writing an
+  // output of its own, all refreshed before every replay (0: no hot timing).
+  int hot_calls = 0;
   // Where the candidate's host code ran: "none" (device-only), "captured"
   // (a translation unit's host code, run only under stream capture in the
   // confined runner; every launch that is timed is replayed by the worker).
