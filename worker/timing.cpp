@@ -15,6 +15,7 @@
 #include "worker/detail/activity.hpp"
 #include "worker/detail/timer.hpp"
 #include "worker/probes.hpp"
+#include "worker/timing_rules.hpp"
 
 namespace tessera::worker {
 
@@ -24,7 +25,6 @@ using Clock = std::chrono::steady_clock;
 constexpr int kMaxSlots = 4096;           // clock-probe slots per batch
 constexpr double kBatchTargetMs = 25.0;   // enqueue about this much GPU work per batch
 constexpr double kFlushEstimateUs = 45.0; // flush + probe cost per sample, for batch sizing
-constexpr int kMinGuardedBatches = 2;     // so a guarded timing ends with at least two checks
 
 double ms_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
@@ -71,6 +71,7 @@ TimingStats summarize(std::vector<double> xs, const std::string& method) {
   s.samples = static_cast<int>(xs.size());
   if (xs.empty()) {
     s.status = "failed";
+    s.reason = "no sample was kept";
     return s;
   }
   std::sort(xs.begin(), xs.end());
@@ -94,6 +95,8 @@ Timer::Impl::Impl(cudaStream_t s) : stream(s), probe_slots(kMaxSlots * sizeof(fl
   TESSERA_CUDA_CHECK(cudaGetDevice(&dev));
   TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
   scratch = DeviceBuffer(std::max<std::size_t>(2 * std::size_t(l2), 8u << 20));
+  int clock_khz = 0;
+  if (cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, dev) == cudaSuccess) rated_clock_ghz = clock_khz / 1e6;
   for (int i = 0; i < 2 * kMaxSlots / 8; ++i) events.emplace_back();
   for (int i = 0; i < kMaxSlots / 8; ++i) slot_done.emplace_back();
 }
@@ -165,6 +168,8 @@ void Timer::set_heartbeat(std::function<void()> heartbeat) { impl_->heartbeat = 
 
 bool Timer::cupti_available() const { return detail::ActivityTrace::instance().available(); }
 
+double Timer::rated_clock_ghz() const { return impl_->rated_clock_ghz; }
+
 TimingStats Timer::cold(const LaunchFn& launch) { return cold_interleaved({launch}).front(); }
 
 std::vector<TimingStats> Timer::cold_interleaved(const std::vector<LaunchFn>& fns) {
@@ -188,8 +193,7 @@ GuardedTiming Timer::cold_guarded(const std::vector<GuardedCall>& calls, std::ui
     }
   TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
 
-  std::vector<std::vector<double>> kept(k);
-  std::vector<int> throttled(k, 0), lost(k, 0);
+  std::vector<SampleSet> sets(k);
   std::vector<double> estimate(k, 100.0);
   out.stats.resize(k);
   const auto t0 = Clock::now();
@@ -215,36 +219,28 @@ GuardedTiming Timer::cold_guarded(const std::vector<GuardedCall>& calls, std::ui
       }
       if (c.guard->verdict && out.violation.empty()) out.violation = c.guard->verdict();
     }
-    // A sample is throttled when its SM clock is well below the fastest clock
-    // seen in this batch: a transient dip, not sustained power capping.
-    const float max_clock = *std::max_element(clocks.begin(), clocks.end());
-    for (std::size_t j = 0; j < slots.size(); ++j) {
-      const int i = slots[j].call;
-      if (std::isnan(times[j])) ++lost[i];
-      else if (clocks[j] < options_.throttle_fraction * max_clock) ++throttled[i];
-      else kept[i].push_back(times[j]);
-    }
-    bool all_converged = true;
+    std::vector<int> call_of;
+    for (const auto& s : slots) call_of.push_back(s.call);
+    sort_batch(call_of, times, clocks, options_.throttle_fraction, sets);
     for (int i = 0; i < k; ++i) {
-      out.stats[i] = summarize(kept[i], method);
+      out.stats[i] = summarize(sets[i].kept_us, method);
       if (out.stats[i].samples > 0) estimate[i] = out.stats[i].median_us;
-      all_converged = all_converged && converged(out.stats[i], options_);
     }
     impl_->beat();
     const double elapsed = ms_since(t0);
-    const int total = static_cast<int>(kept[0].size());
-    const bool enough_batches = !guarded || batch + 1 >= kMinGuardedBatches;
-    if (!out.violation.empty() || (all_converged && elapsed >= options_.min_time_ms && enough_batches) ||
-        elapsed >= options_.timeout_ms || total >= options_.max_samples) {
-      for (int i = 0; i < k; ++i) {
-        out.stats[i].converged = converged(out.stats[i], options_);
-        out.stats[i].discarded_throttled = throttled[i];
-        out.stats[i].discarded_other = lost[i];
-        out.stats[i].elapsed_ms = elapsed;
-      }
+    if (cold_should_stop(out.stats, sets, options_, elapsed, batch + 1, guarded, !out.violation.empty())) {
+      for (int i = 0; i < k; ++i) out.stats[i] = cold_stats(sets[i], method, options_, impl_->rated_clock_ghz, elapsed);
       return out;
     }
   }
+}
+
+GuardedTiming cold_guarded_retried(Timer& timer, const std::vector<GuardedCall>& calls, std::uint64_t seed,
+                                   int attempts) {
+  // Each attempt draws its checks afresh: the seed moves with the attempt.
+  return retry_machine_failures(
+      [&](int attempt) { return timer.cold_guarded(calls, seed + 0x9E3779B97F4A7C15ULL * std::uint64_t(attempt - 1)); },
+      attempts);
 }
 
 }  // namespace tessera::worker

@@ -50,7 +50,7 @@ bool measure_candidate(MeasureContext& ctx, EvalResult& r) {
     }
   }
   ctx.heartbeat("timing");
-  const GuardedTiming cold = ctx.timer.cold_guarded(calls, ctx.seed ^ kColdSalt);
+  const GuardedTiming cold = cold_guarded_retried(ctx.timer, calls, ctx.seed ^ kColdSalt);
   r.integrity.timed_calls = cold.guarded_calls;
   r.integrity.checked_calls = cold.checked_calls;
   r.integrity.inputs_refreshed = cold.guarded_calls > 0;  // every guarded call gets fresh inputs

@@ -11,6 +11,7 @@
 
 #include "worker/baselines/baselines.hpp"
 #include "core/result.hpp"
+#include "core/result_status.hpp"
 #include "worker/candidate_runtime.hpp"
 #include "worker/ceiling_probe.hpp"
 #include "worker/device_summary.hpp"
@@ -109,6 +110,9 @@ nlohmann::json WorkerSession::evaluate(const nlohmann::json& req,
   });
   clock.enter("done");
   for (const auto& [phase, ms] : clock.ms()) r.phase_ms[phase] += ms;
+  // Whichever way the evaluation ended, its status follows from its stages.
+  const auto& opt = req.at("options");
+  settle_status(r, StagePlan{opt.value("timing", true), opt.value("baselines", true)});
   return r;
 }
 

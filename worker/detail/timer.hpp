@@ -25,6 +25,7 @@ struct Timer::Impl {
   std::vector<Event> events;
   std::vector<Event> slot_done;  // recorded after each slot (call and check): the batch's progress
   unsigned salt = 1;
+  double rated_clock_ghz = 0;  // the device's rated (boost) SM clock; 0 when unknown
   std::function<void()> heartbeat;
   std::chrono::steady_clock::time_point last_beat{};
 
