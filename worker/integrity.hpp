@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "worker/candidate_runtime.hpp"
 #include "worker/task_buffers.hpp"
 #include "worker/timing.hpp"
 
@@ -28,20 +29,30 @@ public:
 
   // For cold timing, host latency and the counter passes.
   const CallGuard& cold() const { return cold_; }
-  // For hot timing: `launch_into(i, s)` launches the candidate writing output
-  // buffer i of `buffers` rotated buffers (TaskBuffers::rotation). The inputs
-  // are fresh for each replay (not for each call inside it).
-  HotGuard hot(std::function<void(int, cudaStream_t)> launch_into, int buffers);
+  // For hot timing: up to `wanted` calls per replay (as many as the buffer
+  // budgets allow, TaskBuffers::ensure_hot_sets), call i on a parameter block
+  // of its own (`params` with input set i and output i, prepared by
+  // `callable`). Before every replay all outputs are poisoned and all input
+  // sets refreshed, so no call of a replay sees inputs another call saw; one
+  // call drawn at random is checked after it, against the reference of its
+  // own inputs; after the last replay every input set is audited. The guard
+  // refers to `callable` and to this object: both must outlive its use.
+  HotGuard hot(GemmCallable& callable, const TesseraGemmParams& params, int wanted);
 
-  // After all timing: A and B compared with the hidden copies, every canary
-  // (output, rotated outputs, inputs, workspace) with what it was. Empty, or
-  // what was changed.
+  // After all timing: A and B compared with the hidden copies (and hot
+  // timing's other input sets with copies written from their seeds), every
+  // canary (output, rotated outputs, hot input sets, inputs, workspace) with
+  // what it was. Empty, or what was changed.
   std::string audit();
 
   int checks() const { return checks_total_; }
 
 private:
   void fresh_inputs(cudaStream_t s);
+  void fresh_set(int set, std::uint64_t seed, cudaStream_t s);
+  void copies_from(std::uint64_t seed, cudaStream_t s);
+  void check_hot(int call, cudaStream_t s);
+  std::string audit_hot_inputs();
   void prepare(cudaStream_t s);
   void check(const __half* C, cudaStream_t s);
   void begin(cudaStream_t s);
@@ -55,6 +66,9 @@ private:
   int checks_ = 0;        // checks enqueued since the last begin(): the verdict's denominator
   int checks_total_ = 0;  // for the report
   bool rotation_armed_ = false;  // hot timing ran: its outputs' canaries are this evaluation's
+  std::vector<TesseraGemmParams> hot_params_;  // one per call of a hot replay
+  std::vector<std::uint64_t> hot_seeds_;      // each input set's values at the last replay
+  std::uint64_t set0_seed_ = 0;               // A and B's (and their copies') current values
 };
 
 }  // namespace tessera::worker

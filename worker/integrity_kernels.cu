@@ -1,6 +1,9 @@
 #include "worker/integrity_kernels.hpp"
 
 #include <cmath>
+#include <utility>
+
+#include "worker/check.hpp"
 
 // extern "C" and prefixed: CUPTI reports these names verbatim, and the timer
 // leaves every kernel with the prefix out of the measured windows.
@@ -17,16 +20,27 @@ extern "C" __global__ void tessera_harness_zero(unsigned char* dst, std::size_t 
 }
 
 // Fresh U[-1, 1) values into the input the candidate reads and into the
-// harness's hidden copy of it, which the reference is computed from.
+// harness's hidden copy of it, which the reference is computed from. Either
+// may be null: the values are a function of (seed, i), so a copy can be
+// written again later from the seed alone (hot timing's other input sets).
 extern "C" __global__ void tessera_harness_fresh(__half* live, __half* copy, std::size_t count,
                                                  unsigned long long seed) {
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < count;
        i += std::size_t(gridDim.x) * blockDim.x) {
     const unsigned long long r = tessera::worker::mix64(seed + 0x632BE59BD9B4E019ULL * (i + 1));
     const __half v = __float2half_rn(2.0f * (float(r >> 40) * (1.0f / 16777216.0f)) - 1.0f);
-    live[i] = v;
-    copy[i] = v;
+    if (live) live[i] = v;
+    if (copy) copy[i] = v;
   }
+}
+
+// Fills the block's whole dynamic shared memory with a 32-bit pattern. Shared
+// memory keeps what the last kernel on an SM left in it, so a candidate
+// launched right after this on the same stream reads the pattern wherever it
+// reads shared memory it never wrote.
+extern "C" __global__ void tessera_harness_fill_shared(unsigned pattern, unsigned words) {
+  extern __shared__ unsigned smem_words[];
+  for (unsigned i = threadIdx.x; i < words; i += blockDim.x) smem_words[i] = pattern;
 }
 
 namespace {
@@ -137,6 +151,27 @@ void harness_zero(void* dst, std::size_t bytes, cudaStream_t s) {
 void harness_fresh(__half* live, __half* copy, std::size_t count, std::uint64_t seed, cudaStream_t s) {
   if (count == 0) return;
   tessera_harness_fresh<<<harness_blocks(count), kHarnessThreads, 0, s>>>(live, copy, count, seed);
+}
+
+void harness_fill_shared(std::uint32_t pattern, cudaStream_t s) {
+  // Once per process: the device's opt-in maximum per block, and the carveout
+  // that gives shared memory all it can, so one block covers an SM's whole
+  // shared memory and no two blocks share an SM at once.
+  static const auto grid = [] {
+    int dev = 0, sms = 0, optin = 0;
+    TESSERA_CUDA_CHECK(cudaGetDevice(&dev));
+    TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    TESSERA_CUDA_CHECK(cudaFuncSetAttribute(tessera_harness_fill_shared, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            optin));
+    TESSERA_CUDA_CHECK(cudaFuncSetAttribute(tessera_harness_fill_shared,
+                                            cudaFuncAttributePreferredSharedMemoryCarveout,
+                                            int(cudaSharedmemCarveoutMaxShared)));
+    return std::pair{sms, optin};
+  }();
+  const auto [sms, bytes] = grid;
+  tessera_harness_fill_shared<<<unsigned(sms * kSharedFillWaves), kHarnessThreads, std::size_t(bytes), s>>>(
+      pattern, unsigned(bytes) / 4u);
 }
 
 void harness_check(const CheckArgs& args, CompareStats* out_device, cudaStream_t s) {

@@ -34,7 +34,18 @@ void harness_zero(void* dst, std::size_t bytes, cudaStream_t s);
 // values): every timed call gets inputs no earlier call had, so no cached,
 // remembered or incrementally updated output is its answer, and the
 // reference comes from the copy the candidate cannot reach or change.
+// Either pointer may be null (the values depend only on the seed and the
+// index, so a hidden copy can be written again from the seed).
 void harness_fresh(__half* live, __half* copy, std::size_t count, std::uint64_t seed, cudaStream_t s);
+
+// Blocks of the shared-memory fill per SM: each takes the device's opt-in
+// maximum, so at most one fits on an SM at a time, and several waves make it
+// likely that every SM ran one.
+inline constexpr int kSharedFillWaves = 4;
+// Fills the shared memory of every SM with `pattern` (32-bit words), on s,
+// right before a verified call: what the call reads from shared memory it
+// never wrote is then known (docs/harness.md, "Verification", determinism).
+void harness_fill_shared(std::uint32_t pattern, cudaStream_t s);
 
 struct CheckArgs {
   const __half* C = nullptr;

@@ -51,8 +51,13 @@ std::string TaskBuffers::describe_canaries(cudaStream_t s, bool with_rotation) {
       out += fmt::format("{}{} canary bytes around {} overwritten", out.empty() ? "" : "; ", n, name);
   };
   for (auto [name, buf] : {std::pair{"A", &A}, {"B", &B}, {"C", &C}, {"bias", &bias}}) note(name, *buf);
-  if (with_rotation)
+  if (with_rotation) {
     for (std::size_t i = 0; i < rotation.size(); ++i) note(fmt::format("hot output {}", i), rotation[i]);
+    for (std::size_t i = 0; i < hot_A.size(); ++i) {
+      note(fmt::format("hot input set {} (A)", i + 1), hot_A[i]);
+      note(fmt::format("hot input set {} (B)", i + 1), hot_B[i]);
+    }
+  }
   return out;
 }
 
@@ -77,6 +82,31 @@ int TaskBuffers::ensure_rotation(int wanted, cudaStream_t s) {
   // Armed for every evaluation: a damaged band must be blamed on the candidate that damaged it.
   for (const auto& r : rotation) r.arm_canaries(s);
   return n;
+}
+
+int TaskBuffers::ensure_hot_sets(int wanted, cudaStream_t s) {
+  const int outputs = ensure_rotation(wanted, s);
+  const std::size_t one = A.bytes() + B.bytes() + 4 * kGuardBytes;
+  const int extra_affordable = static_cast<int>(kHotInputBudgetBytes / std::max<std::size_t>(one, 1));
+  const int sets = std::max(1, std::min(outputs, 1 + extra_affordable));
+  while (static_cast<int>(hot_A.size()) < sets - 1) {
+    hot_A.emplace_back(A.bytes());
+    hot_B.emplace_back(B.bytes());
+  }
+  // Armed for every evaluation, like the rotated outputs.
+  for (std::size_t i = 0; i < hot_A.size(); ++i) {
+    hot_A[i].arm_canaries(s);
+    hot_B[i].arm_canaries(s);
+  }
+  return sets;
+}
+
+__half* TaskBuffers::hot_a(int set) const {
+  return static_cast<__half*>(set == 0 ? A.data() : hot_A.at(static_cast<std::size_t>(set - 1)).data());
+}
+
+__half* TaskBuffers::hot_b(int set) const {
+  return static_cast<__half*>(set == 0 ? B.data() : hot_B.at(static_cast<std::size_t>(set - 1)).data());
 }
 
 TesseraGemmParams gemm_params(const TaskBuffers& b, const GuardedBuffer& workspace, int sm_count) {

@@ -20,6 +20,7 @@ namespace tessera::worker {
 
 inline constexpr std::size_t kGuardBytes = 256 * 1024;  // per side; larger than any plausible stray tile store
 inline constexpr std::size_t kRotationBudgetBytes = std::size_t(2) << 30;  // hot timing's rotated outputs, in all
+inline constexpr std::size_t kHotInputBudgetBytes = std::size_t(2) << 30;  // hot timing's extra input sets, in all
 
 // payload bytes with kGuardBytes of canary before and after.
 class GuardedBuffer {
@@ -49,6 +50,9 @@ struct TaskBuffers {
   HiddenBuffer A_copy, B_copy;
   DeviceBuffer scratch;      // digests, counts, compare stats of the verification trials
   std::vector<GuardedBuffer> rotation;  // hot timing's outputs (allocated on first use)
+  // Hot timing's input sets beyond the first (which is A and B), one per
+  // replayed call: allocated on first use.
+  std::vector<GuardedBuffer> hot_A, hot_B;
 
   TaskBuffers(const Task& t, std::uint64_t seed);
   std::size_t c_count() const { return std::size_t(task.m) * std::size_t(task.n); }
@@ -60,6 +64,14 @@ struct TaskBuffers {
   // Up to `wanted` rotated outputs within kRotationBudgetBytes (at least 1),
   // their canaries armed on s.
   int ensure_rotation(int wanted, cudaStream_t s);
+  // Hot timing's calls per replay: up to `wanted`, as many as can each have an
+  // output (rotation, kRotationBudgetBytes) and an input set (set 0 is A and
+  // B, the others hot_A/hot_B within kHotInputBudgetBytes) of their own; at
+  // least 1. Every canary armed on s.
+  int ensure_hot_sets(int wanted, cudaStream_t s);
+  // Input set i of hot timing (0: A and B).
+  __half* hot_a(int set) const;
+  __half* hot_b(int set) const;
 };
 
 // The ABI's parameter block for a call on b's buffers (C = b.C) and `workspace`.

@@ -52,15 +52,19 @@ struct GuardedTiming {
   int checked_calls = 0;           // of those, how many had their output checked
 };
 
-// Hot timing of a guarded callable: the graph's calls write `buffers` outputs
-// in rotation, all poisoned before each replay (outside its events) and one of
-// them, drawn at random, checked after it.
+// Hot timing of a guarded callable: the graph holds `calls` calls, call i
+// reading an input set of its own and writing an output of its own; before
+// each replay (outside its events) every output is poisoned and every input
+// set refreshed, and after it one call, drawn at random, is checked. So no
+// call of a replay has inputs another call had: a result kept from an earlier
+// call (memoised in a device global) is never this call's answer.
 struct HotGuard {
-  int buffers = 1;
-  std::function<void(int buffer, cudaStream_t)> launch_into;
+  int calls = 0;  // calls per replay; 0: the timer's hot_batch, all on the same buffers (an unguarded callable)
+  std::function<void(int call, cudaStream_t)> launch_into;
   std::function<void(cudaStream_t)> prepare;
-  std::function<void(int buffer, cudaStream_t)> check;
+  std::function<void(int call, cudaStream_t)> check;
   std::function<void(cudaStream_t)> begin;
+  // After the last replay (synchronised): empty, or what was wrong.
   std::function<std::string()> verdict;
 };
 
@@ -68,6 +72,7 @@ struct HotTiming {
   TimingStats stats;
   std::string violation;
   int checked_replays = 0;
+  int calls = 0;  // calls per replay
 };
 
 struct TimingOptions {

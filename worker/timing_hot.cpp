@@ -54,19 +54,20 @@ TimingStats Timer::hot(const LaunchFn& launch) {
 
 HotTiming Timer::hot_guarded(const HotGuard& g, std::uint64_t seed) {
   cudaStream_t s = impl_->stream;
-  const int batch = options_.hot_batch;
-  const int buffers = std::max(1, g.buffers);
+  const int batch = g.calls > 0 ? g.calls : options_.hot_batch;
   std::mt19937_64 rng(seed);
   // Back-to-back calls captured as one graph: replay removes the host launch
-  // path from the measurement. Call i writes output buffer i % buffers.
-  CapturedGraph graph(s, batch, [&](int i, cudaStream_t st) { g.launch_into(i % buffers, st); });
+  // path from the measurement. Call i reads and writes the buffers of its
+  // own parameter block (the guard's).
+  CapturedGraph graph(s, batch, g.launch_into);
   const std::string method = graph.exec() ? "graph_replay" : "back_to_back";
   auto run = [&] {
     if (graph.exec()) TESSERA_CUDA_CHECK(cudaGraphLaunch(graph.exec(), s));
     else
-      for (int i = 0; i < batch; ++i) g.launch_into(i % buffers, s);
+      for (int i = 0; i < batch; ++i) g.launch_into(i, s);
   };
   HotTiming out;
+  out.calls = batch;
   if (g.begin) g.begin(s);
   if (g.prepare) g.prepare(s);
   run();
@@ -80,7 +81,7 @@ HotTiming Timer::hot_guarded(const HotGuard& g, std::uint64_t seed) {
     run();
     TESSERA_CUDA_CHECK(cudaEventRecord(b.get(), s));
     if (g.check) {
-      g.check(static_cast<int>(rng() % buffers), s);
+      g.check(static_cast<int>(rng() % static_cast<std::uint64_t>(batch)), s);
       ++out.checked_replays;
     }
     TESSERA_CUDA_CHECK(cudaEventSynchronize(b.get()));

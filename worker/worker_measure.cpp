@@ -59,17 +59,13 @@ bool measure_candidate(MeasureContext& ctx, EvalResult& r) {
   for (std::size_t i = 0; i < bls.size(); ++i) r.baselines.push_back({bls[i]->name, bls[i]->algo, cold.stats[i + 1], ""});
 
   if (ctx.options.value("hot", true)) {
-    // Every call of the replayed graph writes one of several outputs, so
-    // every back-to-back call can be the one that is checked.
-    const int buffers = b.ensure_rotation(ctx.timer.options().hot_batch, s);
-    std::vector<TesseraGemmParams> ps(buffers, ctx.params);
-    for (int i = 0; i < buffers; ++i) {
-      ps[i].C = static_cast<__half*>(b.rotation[i].data());
-      ctx.callable.prepare_params(ps[i]);
-    }
-    const HotTiming hot = ctx.timer.hot_guarded(
-        guards.hot([&](int i, cudaStream_t st) { ctx.callable.launch(ps[i], st); }, buffers), ctx.seed ^ kHotSalt);
+    // Every call of the replayed graph reads inputs and writes an output of
+    // its own, so every back-to-back call can be the one that is checked and
+    // none can reuse another's answer.
+    const HotTiming hot = ctx.timer.hot_guarded(guards.hot(ctx.callable, ctx.params, ctx.timer.options().hot_batch),
+                                                ctx.seed ^ kHotSalt);
     r.integrity.checked_hot_replays = hot.checked_replays;
+    r.integrity.hot_calls = hot.calls;
     if (!hot.violation.empty()) return fail(r, "hot timing", hot.violation);
     r.hot = hot.stats;
     std::string host_violation;
