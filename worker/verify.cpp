@@ -22,17 +22,12 @@ double relative_l2(const CompareStats& cs) {
   return cs.sum_sq_ref > 0 ? std::sqrt(cs.sum_sq_err / cs.sum_sq_ref) : std::sqrt(cs.sum_sq_err);
 }
 
-namespace {
-
-// Runs the candidate once and turns any CUDA error into a CandidateFault.
 void run_once(VerifyContext& ctx) {
   ctx.callable.launch(ctx.params, ctx.stream);
   cudaError_t e = cudaDeviceSynchronize();
   if (e == cudaSuccess) e = cudaGetLastError();
   if (e != cudaSuccess) throw classify_cuda_error(e, "while the candidate ran");
 }
-
-}  // namespace
 
 unsigned long long read_digest(const GuardedBuffer& buf, unsigned long long* scratch, cudaStream_t s) {
   unsigned long long v = 0;
@@ -91,6 +86,7 @@ VerifyStats verify_candidate(VerifyContext& ctx, int random_trials) {
 
   VerifyStats v;
   v.status = "passed";
+  InputDigests last_inputs;
   for (std::size_t trial = 0; trial < plan.size(); ++trial) {
     const Distribution d = plan[trial];
     if (ctx.heartbeat) ctx.heartbeat(fmt::format("verify {}/{}", trial + 1, plan.size()));
@@ -101,6 +97,11 @@ VerifyStats verify_candidate(VerifyContext& ctx, int random_trials) {
     for (auto* g : {&b.A, &b.B, &b.C, &b.bias}) g->arm_canaries(s);
     fill_half_bits(static_cast<__half*>(b.C.data()), b.c_count(), kPoisonBits, s);
     const auto da = read_digest(b.A, sc, s), db = read_digest(b.B, sc, s), dbias = read_digest(b.bias, sc, s);
+    // Shared memory zeroed right before every verified call: what a kernel
+    // reads there without writing it is known, whatever ran before (another
+    // candidate, a baseline), and the determinism check's second run differs
+    // from the last trial's only in its patterns.
+    if (ctx.determinism != Determinism::off) harness_fill_shared(kSharedPatternFirst, s);
 
     run_once(ctx);
 
@@ -139,8 +140,10 @@ VerifyStats verify_candidate(VerifyContext& ctx, int random_trials) {
                                 t.max_abs_err);
     }
     v.per_trial.push_back(t);
+    last_inputs = {da, db, dbias};  // the last trial's are the determinism check's
   }
   if (v.trials_passed != v.trials) v.status = "failed";
+  else if (ctx.determinism != Determinism::off) check_determinism(ctx, read_digest(b.C, sc, s), last_inputs, v);
   return v;
 }
 

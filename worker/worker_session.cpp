@@ -163,10 +163,12 @@ EvalResult WorkerSession::run_eval(const nlohmann::json& req,
     r.resources = callable->resources();  // a translation unit knows its kernels once its call is captured
 
     VerifyContext vc{b, *callable, p, s, opt.value("seed", std::uint64_t{1}), heartbeat};
+    vc.determinism = determinism_required(req.value("contract", nlohmann::json()), ws_bytes);
     r.verify = verify_candidate(vc, std::max(1, opt.value("verify_trials", 4)));
     if (ws_bytes) {
       unsigned long long nonzero = 0;
       count_not_equal(workspace.data(), ws_bytes, 0, b.scratch.as<unsigned long long>(), s);
+      TESSERA_CUDA_CHECK(cudaStreamSynchronize(s));  // s is non-blocking: cudaMemcpy would not wait for it
       TESSERA_CUDA_CHECK(cudaMemcpy(&nonzero, b.scratch.get(), sizeof nonzero, cudaMemcpyDeviceToHost));
       if (nonzero) {
         r.verify.workspace_restored = false;
