@@ -2,10 +2,13 @@
 // kernel is timed in one process, interleaved, once as before (a plain cold
 // call) and once guarded (output poisoned, workspace zeroed, inputs varied
 // before every call; some calls checked after), so any difference is what
-// the guards cost the measured figure. A benchmark: it prints figures.
+// the guards cost the measured figure. Verification is timed too, without
+// and with the determinism check's second run (worker/verify.hpp), since
+// that run is verification time. A benchmark: it prints figures.
 #include "bench/protocol.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -38,9 +41,13 @@ const std::vector<std::string> kDefaultKernels = {
     "tile:w128x256x64_g2x1_s3p3_pa_d1_sw_et_r8_k1s_p_c1x1_none@4096x4096x4096"};
 constexpr const char* kFloorShape = "256x256x1024";  // the buffers the floor kernels' guards work on
 
+// Verification as an evaluation runs it (EvalOptions' default random trials).
+constexpr int kVerifyTrials = 4;
+
 struct Row {
   std::string kernel;
   std::vector<double> old_us, new_us, old_hot, new_hot;
+  std::vector<double> old_verify_ms, new_verify_ms;  // without and with the determinism check's second run
   int checked = 0;
 };
 
@@ -57,7 +64,21 @@ struct Subject {
   Task task;
   std::unique_ptr<worker::GemmCallable> callable;  // null for the floor kernels
   worker::LaunchFn floor;
+  nlohmann::json contract;  // device-only: the launch contract (what the determinism check allows)
 };
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Wall time of one verification of the subject, the way an evaluation verifies.
+double verify_ms(worker::VerifyContext vc, const std::string& spec) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto v = worker::verify_candidate(vc, kVerifyTrials);
+  const double ms = ms_since(t0);
+  if (v.status != "passed") fail_bad_input(fmt::format("{} fails verification: {}", spec, v.failure));
+  return ms;
+}
 
 Subject make_subject(const std::string& spec, int sms, worker::DeviceBuffer& line_in, worker::DeviceBuffer& line_out) {
   Subject s;
@@ -85,6 +106,7 @@ Subject make_subject(const std::string& spec, int sms, worker::DeviceBuffer& lin
   const CompileOutput out = compiler.compile({detect_kind(source), source, kDefaultArch, {}});
   if (out.status != Status::ok) fail_bad_input(fmt::format("{} does not compile: {}", what, out.reason));
   s.callable = worker::load_gemm_callable(to_string(detect_kind(source)), out.artifact, out.contract, s.task);
+  s.contract = out.contract;
   return s;
 }
 
@@ -106,10 +128,12 @@ void run_bench_protocol(const BenchProtocolArgs& a) {
     if (ws.bytes()) TESSERA_CUDA_CHECK(cudaMemsetAsync(ws.data(), 0, ws.bytes(), s));
     TesseraGemmParams p = worker::gemm_params(b, ws, sms);
     worker::LaunchFn launch = sub.floor;
+    const worker::Determinism determinism =
+        sub.callable ? worker::determinism_required(sub.contract, ws.bytes()) : worker::Determinism::off;
     if (sub.callable) {
       sub.callable->prepare_params(p);
       launch = [&](cudaStream_t st) { sub.callable->launch(p, st); };
-      worker::VerifyContext vc{b, *sub.callable, p, s, 11, {}};
+      worker::VerifyContext vc{b, *sub.callable, p, s, 11, {}, determinism};
       const auto v = worker::verify_candidate(vc, 1);
       if (v.status != "passed") fail_bad_input(fmt::format("{} fails verification: {}", spec, v.failure));
     }
@@ -119,7 +143,19 @@ void run_bench_protocol(const BenchProtocolArgs& a) {
       guard.check = nullptr;
       guard.verdict = nullptr;
     }
-    Row row{spec, {}, {}, {}, {}, 0};
+    Row row{spec, {}, {}, {}, {}, {}, {}, 0};
+    for (int rep = 0; rep < a.repeat && sub.callable; ++rep) {
+      // Verification without and with the determinism check's second run,
+      // in both orders; the check's run is verification time.
+      worker::VerifyContext plain{b, *sub.callable, p, s, 21 + std::uint64_t(rep), {}, worker::Determinism::off};
+      worker::VerifyContext checked = plain;
+      checked.determinism = determinism;
+      const bool checked_first = rep % 2 == 1;
+      const double first = verify_ms(checked_first ? checked : plain, spec);
+      const double second = verify_ms(checked_first ? plain : checked, spec);
+      row.old_verify_ms.push_back(checked_first ? second : first);
+      row.new_verify_ms.push_back(checked_first ? first : second);
+    }
     for (int rep = 0; rep < a.repeat; ++rep) {
       // Both orders, so neither variant always runs right after the other.
       const bool guarded_first = rep % 2 == 1;
@@ -131,15 +167,9 @@ void run_bench_protocol(const BenchProtocolArgs& a) {
       row.new_us.push_back(t.stats[guarded_first ? 0 : 1].median_us);
       row.checked += t.checked_calls;
       row.old_hot.push_back(timer.hot(launch).median_us);
-      worker::HotGuard hg;
       if (sub.callable) {
-        const int buffers = b.ensure_rotation(timer.options().hot_batch, s);
-        std::vector<TesseraGemmParams> ps(buffers, p);
-        for (int i = 0; i < buffers; ++i) {
-          ps[i].C = static_cast<__half*>(b.rotation[i].data());
-          sub.callable->prepare_params(ps[i]);
-        }
-        hg = guards.hot([&, ps](int i, cudaStream_t st) { sub.callable->launch(ps[i], st); }, buffers);
+        // Each replayed call on inputs and an output of its own, all fresh before every replay.
+        const worker::HotGuard hg = guards.hot(*sub.callable, p, timer.options().hot_batch);
         const auto h = timer.hot_guarded(hg, 200 + rep);
         if (!h.violation.empty()) fail_bad_input(fmt::format("{}: a checked replay failed: {}", spec, h.violation));
         row.new_hot.push_back(h.stats.median_us);
@@ -151,19 +181,26 @@ void run_bench_protocol(const BenchProtocolArgs& a) {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& r : rows)
       out.push_back({{"kernel", r.kernel}, {"old_cold_us", r.old_us}, {"new_cold_us", r.new_us},
-                     {"old_hot_us", r.old_hot}, {"new_hot_us", r.new_hot}, {"checked_calls", r.checked}});
+                     {"old_hot_us", r.old_hot}, {"new_hot_us", r.new_hot}, {"old_verify_ms", r.old_verify_ms},
+                     {"new_verify_ms", r.new_verify_ms}, {"checked_calls", r.checked}});
     fmt::print("{}\n", nlohmann::json{{"device", opened.name}, {"rows", out}}.dump(2));
     return;
   }
-  fmt::print("bench protocol on {}: the same kernel timed plain (old) and guarded (new), interleaved, {} passes\n",
-             opened.name, a.repeat);
-  fmt::print("{:<72}{:>10}{:>10}{:>8}{:>10}{:>10}{:>9}\n", "kernel", "old us", "new us", "cold", "old hot", "new hot",
-             "checked");
+  fmt::print("bench protocol on {}: the same kernel timed plain (old) and guarded (new), interleaved, {} passes; "
+             "verified with {} random trials without (old) and with (new) the determinism check\n",
+             opened.name, a.repeat, kVerifyTrials);
+  fmt::print("{:<72}{:>10}{:>10}{:>8}{:>10}{:>10}{:>11}{:>11}{:>8}{:>9}\n", "kernel", "old us", "new us", "cold",
+             "old hot", "new hot", "old ver ms", "new ver ms", "verify", "checked");
+  const auto cell = [](const std::vector<double>& v, const char* format) {
+    return v.empty() ? std::string("-") : fmt::format(fmt::runtime(format), median(v));
+  };
   for (const auto& r : rows) {
     const double o = median(r.old_us), n = median(r.new_us);
-    fmt::print("{:<72}{:>10.3f}{:>10.3f}{:>+7.2f}%{:>10.3f}{:>10}{:>9}\n", r.kernel, o, n, o > 0 ? 100 * (n / o - 1) : 0,
-               median(r.old_hot), r.new_hot.empty() ? std::string("-") : fmt::format("{:.3f}", median(r.new_hot)),
-               r.checked);
+    const double vo = median(r.old_verify_ms), vn = median(r.new_verify_ms);
+    fmt::print("{:<72}{:>10.3f}{:>10.3f}{:>+7.2f}%{:>10.3f}{:>10}{:>11}{:>11}{:>8}{:>9}\n", r.kernel, o, n,
+               o > 0 ? 100 * (n / o - 1) : 0, median(r.old_hot), cell(r.new_hot, "{:.3f}"),
+               cell(r.old_verify_ms, "{:.2f}"), cell(r.new_verify_ms, "{:.2f}"),
+               vo > 0 ? fmt::format("{:+.1f}%", 100 * (vn / vo - 1)) : std::string("-"), r.checked);
   }
 }
 
