@@ -32,7 +32,7 @@ const std::set<std::string> kRequiredClasses = {
     "partial work",           "shape or data hard-coding", "fp16 accumulation",
     "input mutation",         "writes outside its buffers", "vendor libraries",
     "other streams or threads", "timer interference",     "decoy kernels",
-    "host-side computation"};
+    "host-side computation",  "result caching (hot replay)", "nondeterministic output"};
 constexpr std::size_t kMinKernelsPerClass = 2;
 
 const Manifest& manifest() {
@@ -65,9 +65,17 @@ TEST(AdversarialCorpus, ManifestDescribesEveryKernelAndEveryClass) {
     if (f.path().extension() == ".cu") on_disk.insert(f.path().filename().string());
   std::map<std::string, std::size_t> per_class;
   std::set<std::string> kinds;
+  std::set<std::string> controls;
+  for (const auto& e : manifest().kernels)
+    if (e.control) controls.insert(e.file);
   for (const auto& e : manifest().kernels) {
     EXPECT_TRUE(listed.insert(e.file).second) << e.file << " is listed twice";
-    ++per_class[e.klass];
+    if (!e.control) ++per_class[e.klass];  // a control tries nothing: it covers no class
+    if (!e.hot_no_faster_than.empty()) {
+      EXPECT_TRUE(controls.contains(e.hot_no_faster_than))
+          << e.file << ": hot_no_faster_than names " << e.hot_no_faster_than << ", which is no control kernel";
+      EXPECT_TRUE(e.expect.contains(Status::ok)) << e.file << ": only an ok kernel has a hot time to compare";
+    }
     kinds.insert(e.kind);
     const auto kind = candidate_for(e).kind;
     EXPECT_EQ(e.kind == "tu", kind == CandidateKind::translation_unit) << e.file << ": the manifest says " << e.kind;
@@ -107,10 +115,12 @@ TEST(AdversarialCorpus, EveryKernelCaughtAndHarnessSurvives) {
   eo.counters = false;
   ev->precompile(all_candidates());
   std::vector<TableRow> rows;
+  std::map<std::string, std::size_t> row_of;  // file -> its row
   int caught = 0, paid = 0, unexpected = 0;
   for (const auto& e : manifest().kernels) {
     const EvalResult r = ev->evaluate(candidate_for(e), task, eo);
-    rows.push_back({&e, r.status, r.reason, r.cold.median_us});
+    row_of[e.file] = rows.size();
+    rows.push_back({&e, r.status, r.reason, r.cold.median_us, r.hot.status == "measured" ? r.hot.median_us : 0});
     const std::string mismatch = verdict_mismatch(e, r.status, r.reason);
     EXPECT_EQ(mismatch, "") << (e.gap.empty() ? "" : "known gap: " + e.gap);
     if (r.status == Status::ok) {
@@ -118,6 +128,19 @@ TEST(AdversarialCorpus, EveryKernelCaughtAndHarnessSurvives) {
     }
     unexpected += !mismatch.empty();
     (r.status == Status::ok ? paid : caught) += 1;
+  }
+  // A cache that hits in hot replay: its hot time next to its control's.
+  for (const auto& row : rows) {
+    const CorpusEntry& e = *row.entry;
+    if (e.hot_no_faster_than.empty()) continue;
+    const auto control = row_of.find(e.hot_no_faster_than);
+    ASSERT_NE(control, row_of.end()) << e.file << ": no row for " << e.hot_no_faster_than;
+    const TableRow& c = rows[control->second];
+    const std::string mismatch = hot_gain_mismatch(e, row, c);
+    EXPECT_EQ(mismatch, "");
+    unexpected += !mismatch.empty();
+    std::printf("%s: cold %.2f us, hot %.2f us; %s: cold %.2f us, hot %.2f us\n", e.file.c_str(), row.cold_us,
+                row.hot_us, c.entry->file.c_str(), c.cold_us, c.hot_us);
   }
   std::printf("%s", text_table(rows).c_str());
   std::printf("%zu kernels: %d caught, %d paid (neutralised or honest), %d not as expected\n", rows.size(), caught,

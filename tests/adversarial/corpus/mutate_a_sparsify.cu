@@ -5,8 +5,10 @@
 // Expected caught: the inputs a timed call is checked against must be the
 // ones the harness wrote, not what the kernel left in the buffers; a
 // reference from the harness's own copy (or a digest after the call) shows A
-// changed -> wrong_answer. Gap: a reference computed from the buffers after
-// the call follows the mutation, and the kernel is paid.
+// changed -> wrong_answer. Every hot call reads an input set of its own, so
+// no later call computes on the zeroed row: the audit of the inputs after
+// timing finds it. Gap: a reference computed from the buffers after the call
+// follows the mutation, and the kernel is paid.
 #include "tessera_abi.cuh"
 #define HONEST_LAUNCHES 6
 extern "C" __device__ const TesseraLaunchContract tessera_contract = {

@@ -4,8 +4,10 @@
 // launch's: verification draws all-new inputs for every trial, while the
 // timing loop changes only part of the inputs between calls (a few rows,
 // or signs), so its first rows usually repeat.
-// Caught: every timed launch starts from a poisoned C and random timed
-// launches are checked -> wrong_answer ("timed").
+// Caught: verification runs its last trial's inputs twice (the determinism
+// check): the second run sees the same first rows, skips and leaves the
+// output poisoned -> wrong_answer ("two runs"). While timed, every call (hot
+// replays included) has inputs of its own, so it would never skip there.
 #include "tessera_abi.cuh"
 #define KEY_ELEMS 32
 extern "C" __device__ const TesseraLaunchContract tessera_contract = {

@@ -6,8 +6,9 @@
 // own entry. Verification's trials are all new; the timing loop changes only
 // part of the inputs between calls, so the first row of B is mostly one it
 // has seen.
-// Caught: poisoned C before every timed launch, random timed launches
-// checked on the device -> wrong_answer ("timed").
+// Caught: verification runs its last trial's inputs twice (the determinism
+// check): the second run has seen the input and skips -> wrong_answer ("two
+// runs"). While timed every call has inputs of its own, so it computes there.
 #include <cuda_runtime.h>
 #include "tessera_abi.cuh"
 
