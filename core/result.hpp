@@ -88,7 +88,7 @@ struct VerifyStats {
   // sums that meet across CTAs, and both runs are within tolerance) | differs
   // | skipped.
   std::string determinism = "skipped";
-  TrialStats repeat;  // the second run, checked against the same reference
+  TrialStats repeat = {};  // the second run, checked against the same reference
 };
 
 struct TimingStats {
@@ -104,7 +104,7 @@ struct TimingStats {
   bool converged = false; // stopped on spread, not on the timeout
   double elapsed_ms = 0;
   double sm_clock_ghz = 0;  // cold: median SM clock of the kept samples (clock probe), GHz
-  std::string reason;       // why it failed (status failed); never empty then
+  std::string reason = {};  // why it failed (status failed); never empty then
 };
 
 struct BaselineResult {

@@ -95,8 +95,6 @@ Timer::Impl::Impl(cudaStream_t s) : stream(s), probe_slots(kMaxSlots * sizeof(fl
   TESSERA_CUDA_CHECK(cudaGetDevice(&dev));
   TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
   scratch = DeviceBuffer(std::max<std::size_t>(2 * std::size_t(l2), 8u << 20));
-  int clock_khz = 0;
-  if (cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, dev) == cudaSuccess) rated_clock_ghz = clock_khz / 1e6;
   for (int i = 0; i < 2 * kMaxSlots / 8; ++i) events.emplace_back();
   for (int i = 0; i < kMaxSlots / 8; ++i) slot_done.emplace_back();
 }
@@ -168,7 +166,7 @@ void Timer::set_heartbeat(std::function<void()> heartbeat) { impl_->heartbeat = 
 
 bool Timer::cupti_available() const { return detail::ActivityTrace::instance().available(); }
 
-double Timer::rated_clock_ghz() const { return impl_->rated_clock_ghz; }
+double Timer::fastest_clock_ghz() const { return impl_->fastest_clock_ghz; }
 
 TimingStats Timer::cold(const LaunchFn& launch) { return cold_interleaved({launch}).front(); }
 
@@ -222,6 +220,7 @@ GuardedTiming Timer::cold_guarded(const std::vector<GuardedCall>& calls, std::ui
     std::vector<int> call_of;
     for (const auto& s : slots) call_of.push_back(s.call);
     sort_batch(call_of, times, clocks, options_.throttle_fraction, sets);
+    impl_->fastest_clock_ghz = std::max(impl_->fastest_clock_ghz, double(reference_clock(clocks)));
     for (int i = 0; i < k; ++i) {
       out.stats[i] = summarize(sets[i].kept_us, method);
       if (out.stats[i].samples > 0) estimate[i] = out.stats[i].median_us;
@@ -229,7 +228,7 @@ GuardedTiming Timer::cold_guarded(const std::vector<GuardedCall>& calls, std::ui
     impl_->beat();
     const double elapsed = ms_since(t0);
     if (cold_should_stop(out.stats, sets, options_, elapsed, batch + 1, guarded, !out.violation.empty())) {
-      for (int i = 0; i < k; ++i) out.stats[i] = cold_stats(sets[i], method, options_, impl_->rated_clock_ghz, elapsed);
+      for (int i = 0; i < k; ++i) out.stats[i] = cold_stats(sets[i], method, options_, impl_->fastest_clock_ghz, elapsed);
       return out;
     }
   }

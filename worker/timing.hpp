@@ -92,9 +92,11 @@ struct TimingOptions {
   // power capping the fastest clocks are the few samples after a pause, and
   // every other sample would be discarded; see docs/harness.md.)
   double throttle_fraction = 0.97;
-  // A cold timing whose kept samples ran below this fraction of the device's
-  // rated SM clock failed for a reason of the machine (a thermal or power
-  // brake, another tenant): far below what power capping does to a GEMM.
+  // A cold timing whose kept samples ran below this fraction of the fastest
+  // SM clock this timer has seen (the median of a batch) failed for a reason
+  // of the machine (a thermal or power brake, another tenant): far below what
+  // power capping does to a GEMM. Not the device's rated clock: clocks locked
+  // lower by an administrator are the machine's setting, not a failure.
   double clock_floor_fraction = 0.5;
   int hot_batch = 20;               // launches per hot sample (graph replay), at most
 };
@@ -125,8 +127,8 @@ public:
   // launch can be captured, else a plain loop; per-call time.
   TimingStats hot(const LaunchFn& launch);
   HotTiming hot_guarded(const HotGuard& guard, std::uint64_t seed);
-  // The SM clock the device is rated for (its boost clock), GHz; 0 when unknown.
-  double rated_clock_ghz() const;
+  // The fastest batch-median SM clock seen so far, GHz; 0 before any cold timing.
+  double fastest_clock_ghz() const;
   // Host-inclusive latency per call (launch path included), synchronised.
   // With a guard, every call is prepared before its clock starts and some are
   // checked after it stops; a failed verdict is written to *violation.

@@ -72,7 +72,7 @@ bool cold_should_stop(const std::vector<TimingStats>& stats, const std::vector<S
   return elapsed_ms >= std::max(o.hard_timeout_ms, o.timeout_ms);
 }
 
-TimingStats cold_stats(const SampleSet& s, const std::string& method, const TimingOptions& o, double rated_clock_ghz,
+TimingStats cold_stats(const SampleSet& s, const std::string& method, const TimingOptions& o, double fastest_clock_ghz,
                        double elapsed_ms) {
   TimingStats t = summarize(s.kept_us, method);
   t.converged = converged(t, o);
@@ -83,11 +83,11 @@ TimingStats cold_stats(const SampleSet& s, const std::string& method, const Timi
   if (s.kept_us.empty()) {
     t.status = "failed";
     t.reason = why_no_sample(s, o, elapsed_ms);
-  } else if (rated_clock_ghz > 0 && t.sm_clock_ghz < o.clock_floor_fraction * rated_clock_ghz) {
+  } else if (fastest_clock_ghz > 0 && t.sm_clock_ghz < o.clock_floor_fraction * fastest_clock_ghz) {
     t.status = "failed";
-    t.reason = fmt::format("the SM clock ran at {:.3f} GHz, below {:.0f}% of the device's rated {:.3f} GHz: the GPU "
-                           "was slowed down (a thermal or power brake, or another process)",
-                           t.sm_clock_ghz, 100 * o.clock_floor_fraction, rated_clock_ghz);
+    t.reason = fmt::format("the SM clock ran at {:.3f} GHz, below {:.0f}% of the {:.3f} GHz this GPU ran at earlier: "
+                           "it was slowed down (a thermal or power brake, or another process)",
+                           t.sm_clock_ghz, 100 * o.clock_floor_fraction, fastest_clock_ghz);
   }
   return t;
 }

@@ -38,8 +38,9 @@ bool cold_should_stop(const std::vector<TimingStats>& stats, const std::vector<S
 
 // A callable's stats at the end: measured from its kept samples, or failed
 // with the machine's reason (every sample throttled or lost, nothing within
-// the budget, the clock below clock_floor_fraction of rated_clock_ghz).
-TimingStats cold_stats(const SampleSet& s, const std::string& method, const TimingOptions& o, double rated_clock_ghz,
+// the budget, the clock below clock_floor_fraction of fastest_clock_ghz, the
+// fastest batch-median clock the timer has seen; 0: no floor).
+TimingStats cold_stats(const SampleSet& s, const std::string& method, const TimingOptions& o, double fastest_clock_ghz,
                        double elapsed_ms);
 
 // True when a callable's timing failed for a reason of the machine (and no

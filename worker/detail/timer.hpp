@@ -25,7 +25,9 @@ struct Timer::Impl {
   std::vector<Event> events;
   std::vector<Event> slot_done;  // recorded after each slot (call and check): the batch's progress
   unsigned salt = 1;
-  double rated_clock_ghz = 0;  // the device's rated (boost) SM clock; 0 when unknown
+  // The fastest batch-median SM clock this timer has seen, GHz: what a
+  // braked GPU is compared with (TimingOptions::clock_floor_fraction).
+  double fastest_clock_ghz = 0;
   std::function<void()> heartbeat;
   std::chrono::steady_clock::time_point last_beat{};
 
