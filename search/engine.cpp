@@ -60,6 +60,12 @@ agent::GpuInfo gpu_info(const DeviceSummary& d) {
 
 agent::Evaluated evaluated(const IndividualPtr& i) { return {i->candidate, i->result}; }
 
+agent::Measured measured(const IndividualPtr& i) {
+  const auto& r = i->result;
+  const bool timed = r.status == Status::ok && r.cold.status == "measured" && r.cold.median_us > 0;
+  return {i->candidate.name, i->candidate.meta, r.status, timed ? r.cold.median_us : 0.0};
+}
+
 bool is_masked(const StepOutcome& o) { return o.evaluated && o.result.status == Status::infra_error; }
 
 // What a step cost, for a cost-aware bandit: thousands of tokens, or seconds
@@ -207,6 +213,7 @@ void SearchEngine::plan_more() {
     if (p.parent_ind) c.parent = evaluated(p.parent_ind);
     for (const auto& i : p.inspiration_inds) c.inspirations.push_back(evaluated(i));
     for (const auto& i : p.history) c.history.push_back(evaluated(i));
+    for (const auto& i : ts.evaluated) c.measured.push_back(measured(i));
     c.strategy = p.strategy;
     c.model = p.model;
     c.temperature = p.temperature;

@@ -78,6 +78,7 @@ Applied SearchState::apply(const Plan& plan, const StepOutcome& o) {
     ind->parent = plan.parent;
     ind->island = plan.island % ts.population.islands();
     ts.history.push_back(ind);
+    ts.evaluated.push_back(ind);
     while (int(ts.history.size()) > std::max(0, config_.history)) ts.history.pop_front();
     out.descriptor = ind->descriptor;
     if (valid_kernel(o)) {
