@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <cmath>
 
 #include <fmt/format.h>
 
@@ -64,7 +63,7 @@ std::string SweepProgress::text() const {
   for (const auto& [b, t] : timed_) shapes += t.first, seconds += t.second;
   std::string s = fmt::format("{}/{} shapes | ETA {}", done_, total_, shapes ? format_duration(eta_seconds()) : "-");
   if (shapes) s += fmt::format(" | {:.1f} s/shape", seconds / shapes);
-  if (speedups_) s += fmt::format(" | geomean {:.3f}x ({})", std::exp(log_speedup_sum_ / speedups_), speedups_);
+  if (speedups_.count()) s += fmt::format(" | geomean {:.3f}x ({})", speedups_.value(), speedups_.count());
   if (!last_.empty()) s += " | last " + last_;
   return s;
 }
@@ -76,10 +75,7 @@ void SweepProgress::shape_done(const ShapeRecord& r) {
   ++t.first;
   t.second += r.wall_s;
   const ShapeRow row = shape_row(r);
-  if (auto it = row.speedup.find("baseline-max"); it != row.speedup.end()) {
-    log_speedup_sum_ += std::log(it->second);
-    ++speedups_;
-  }
+  if (auto it = row.speedup.find("baseline-max"); it != row.speedup.end()) speedups_.add(it->second);
   last_ = last_text(r);
   draw(false);
 }

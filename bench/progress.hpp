@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "bench/record.hpp"
+#include "core/stats.hpp"
 
 namespace tessera::bench {
 
@@ -31,8 +32,7 @@ private:
   int total_, done_;
   std::map<std::string, int> remaining_;
   std::map<std::string, std::pair<int, double>> timed_;  // bucket -> (shapes, seconds) this session
-  double log_speedup_sum_ = 0;
-  int speedups_ = 0;
+  stats::GeometricMean speedups_;  // over the baseline-max speedups
   std::string last_;
   double last_line_at_ = -1e9;
   double started_at_;

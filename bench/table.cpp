@@ -1,12 +1,12 @@
 #include "bench/table.hpp"
 
 #include <algorithm>
-#include <cmath>
 
 #include <fmt/format.h>
 
 #include "worker/baselines/baselines.hpp"
 #include "core/fs.hpp"
+#include "core/stats.hpp"
 
 namespace tessera::bench {
 
@@ -117,19 +117,20 @@ std::vector<ShapeRow> shape_rows(const std::vector<ShapeRecord>& records) {
 
 Stat stat_of(const std::vector<double>& v) {
   Stat s;
-  double log_sum = 0, sum = 0;
+  stats::GeometricMean geomean;
+  double sum = 0;
   for (double x : v) {
     if (!(x > 0)) continue;
     s.min = s.n ? std::min(s.min, x) : x;
     s.max = s.n ? std::max(s.max, x) : x;
     ++s.n;
-    log_sum += std::log(x);
+    geomean.add(x);
     sum += x;
     s.wins += x > 1.0;
     s.losses += x < 1.0;
   }
   if (s.n) {
-    s.geomean = std::exp(log_sum / s.n);
+    s.geomean = geomean.value();
     s.mean = sum / s.n;
   }
   return s;

@@ -2,7 +2,6 @@
 // (--shape) or a task file (--tasks), with a progress bar per task, a summary
 // table (Markdown, rewritten after every task) and the geometric mean.
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -15,6 +14,7 @@
 #include "cli/tile_args.hpp"
 #include "core/error.hpp"
 #include "core/fs.hpp"
+#include "core/stats.hpp"
 #include "tile/config.hpp"
 #include "search/descriptor.hpp"
 #include "core/tasks_file.hpp"
@@ -59,15 +59,12 @@ std::string shape_of(const Task& t) {
 
 // Geometric mean of the confirmed speedups; tasks without one are left out
 // (and counted in the table's footer).
-double geomean(const std::vector<TileTuneOutcome>& outs, int& counted) {
-  double log_sum = 0;
-  counted = 0;
+stats::GeometricMean geomean(const std::vector<TileTuneOutcome>& outs) {
+  stats::GeometricMean g;
   for (const auto& o : outs)
-    if (o.confirmed() && o.best().result.status == Status::ok && o.best().result.speedup > 0) {
-      log_sum += std::log(o.best().result.speedup);
-      ++counted;
-    }
-  return counted ? std::exp(log_sum / counted) : 0.0;
+    if (o.confirmed() && o.best().result.status == Status::ok && o.best().result.speedup > 0)
+      g.add(o.best().result.speedup);
+  return g;
 }
 
 // The cost model against the sweep: its first pick predicted / measured, and
@@ -110,10 +107,11 @@ std::string markdown_table(const std::vector<TileTuneOutcome>& outs, const std::
                         search::bottleneck(r.counters), o.evaluated.size(), o.failures, model);
     }
   }
-  int counted = 0;
-  const double g = geomean(outs, counted);
-  if (counted == 0) md += "\nNo task was timed: no geometric mean.\n";
-  else md += fmt::format("\nGeometric-mean speedup over {} of {} tasks: **{:.3f}x**.\n", counted, outs.size(), g);
+  const auto g = geomean(outs);
+  if (g.count() == 0) md += "\nNo task was timed: no geometric mean.\n";
+  else
+    md += fmt::format("\nGeometric-mean speedup over {} of {} tasks: **{:.3f}x**.\n", g.count(), outs.size(),
+                      g.value());
   return md;
 }
 
@@ -132,9 +130,8 @@ nlohmann::json outcomes_json(const std::vector<TileTuneOutcome>& outs, int top) 
     t["confirmations"] = again;
     tasks.push_back(std::move(t));
   }
-  int counted = 0;
-  const double g = geomean(outs, counted);
-  return {{"tasks", tasks}, {"geomean_speedup", g}, {"geomean_tasks", counted}};
+  const auto g = geomean(outs);
+  return {{"tasks", tasks}, {"geomean_speedup", g.value()}, {"geomean_tasks", g.count()}};
 }
 
 void cmd_tune(const TuneArgs& a) {
