@@ -15,6 +15,7 @@
 #include "core/error.hpp"
 #include "core/fs.hpp"
 #include "core/stats.hpp"
+#include "core/table.hpp"
 #include "tile/config.hpp"
 #include "search/descriptor.hpp"
 #include "core/tasks_file.hpp"
@@ -69,44 +70,47 @@ stats::GeometricMean geomean(const std::vector<TileTuneOutcome>& outs) {
 
 // The cost model against the sweep: its first pick predicted / measured, and
 // the winner's rank in its order with its predicted / measured time.
-std::string model_cells(const search::ModelCheck& m, bool timed) {
-  if (!m.ranked) return "| | ";
+std::vector<std::string> model_cells(const search::ModelCheck& m, bool timed) {
+  if (!m.ranked) return {"", ""};
   const std::string none = timed ? "failed" : "not timed";  // compile-only sweeps measure nothing
   const auto us = [&](double v) { return v > 0 ? fmt::format("{:.2f}", v) : none; };
   const std::string first = fmt::format("{} / {}", us(m.first_pick_predicted_us), us(m.first_pick_measured_us));
-  if (m.winner_rank == 0) return fmt::format("| {} | ", first);
-  return fmt::format("| {} | {} ({} / {}) ", first, m.winner_rank, us(m.winner_predicted_us), us(m.winner_measured_us));
+  if (m.winner_rank == 0) return {first, ""};
+  return {first, fmt::format("{} ({} / {})", m.winner_rank, us(m.winner_predicted_us), us(m.winner_measured_us))};
+}
+
+// One task's row: the winner's figures when it was confirmed and ran, else
+// why there are none.
+std::vector<std::string> outcome_cells(const TileTuneOutcome& o) {
+  const bool timed = o.evaluated.empty() || o.evaluated.front().result.status != Status::compiled;
+  std::vector<std::string> cells = {shape_of(o.task), to_string(o.task.layout)};
+  if (!o.confirmed()) {
+    cells.insert(cells.end(), {timed ? "(none ok)" : "(compile-only: not timed)", "", "", "", "", "", ""});
+  } else if (const auto& r = o.best().result; r.status != Status::ok) {
+    cells.insert(cells.end(), {fmt::format("`{}`", o.best().name),
+                               fmt::format("confirmation {}: {}", to_string(r.status), r.reason), "", "", "", "", ""});
+  } else {
+    cells.insert(cells.end(), {fmt::format("`{}`", o.best().name), fmt::format("{:.2f}", r.cold.median_us),
+                               fmt::format("{:.1f}", r.tflops), fmt::format("{:.1f}", 100.0 * r.peak_fraction),
+                               fmt::format("{:.3f}x", r.speedup),
+                               fmt::format("{} ({:.2f})", r.best_baseline, r.best_baseline_us),
+                               search::bottleneck(r.counters)});
+  }
+  cells.push_back(fmt::format("{} ({})", o.evaluated.size(), o.failures));
+  for (auto& c : model_cells(o.model, timed)) cells.push_back(std::move(c));
+  return cells;
 }
 
 std::string markdown_table(const std::vector<TileTuneOutcome>& outs, const std::string& device) {
   std::string md = fmt::format(
       "Device: {}. Cold-L2 kernel GPU time (CUPTI), the winner re-measured once after the sweep; speedup = best "
       "cuBLAS/cuBLASLt baseline / kernel, both from that same run. Model: the cost model's first pick, predicted / "
-      "measured µs (sweep), and the winner's rank in the model's order (predicted / measured µs).\n\n"
-      "| shape | layout | best config | µs | TFLOP/s | % of peak | speedup | best baseline (µs) | bottleneck | "
-      "evaluated (failed) | model #1 µs | winner's model rank |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+      "measured µs (sweep), and the winner's rank in the model's order (predicted / measured µs).\n\n",
       device);
-  for (const auto& o : outs) {
-    const bool timed = o.evaluated.empty() || o.evaluated.front().result.status != Status::compiled;
-    const std::string model = model_cells(o.model, timed) + "|\n";
-    if (!o.confirmed()) {
-      md += fmt::format("| {} | {} | {} | | | | | | | {} ({}) {}", shape_of(o.task), to_string(o.task.layout),
-                        timed ? "(none ok)" : "(compile-only: not timed)",
-                        o.evaluated.size(), o.failures, model);
-      continue;
-    }
-    const auto& r = o.best().result;
-    if (r.status != Status::ok) {
-      md += fmt::format("| {} | {} | `{}` | confirmation {}: {} | | | | | | {} ({}) {}", shape_of(o.task),
-                        to_string(o.task.layout), o.best().name, to_string(r.status), r.reason, o.evaluated.size(),
-                        o.failures, model);
-    } else {
-      md += fmt::format("| {} | {} | `{}` | {:.2f} | {:.1f} | {:.1f} | {:.3f}x | {} ({:.2f}) | {} | {} ({}) {}",
-                        shape_of(o.task), to_string(o.task.layout), o.best().name, r.cold.median_us, r.tflops,
-                        100.0 * r.peak_fraction, r.speedup, r.best_baseline, r.best_baseline_us,
-                        search::bottleneck(r.counters), o.evaluated.size(), o.failures, model);
-    }
-  }
+  Table table({"shape", "layout", "best config", "µs", "TFLOP/s", "% of peak", "speedup", "best baseline (µs)",
+               "bottleneck", "evaluated (failed)", "model #1 µs", "winner's model rank"});
+  for (const auto& o : outs) table.add_row(outcome_cells(o));
+  md += to_markdown(table);
   const auto g = geomean(outs);
   if (g.count() == 0) md += "\nNo task was timed: no geometric mean.\n";
   else
