@@ -4,7 +4,6 @@
 // tessera bench floor and protocol: bench/floor.cpp, bench/protocol.cpp; suite, compare and report: cmd_bench_suite.cpp
 // and cmd_bench_report.cpp.
 #include <chrono>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -20,6 +19,7 @@
 #include "cli/task_args.hpp"
 #include "core/candidate.hpp"
 #include "core/fs.hpp"
+#include "core/progress.hpp"
 #include "core/counter_set.hpp"
 #include "core/stats.hpp"
 #include "harness/sandbox.hpp"
@@ -72,15 +72,16 @@ void run(Args a) {
     std::map<std::string, std::vector<double>> phase_ms;
     std::map<std::string, int> statuses;
     const auto t0 = std::chrono::steady_clock::now();
+    tessera::ProgressBar bar("bench harness");
     for (std::size_t i = 0; i < cands.size(); ++i) {
       auto r = ev->evaluate(cands[i], task, eo);
       compile_ms.push_back(r.compile.ms);
       eval_ms.push_back(r.wall_ms);
       for (const auto& [k, v] : r.phase_ms) phase_ms[k].push_back(v);
       ++statuses[tessera::to_string(r.status)];
-      std::fprintf(stderr, "\r%s %zu/%zu", phase, i + 1, cands.size());
+      bar.update(double(i + 1) / double(cands.size()), fmt::format("{} {}/{}", phase, i + 1, cands.size()));
     }
-    std::fprintf(stderr, "\r");
+    bar.clear();
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::string st;
     for (auto& [k, v] : statuses) st += fmt::format("{}{}={}", st.empty() ? "" : ",", k, v);

@@ -14,6 +14,7 @@
 #include "cli/tile_args.hpp"
 #include "core/error.hpp"
 #include "core/fs.hpp"
+#include "core/progress.hpp"
 #include "core/stats.hpp"
 #include "core/table.hpp"
 #include "tile/config.hpp"
@@ -24,8 +25,6 @@
 namespace tessera::cli {
 
 namespace {
-
-constexpr int kProgressBarWidth = 30;
 
 using search::TileTuneOutcome;
 
@@ -45,12 +44,22 @@ std::string best_label(double best_speedup, double best_us) {
   return "best n/a (nothing timed)";  // compile-only, or nothing ran yet: rather than "0.000x"
 }
 
-void progress(const std::string& label, int done, int total, const std::string& best) {
-  const int filled = total > 0 ? std::min(kProgressBarWidth, done * kProgressBarWidth / total) : kProgressBarWidth;
-  std::fprintf(stderr, "\r%s [%s%s] %d/%d  %s", label.c_str(), std::string(filled, '#').c_str(),
-               std::string(kProgressBarWidth - filled, '.').c_str(), done, total, best.c_str());
-  if (done >= total) std::fprintf(stderr, "\n");
-}
+// One task's tuning on the progress bar: "[1/3] 4096x4096x4096 12/64 configs | best 1.031x".
+class TaskProgress {
+public:
+  explicit TaskProgress(std::string label) : label_(std::move(label)) {}
+  void update(int done, int total, double best_speedup, double best_us) {
+    fraction_ = total > 0 ? double(done) / total : 1.0;
+    text_ = fmt::format("{} {}/{} configs | {}", label_, done, total, best_label(best_speedup, best_us));
+    bar_.update(fraction_, text_);
+  }
+  void finish() { bar_.finish(fraction_, text_.empty() ? label_ : text_); }
+
+private:
+  std::string label_, text_;
+  double fraction_ = 0;
+  ProgressBar bar_{"tune"};
+};
 
 // With the epilogue when there is one: a task file may hold one shape twice, plain and fused.
 std::string shape_of(const Task& t) {
@@ -174,11 +183,12 @@ void cmd_tune(const TuneArgs& a) {
   std::fprintf(stderr, "tune %zu task(s) for %s on %s (%d SMs, %d B smem per block), budget %d each\n", tasks.size(),
                limits.arch.c_str(), device().c_str(), limits.sm_count, limits.smem_optin_bytes, a.tune.budget);
   for (std::size_t i = 0; i < tasks.size(); ++i) {
-    const std::string label = fmt::format("[{}/{}] {}", i + 1, tasks.size(), shape_of(tasks[i]));
+    TaskProgress progress(fmt::format("[{}/{}] {}", i + 1, tasks.size(), shape_of(tasks[i])));
     outs.push_back(search::tune_tile(*evaluator, tasks[i], limits, options,
                                      [&](int done, int total, double best_speedup, double best_us) {
-                                       progress(label, done, total, best_label(best_speedup, best_us));
+                                       progress.update(done, total, best_speedup, best_us);
                                      }));
+    progress.finish();
     write_report(outs);
   }
   if (a.tile.json) {
