@@ -1,7 +1,6 @@
 // `tessera tile tune`: the tile tuner (search/tile_tuner.hpp) for one shape
 // (--shape) or a task file (--tasks), with a progress bar per task, a summary
 // table (Markdown, rewritten after every task) and the geometric mean.
-#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
