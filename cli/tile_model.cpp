@@ -31,8 +31,10 @@ struct ModelArgs {
   std::string kind;      // "" = the kind with most rows
   std::string prior;     // a device kind (its stored model) or a model file
   std::string out;       // train: where the model goes (default: the cache's cost_models/<kind>.json)
+  std::string model;     // eval: judge this model file on every row instead of cross-validating
   int folds = 5;
   bool json = false;
+  tile::TrainOptions train;
 };
 
 std::vector<std::filesystem::path> paths(const std::vector<std::string>& runs) {
@@ -72,7 +74,7 @@ void cmd_train(const ModelArgs& a) {
   const std::string kind = pick_kind(data.rows, a.kind);
   const auto rows = bench::of_kind(data.rows, kind);
   const tile::LearnedModel prior = load_prior(a.prior);
-  const tile::LearnedModel model = tile::LearnedModel::train(rows, prior, tile::TrainOptions{}, kind);
+  const tile::LearnedModel model = tile::LearnedModel::train(rows, prior, a.train, kind);
   const std::filesystem::path out = a.out.empty() ? cache_dir() / "cost_models" / (kind + ".json") : std::filesystem::path(a.out);
   model.save(out);
   fmt::print("trained {} on {} measurements of {} shapes ({} run folders, {} records skipped); saved {}\n",
@@ -88,13 +90,32 @@ void print_row(const bench::ModelJudgement& j, const std::string& label) {
              j.mean_spearman, j.median_spearman, 100 * j.near_best_share, 100 * j.mean_regret, 100 * j.worst_regret);
 }
 
+void print_header() {
+  fmt::print("{:<44} {:>6} {:>9} {:>10} {:>16} {:>12} {:>8}\n", "model", "shapes", "mean rho", "median rho",
+             "first pick <=2%", "mean regret", "worst");
+}
+
 void cmd_eval(const ModelArgs& a) {
   require_xgboost();
   const auto data = bench::read_model_data(paths(a.runs));
   const std::string kind = pick_kind(data.rows, a.kind);
   const auto rows = bench::of_kind(data.rows, kind);
+  if (!a.model.empty()) {  // a trained model on runs it never saw: judged on every row
+    const tile::LearnedModel model = tile::LearnedModel::load(a.model);
+    const auto learned = bench::judge_model(model, rows), analytical = bench::judge_model(tile::LearnedModel{}, rows);
+    if (a.json) {
+      fmt::print("{}\n", nlohmann::json{{"analytical", bench::to_json(analytical)}, {"model", bench::to_json(learned)}}.dump(2));
+      return;
+    }
+    fmt::print("{} measurements of {} on {} shapes; the model file {} judged on all of them (it must not have been "
+               "trained on these runs)\n", rows.size(), kind, learned.shapes.size(), a.model);
+    print_header();
+    print_row(analytical, "analytical");
+    print_row(learned, model.describe());
+    return;
+  }
   const tile::LearnedModel prior = load_prior(a.prior);
-  const auto cv = bench::cross_validate(rows, a.folds, prior, tile::TrainOptions{}, kind);
+  const auto cv = bench::cross_validate(rows, a.folds, prior, a.train, kind);
   if (a.json) {
     fmt::print("{}\n", bench::to_json(cv).dump(2));
     return;
@@ -102,8 +123,7 @@ void cmd_eval(const ModelArgs& a) {
   fmt::print("{} measurements of {} on {} shape families, {}-fold by family (each fold judged by a model that never "
              "saw it)\n",
              rows.size(), kind, cv.families, cv.folds);
-  fmt::print("{:<44} {:>6} {:>9} {:>10} {:>16} {:>12} {:>8}\n", "model", "shapes", "mean rho", "median rho",
-             "first pick <=2%", "mean regret", "worst");
+  print_header();
   print_row(cv.analytical, "analytical");
   if (!cv.prior.shapes.empty()) print_row(cv.prior, "prior alone: " + prior.describe());
   print_row(cv.learned, fmt::format("learned{} (trained on the other folds)", prior.empty() ? "" : " on the prior"));
@@ -113,6 +133,10 @@ void add_common(CLI::App* cmd, ModelArgs& a) {
   cmd->add_option("runs", a.runs, "bench or search run folders (or folders holding them)")->required();
   cmd->add_option("--device-kind", a.kind, "learn from this GPU kind's measurements (h200, h100, ...; default: the most)");
   cmd->add_option("--prior", a.prior, "stack on this model: a device kind whose model is stored, or a model file");
+  cmd->add_option("--trees", a.train.trees, "boosting rounds")->capture_default_str()->check(CLI::Range(1, 5000));
+  cmd->add_option("--max-depth", a.train.max_depth, "tree depth")->capture_default_str()->check(CLI::Range(1, 16));
+  cmd->add_option("--learning-rate", a.train.learning_rate, "shrinkage per round")->capture_default_str()->check(CLI::Range(0.001, 1.0));
+  cmd->add_option("--min-child-weight", a.train.min_child_weight, "least hessian weight in a leaf")->capture_default_str();
 }
 
 }  // namespace
@@ -129,6 +153,7 @@ void add_model_command(CLI::App* tile) {
   add_common(eval, *a);
   eval->add_option("--folds", a->folds, "folds of the family split")->capture_default_str()->check(CLI::Range(2, 50));
   eval->add_flag("--json", a->json, "print the judgement as JSON, shape by shape");
+  eval->add_option("--model", a->model, "judge this trained model file on the runs (held-out runs) instead of cross-validating");
   eval->callback([a] { cmd_eval(*a); });
 }
 
