@@ -105,11 +105,12 @@ nlohmann::json judged_info(const ParsedAction& action, const Judged& j) {
                          {"result", j.result ? nlohmann::json(*j.result) : nlohmann::json(nullptr)},
                          {"attempts", j.attempts},
                          {"retried", j.attempts.size() > 1},
-                         {"baseline_protocol", j.baseline_protocol}};
-  if (!action.ok) info["format_error"] = action.error;
-  if (action.fuzzy_matches > 0) info["fuzzy_matches"] = action.fuzzy_matches;
-  if (!action.tile_config.is_null()) info["tile_config"] = action.tile_config;
-  if (!j.baseline_source.is_null()) info["baseline_source"] = j.baseline_source;
+                         {"baseline_protocol", j.baseline_protocol},
+                         // Every key on every step (docs/env.md): trainers gather them into columns.
+                         {"format_error", action.ok ? std::string() : action.error},
+                         {"fuzzy_matches", action.fuzzy_matches},
+                         {"tile_config", action.tile_config},
+                         {"baseline_source", j.baseline_source}};
   return info;
 }
 
