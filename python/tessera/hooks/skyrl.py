@@ -89,7 +89,10 @@ class TesseraTextEnv(_Base):
 
 
 def register(env_class: str = ENV_CLASS) -> None:
-    """Registers the environment with skyrl-gym under ``env_class``."""
+    """Registers the environment with skyrl-gym under ``env_class`` (once: a second call does nothing)."""
     import skyrl_gym
+    from skyrl_gym.envs.registration import registry
 
+    if env_class in registry:
+        return
     skyrl_gym.register(id=env_class, entry_point="tessera.hooks.skyrl:TesseraTextEnv")
