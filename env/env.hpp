@@ -39,9 +39,10 @@ inline constexpr std::size_t kMaxActionChars = 256 * 1024;
 inline constexpr std::size_t kMaxBlankRun = 1024;
 inline constexpr std::size_t kDefaultMaxLogChars = 3000;  // compiler log shown in an observation (as the agent's prompts)
 // Characters of one step's observation, all sections together (docs/env.md):
-// about 1,100 tokens of a 131k-token vocabulary (Tekken) for this text, so
-// the first prompt (about 1,700 tokens), a reply and an observation fit a
-// 4k-token context. The compiler log, then the measurement, give way first.
+// at most about 1,300 tokens of a 131k-token vocabulary (Tekken) for this
+// text, so the first prompt (about 1,800 tokens), a reply and an observation
+// fit a 4k-token context (tests/python/test_observation_sizes.py). The
+// compiler log, then the measurement, give way first.
 inline constexpr std::size_t kDefaultMaxObservationChars = 4000;
 inline constexpr std::size_t kMinObservationChars = 1000;  // the turn, score and reply format need this much
 
