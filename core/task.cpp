@@ -108,7 +108,8 @@ Task parse_task_string(const std::string& text) {
 
 namespace {
 
-constexpr const char* kShapeHelp = "expected MxNxK (e.g. 4096x4096x4096) or a task id (e.g. hgemm_4096x4096x4096_TN_none)";
+constexpr const char* kShapeHelp =
+    "expected MxNxK (e.g. 4096x4096x4096) or a task id (e.g. hgemm_4096x4096x4096_TN_none)";
 
 Task task_of_dims(const std::string& shape, const std::string& text) {
   std::int64_t dims[3] = {0, 0, 0};

@@ -51,12 +51,12 @@ CMAKE_GENERATOR=Ninja "$VENV/bin/python" -m pip install -q --no-build-isolation 
 trainers_t0=$SECONDS
 REQ=tests/python/requirements
 if ! "$VENV/bin/python" -c "import torch, trl, verl, skyrl_gym, skyrl, openrlhf, mistral_common, ray" 2>/dev/null; then
-  { "$VENV/bin/python" -m pip install -q --no-deps -r "$REQ/trainers-no-deps.txt" &&
-    "$VENV/bin/python" -m pip install -q -r "$REQ/trainers-deps.txt" &&
+  { "$VENV/bin/python" -m pip install -q --no-compile --no-deps -r "$REQ/trainers-no-deps.txt" &&
+    "$VENV/bin/python" -m pip install -q --no-compile -r "$REQ/trainers-deps.txt" &&
     { "$VENV/bin/python" -c "import ray" 2>/dev/null || "$VENV/bin/python" -m pip install -q ray; }; } ||
     echo "trainers: SKIP: the trainer packages could not be installed here (no package index?); their tests skip"
 fi
-export TESSERA_VERL_PREVIOUS="$VENV/verl-0.8.0"
+export TESSERA_VERL_PREVIOUS="$(cd "$VENV" && pwd)/verl-0.8.0"
 [ -d "$TESSERA_VERL_PREVIOUS/verl" ] ||
   "$VENV/bin/python" -m pip install -q --no-deps --target "$TESSERA_VERL_PREVIOUS" verl==0.8.0 ||
   echo "trainers: SKIP: verl 0.8.0 could not be installed; its test skips"

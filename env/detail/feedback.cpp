@@ -153,7 +153,8 @@ Feedback::Measured Feedback::measured(const StepView& v, std::size_t room) const
   const EvalResult& r = *v.judged->result;
   const std::string& kind = v.action->kind;
   const std::string heading = "## What the harness measured\n";
-  if (kind == "device_only" || kind == "translation_unit") return {heading + fitted_result(r, minus(room, heading.size())), true};
+  if (kind == "device_only" || kind == "translation_unit")
+    return {heading + fitted_result(r, minus(room, heading.size())), true};
   if (kind == "tile_config") {
     const std::string config = "- your tile config, as compiled (the tile compiler wrote the kernel, not shown: reply "
                                "with a tile config or a complete kernel): " + v.action->tile_config.dump() + "\n";
@@ -163,7 +164,8 @@ Feedback::Measured Feedback::measured(const StepView& v, std::size_t room) const
   const std::string source = without_trailing_newlines(v.action->candidate.source);
   const auto with_kernel = [&](const std::string& result) {
     return agent::render_template(templates_.get("parent"),
-                                  {{"name", v.action->candidate.name}, {"source", source}, {"result", result}}, "parent");
+                                  {{"name", v.action->candidate.name}, {"source", source}, {"result", result}},
+                                  "parent");
   };
   const std::size_t frame = with_kernel("").size();
   if (frame + kMinLogChars < room) {
@@ -181,7 +183,8 @@ std::string Feedback::next_reply(const StepView& v, bool diff_offered) const {
   if (v.done) return "The episode is over.\n";
   const int left = v.max_turns - v.turn;
   std::string out = fmt::format("You have {} more turn{}. ", left, left == 1 ? "" : "s");
-  out += templates_.get(v.have_kernel && diff_offered && actions_.diff ? "response_format_diff" : "response_format_full");
+  const bool diff = v.have_kernel && diff_offered && actions_.diff;
+  out += templates_.get(diff ? "response_format_diff" : "response_format_full");
   if (actions_.tile_config) out += "\nOr reply with a tile configuration as one ```json block.\n";
   return out;
 }

@@ -142,22 +142,23 @@ void handle_get_reward(Context& ctx, const std::shared_ptr<Call>& call) {
   const auto deadline = call->deadline;
   const double masked_reward = ctx.options.masked_reward;
   const std::size_t evaluations = items.size();
-  ctx.run(call, evaluations,
-          [&ctx, items = std::move(items), samples = std::move(samples), deadline, masked_reward](Finish finish) mutable {
-            // Every response lost: nothing to evaluate (evaluate_all waits for at least one record).
-            if (items.empty()) return finish(json_response(200, reward_answer(samples, {}, masked_reward)), true);
-            evaluate_all(ctx, std::move(items), deadline, [finish, samples, masked_reward](std::vector<EvalRecord> records) {
-              finish_on_throw(finish, [&] {
-                for (const auto& r : records) {
-                  if (r.failed()) {
-                    auto [response, keep] = record_response(r);
-                    return finish(std::move(response), keep);
-                  }
-                }
-                finish(json_response(200, reward_answer(samples, records, masked_reward)), true);
-              });
-            });
-          });
+  auto work = [&ctx, items = std::move(items), samples = std::move(samples), deadline,
+               masked_reward](Finish finish) mutable {
+    // Every response lost: nothing to evaluate (evaluate_all waits for at least one record).
+    if (items.empty()) return finish(json_response(200, reward_answer(samples, {}, masked_reward)), true);
+    evaluate_all(ctx, std::move(items), deadline, [finish, samples, masked_reward](std::vector<EvalRecord> records) {
+      finish_on_throw(finish, [&] {
+        for (const auto& r : records) {
+          if (r.failed()) {
+            auto [response, keep] = record_response(r);
+            return finish(std::move(response), keep);
+          }
+        }
+        finish(json_response(200, reward_answer(samples, records, masked_reward)), true);
+      });
+    });
+  };
+  ctx.run(call, evaluations, std::move(work));
 }
 
 }  // namespace tessera::serve::detail

@@ -28,7 +28,7 @@ VERL_KEYS = {"score", "masked", "format_ok", "compiled", "correct", "speedup", "
 NEW_KEYS = [f"reward.custom_reward_function.path={REWARD_FILE}", "reward.custom_reward_function.name=compute_score"]
 OLD_KEYS = [f"custom_reward_function.path={REWARD_FILE}", "custom_reward_function.name=compute_score"]
 # verl 0.8.0, beside the installed 0.9.1 (scripts/test.sh puts it there; pure Python).
-VERL_PREVIOUS = Path(os.environ.get("TESSERA_VERL_PREVIOUS", REPO / ".venv" / "verl-0.8.0"))
+VERL_PREVIOUS = Path(os.environ.get("TESSERA_VERL_PREVIOUS", REPO / ".venv" / "verl-0.8.0")).resolve()
 
 
 def composed(overrides: list[str]):

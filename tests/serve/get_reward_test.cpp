@@ -41,8 +41,10 @@ TEST(GetReward, TruncatedAndUnmatchedQueriesAreFoundOrMaskedAndSaySo) {
 TEST(GetReward, EveryResponseLostStillAnswers) {
   auto ledger = std::make_shared<Ledger>();
   Service s(test_options(), fake_backend(ledger));
-  const auto r = call(s, "POST", "/get_reward",
-                      R"({"query":["nothing here"],"prompts":["a prompt of more than thirty-two characters"],"labels":["64x64x64"]})");
+  const nlohmann::json req = {{"query", {"nothing here"}},
+                              {"prompts", {"a prompt of more than thirty-two characters"}},
+                              {"labels", {"64x64x64"}}};
+  const auto r = call(s, "POST", "/get_reward", req.dump());
   ASSERT_EQ(r.status, 200) << r.body;
   EXPECT_EQ(body_of(r)["extra_logs"]["masked"], nlohmann::json({1}));
   EXPECT_EQ(ledger->total(), 0);

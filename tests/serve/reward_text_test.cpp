@@ -88,7 +88,8 @@ struct Template {
 
 TEST(RewardText, EachTemplatesAssistantTurnAndEndOfTurnTokens) {
   const std::vector<Template> templates = {
-      {"Llama 3", "<|start_header_id|>user<|end_header_id|>\n\nGo<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n",
+      {"Llama 3",
+       "<|start_header_id|>user<|end_header_id|>\n\nGo<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n",
        "<|eot_id|>"},
       {"Qwen", "<|im_start|>user\nGo<|im_end|>\n<|im_start|>assistant\n", "<|im_end|>\n<|endoftext|>"},
       {"Gemma", "<bos><start_of_turn>user\nGo<end_of_turn>\n<start_of_turn>model\n", "<end_of_turn>\n<eos>"},
