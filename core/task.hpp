@@ -42,7 +42,10 @@ Epilogue parse_epilogue(const std::string& s);  // throws bad_input
 // with one clear line, never a crash.
 Task parse_task(const nlohmann::json& j);
 Task parse_task_string(const std::string& text);
-// "MxNxK" (also "M,N,K").
+// "MxNxK" (also "M,N,K"), or a task id as tessera prints it
+// ("hgemm_4096x4096x4096_TN_none"; the op, layout and epilogue may be left
+// off the end). An id's layout and epilogue must agree with `layout` and
+// `epilogue` where those are not the defaults.
 Task task_from_shape(const std::string& shape, const std::string& layout = "TN",
                      const std::string& epilogue = "none");
 nlohmann::json to_json(const Task& t);

@@ -119,6 +119,7 @@ nlohmann::json EnvConfig::to_json() const {
           {"counters_in_feedback", counters_in_feedback},
           {"reuse_baselines", reuse_baselines},
           {"max_log_chars", max_log_chars},
+          {"max_observation_chars", max_observation_chars},
           {"prompt_dir", prompt_dir},
           {"abi_header", abi_header}};
 }
@@ -137,12 +138,14 @@ EnvConfig EnvConfig::from_json(const nlohmann::json& j) {
     else if (key == "counters_in_feedback") c.counters_in_feedback = get_bool(v, key);
     else if (key == "reuse_baselines") c.reuse_baselines = get_bool(v, key);
     else if (key == "max_log_chars") c.max_log_chars = std::size_t(get_int(v, key, 0, 1 << 20));
+    else if (key == "max_observation_chars")
+      c.max_observation_chars = std::size_t(get_int(v, key, int(kMinObservationChars), 1 << 24));
     else if (key == "prompt_dir") c.prompt_dir = get_string(v, key);
     else if (key == "abi_header") c.abi_header = get_string(v, key);
     else
       fail_bad_input("unknown environment setting '" + key +
                      "' (max_turns, actions, reward, eval, tasks, tasks_file, infra_retries, counters_in_feedback, "
-                     "reuse_baselines, max_log_chars, prompt_dir, abi_header)");
+                     "reuse_baselines, max_log_chars, max_observation_chars, prompt_dir, abi_header)");
   }
   if (j.contains("tasks") && j.contains("tasks_file")) fail_bad_input("give tasks or tasks_file, not both");
   c.validate();

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 # Settings a hook passes on to the environment's configuration (docs/env.md).
-CONFIG_KEYS = ("actions", "reward", "eval", "infra_retries", "counters_in_feedback", "reuse_baselines", "max_log_chars")
+CONFIG_KEYS = ("actions", "reward", "eval", "infra_retries", "counters_in_feedback", "reuse_baselines", "max_log_chars", "max_observation_chars")
 
 
 def completion_text(completion: Any) -> str:
