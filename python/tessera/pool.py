@@ -34,8 +34,12 @@ class Pool:
 
     ``mode``: ``auto`` (full where a GPU is visible, else compile-only),
     ``full`` or ``compile_only``; None reads $TESSERA_MODE. Other keyword
-    arguments are sandbox settings: ``log_dir``, ``compile_timeout_s``,
-    ``heartbeat_timeout_s``, ``measure_peak``, ``remeasure_baselines``, ``arch``.
+    arguments are the sandbox's settings, every key of the C++ SandboxOptions
+    but ``device`` (``devices`` gives one evaluator each): ``arch``,
+    ``self_exe``, ``log_dir``, ``heartbeat_timeout_s``, ``compile_timeout_s``,
+    ``remeasure_baselines``, ``autotune_max_algos``, ``measure_peak``,
+    ``remeasure_ceiling``, ``infra_retries`` (``default_options()`` lists
+    them with their defaults). An unknown name is a ValueError that names it.
     """
 
     def __init__(self, devices: str | int | Sequence[int] | None = None, mode: str | None = None, **sandbox: Any):
@@ -71,10 +75,12 @@ class Pool:
         """Evaluates every candidate across every GPU; the records come back in order.
 
         A candidate is a kernel source (then ``task`` applies) or a dict with
-        ``source``, ``task`` and optionally ``name`` and ``kind`` (auto, device,
-        tu). ``options`` are the harness's evaluation options (``counters``,
-        ``verify_trials``, ``hot``, ``baselines``, ...). The GIL is released
-        while the batch runs.
+        ``source``, ``task`` and optionally ``name`` and ``kind`` (auto,
+        device_only or device, translation_unit or tu). ``options`` are the
+        harness's evaluation options, every key of the C++ EvalOptions
+        (``default_eval_options()`` lists them with their defaults); an unknown
+        name is a ValueError that names it. The GIL is released while the
+        batch runs.
         """
         requests = _json.batch_requests(candidates, task)
         return _json.load(self._native.evaluate_batch(_json.dump(requests), _json.dump(options)))
@@ -82,6 +88,16 @@ class Pool:
     def evaluate(self, source: str, task: Any, **options: Any) -> dict:
         """One evaluation: the record of docs/result-schema.md as a dict."""
         return self.evaluate_batch([source], task, **options)[0]
+
+
+def default_options() -> dict:
+    """The sandbox settings Pool takes, with their defaults (C++ SandboxOptions)."""
+    return _json.load(_core.default_pool_options())
+
+
+def default_eval_options() -> dict:
+    """The evaluation options evaluate_batch takes, with the harness's defaults (C++ EvalOptions)."""
+    return _json.load(_core.default_eval_options())
 
 
 _default: Pool | None = None
