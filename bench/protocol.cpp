@@ -15,6 +15,7 @@
 #include "bench/device.hpp"
 #include "harness/compiler.hpp"
 #include "core/error.hpp"
+#include "core/stats.hpp"
 #include "harness/subprocess.hpp"
 #include "worker/candidate_runtime.hpp"
 #include "worker/check.hpp"
@@ -43,12 +44,6 @@ struct Row {
   std::vector<double> old_us, new_us, old_hot, new_hot;
   int checked = 0;
 };
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 // A kernel to time: a launch on a parameter block, and whether its output
 // can be checked (the floor kernels write none).
@@ -160,10 +155,10 @@ void run_bench_protocol(const BenchProtocolArgs& a) {
   fmt::print("{:<72}{:>10}{:>10}{:>8}{:>10}{:>10}{:>9}\n", "kernel", "old us", "new us", "cold", "old hot", "new hot",
              "checked");
   for (const auto& r : rows) {
-    const double o = median(r.old_us), n = median(r.new_us);
+    const double o = stats::upper_median(r.old_us), n = stats::upper_median(r.new_us);
     fmt::print("{:<72}{:>10.3f}{:>10.3f}{:>+7.2f}%{:>10.3f}{:>10}{:>9}\n", r.kernel, o, n, o > 0 ? 100 * (n / o - 1) : 0,
-               median(r.old_hot), r.new_hot.empty() ? std::string("-") : fmt::format("{:.3f}", median(r.new_hot)),
-               r.checked);
+               stats::upper_median(r.old_hot),
+               r.new_hot.empty() ? std::string("-") : fmt::format("{:.3f}", stats::upper_median(r.new_hot)), r.checked);
   }
 }
 

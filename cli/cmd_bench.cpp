@@ -3,9 +3,7 @@
 // warm. A benchmark, not a test: it prints figures and asserts nothing.
 // tessera bench floor and protocol: bench/floor.cpp, bench/protocol.cpp; suite, compare and report: cmd_bench_suite.cpp
 // and cmd_bench_report.cpp.
-#include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -22,9 +20,13 @@
 #include "cli/task_args.hpp"
 #include "core/candidate.hpp"
 #include "core/fs.hpp"
+#include "core/progress.hpp"
+#include "core/stats.hpp"
 #include "harness/sandbox.hpp"
 
 namespace {
+
+using tessera::stats::upper_median;
 
 struct Args {
   int count = 30;
@@ -34,12 +36,6 @@ struct Args {
   std::string counter_set = tessera::kDefaultCounterSet;
   std::string source = TESSERA_SOURCE_DIR "/examples/hgemm_wmma.cu";
 };
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 void run(Args a) {
   if (a.task.shape.empty() && a.task.task_json.empty()) a.task.shape = "1024x1024x1024";
@@ -75,23 +71,24 @@ void run(Args a) {
     std::map<std::string, std::vector<double>> phase_ms;
     std::map<std::string, int> statuses;
     const auto t0 = std::chrono::steady_clock::now();
+    tessera::ProgressBar bar("bench harness");
     for (std::size_t i = 0; i < cands.size(); ++i) {
       auto r = ev->evaluate(cands[i], task, eo);
       compile_ms.push_back(r.compile.ms);
       eval_ms.push_back(r.wall_ms);
       for (const auto& [k, v] : r.phase_ms) phase_ms[k].push_back(v);
       ++statuses[tessera::to_string(r.status)];
-      std::fprintf(stderr, "\r%s %zu/%zu", phase, i + 1, cands.size());
+      bar.update(double(i + 1) / double(cands.size()), fmt::format("{} {}/{}", phase, i + 1, cands.size()));
     }
-    std::fprintf(stderr, "\r");
+    bar.clear();
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::string st;
     for (auto& [k, v] : statuses) st += fmt::format("{}{}={}", st.empty() ? "" : ",", k, v);
     fmt::print("{:<12}{:>7}{:>10.1f}{:>12.1f}{:>13.1f} ms{:>13.1f} ms  {}\n", phase, cands.size(), wall,
-               60.0 * double(cands.size()) / wall, median(compile_ms), median(eval_ms), st);
+               60.0 * double(cands.size()) / wall, upper_median(compile_ms), upper_median(eval_ms), st);
     // Where an evaluation's time goes (EvalResult.phase_ms), median per phase.
     std::string phases;
-    for (const auto& [k, v] : phase_ms) phases += fmt::format("  {} {:.1f}", k, median(v));
+    for (const auto& [k, v] : phase_ms) phases += fmt::format("  {} {:.1f}", k, upper_median(v));
     fmt::print("{:<12}median ms per phase:{}\n", "", phases);
   }
   std::filesystem::remove_all(cache);

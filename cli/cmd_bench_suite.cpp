@@ -14,6 +14,7 @@
 #include "bench/kernels.hpp"
 #include "bench/measure.hpp"
 #include "bench/run.hpp"
+#include "bench/search_vs_tune.hpp"
 #include "bench/suite.hpp"
 #include "bench/table.hpp"
 #include "cli/bench_commands.hpp"
@@ -137,12 +138,15 @@ void run_suite_command(SuiteArgs a) {
     so.autotune_max_algos = a.measure.max_algos;
     evaluator = make_evaluator(so);
     evaluator->start();  // the worker reports the device, which the header line names
-    measurer = source.kind == bench::KernelSourceKind::tile
-                   ? bench::make_tile_measurer(*evaluator, source.budget, a.measure)
-                   : bench::make_file_measurer(*evaluator, source, a.build, a.measure);
   }
-  // The run folder after the measurer: no GPU (or a bad --device) leaves no folder behind.
+  // The run folder after the evaluator: no GPU (or a bad --device) leaves no folder behind.
   const std::string out = a.out.empty() ? default_out(config.task_set, source) : a.out;
+  if (source.kind == bench::KernelSourceKind::tile)
+    measurer = bench::make_tile_measurer(*evaluator, source.budget, a.measure);
+  else if (source.kind == bench::KernelSourceKind::search)
+    measurer = bench::make_search_measurer(*evaluator, source, a.measure, std::filesystem::path(out) / "search");
+  else if (source.kind != bench::KernelSourceKind::none)
+    measurer = bench::make_file_measurer(*evaluator, source, a.build, a.measure);
   bench::RunWriter writer(out, config);
   if (!writer.repair_note().empty()) std::fprintf(stderr, "bench: %s\n", writer.repair_note().c_str());
   if (!retry.empty()) {
@@ -166,6 +170,7 @@ void run_suite_command(SuiteArgs a) {
   const bench::Run run = bench::load_run(out);
   const auto rows = bench::shape_rows(run.records);
   fmt::print("{}", bench::buckets_markdown(bench::summarize(run, rows)));
+  if (const auto versus = bench::search_vs_tune(run)) fmt::print("\n{}", bench::write_search_vs_tune(*versus, out));
   fmt::print("\n{} of {} shapes recorded in {} ({} this session); tables: shapes.csv, buckets.csv, summary.json\n",
              run.records.size(), outcome.total, out, outcome.measured);
   if (!outcome.complete) {
@@ -183,7 +188,8 @@ void add_bench_suite_command(CLI::App* bench) {
   auto* cmd = bench->add_subcommand("suite", "Baselines (and kernels) over a task file, resumable, CSV/JSON out");
   cmd->add_option("--tasks", a->tasks_file, "task file, e.g. datasets/grid1000.json (datasets/README.md)");
   cmd->add_option("--kernels", a->kernels,
-                  "none (baselines only), tile:BUDGET (tile-tuned per shape), run:DIR (a search run's best kernels), "
+                  "none (baselines only), tile:BUDGET (tile-tuned per shape), search:BUDGET[:evolve|bandit][:alone] "
+                  "(searched per shape, beside tile:BUDGET unless alone), run:DIR (a search run's best kernels), "
                   "dir:DIR (a kernel per shape: <task id>.cu, MxNxK.cu or M_N_K.cu), file:FILE.cu (one for all)")
       ->capture_default_str();
   cmd->add_option("--out", a->out, "run folder (default runs/bench-<tasks>-<kernels>-<time>); an existing run "

@@ -15,9 +15,9 @@
 #include "core/error.hpp"
 #include "core/fs.hpp"
 #include "serve/backend.hpp"
+#include "serve/evaluator_slots.hpp"
 #include "serve/server.hpp"
 #include "serve/service.hpp"
-#include "serve/slots.hpp"
 
 namespace {
 
@@ -53,6 +53,8 @@ std::string read_token(const std::string& file) {
   return t.substr(b, t.find_last_not_of(" \t\r\n") - b + 1);
 }
 
+// The one EnvConfig every session, /v1/evaluate and /get_reward is judged
+// under (env/judge.hpp).
 tessera::env::EnvConfig env_config(const Args& a) {
   tessera::env::EnvConfig c;
   if (!a.env_config.empty()) c = tessera::env::EnvConfig::from_json(nlohmann::json::parse(tessera::read_file(a.env_config)));
@@ -64,8 +66,6 @@ void run(Args a) {
   a.o.token = read_token(a.token_file);
   if (!a.task.shape.empty() || !a.task.task_json.empty()) a.o.default_task = tessera::cli::resolve_task(a.task);
   const auto config = env_config(a);
-  a.o.actions = config.actions;
-  a.o.eval = config.eval;
 
   const tessera::SandboxOptions so = tessera::cli::sandbox_options_of(a.sandbox);
   const auto devices = serve::parse_gpu_list(a.gpus, so.mode == tessera::EvalMode::compile_only ? 0 : gpu_count());
@@ -80,7 +80,7 @@ void run(Args a) {
     fmt::print("evaluator {}: {}\n", i, slots->pool()->evaluator(i).describe());
   fmt::print("tessera serve: listening on http://{}:{} (queue {}, batch {}, auth {}, actions: {})\n", a.o.host,
              server.port(), a.o.queue_capacity, a.o.max_batch, a.o.token.empty() ? "off" : "bearer token",
-             a.o.actions.translation_unit ? "device-only, diff, tile config, translation unit"
+             config.actions.translation_unit ? "device-only, diff, tile config, translation unit"
                                           : "device-only, diff, tile config");
   std::fflush(stdout);
   server.run(/*handle_signals=*/true);
@@ -103,7 +103,8 @@ void setup(CLI::App& root) {
   cmd->add_option("--gpus", a.gpus, "'all' or device ordinals like 0,1: one evaluator each (compile-only: one slot each)")
       ->capture_default_str();
   tessera::cli::add_mode_options(cmd, a.sandbox);
-  tessera::cli::add_sandbox_options(cmd, a.sandbox);
+  tessera::cli::add_sandbox_options(
+      cmd, a.sandbox, {{"infra_retries", "the service retries an infra_error itself, --env-config's infra_retries times"}});
   cmd->add_option("--queue", a.o.queue_capacity, "evaluations admitted at once (queued + running); more get 429")
       ->capture_default_str();
   cmd->add_option("--max-batch", a.o.max_batch, "items per /v1/evaluate/batch or /get_reward call")->capture_default_str();

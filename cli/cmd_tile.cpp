@@ -154,7 +154,7 @@ void cmd_eval(const TileArgs& a) {
 
 void setup(CLI::App& root) {
   auto args = std::make_shared<TileArgs>();
-  auto* tile = root.add_subcommand("tile", "the HGEMM tile compiler: emit, list, check, eval, tune");
+  auto* tile = root.add_subcommand("tile", "the HGEMM tile compiler: emit, list, check, eval, tune, model");
   tile->require_subcommand(1);
 
   auto* emit = tile->add_subcommand("emit", "print the CUDA source of a config");
@@ -183,6 +183,7 @@ void setup(CLI::App& root) {
   eval->callback([args] { cmd_eval(*args); });
 
   add_tune_command(tile);
+  add_model_command(tile);
 }
 
 }  // namespace

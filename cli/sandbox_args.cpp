@@ -26,7 +26,8 @@ void add_mode_options(CLI::App* cmd, SandboxArgs& a, EvalMode fallback) {
   cmd->add_flag("--compile-only", a.compile_only, "same as --mode compile_only: compile and check only (no GPU needed)");
 }
 
-void add_sandbox_options(CLI::App* cmd, SandboxArgs& a) {
+void add_sandbox_options(CLI::App* cmd, SandboxArgs& a, std::map<std::string, std::string> refused) {
+  a.refused = std::move(refused);
   cmd->add_option("--sandbox-options", a.options,
                   "sandbox settings as JSON or @FILE, any key of SandboxOptions (docs/harness.md), e.g. "
                   "'{\"infra_retries\": 2}'");
@@ -44,6 +45,8 @@ SandboxOptions sandbox_options_of(const SandboxArgs& a, const SandboxOptions& ba
   bool options_name_mode = false;
   if (!a.options.empty()) {
     const nlohmann::json j = options_json(a.options);
+    for (const auto& [key, why] : a.refused)
+      if (j.is_object() && j.contains(key)) fail_bad_input(fmt::format("--sandbox-options: '{}' is not set here: {}", key, why));
     o = parse_sandbox_options(j, base, "--sandbox-options");
     options_name_mode = j.contains("mode");
   }

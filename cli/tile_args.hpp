@@ -47,5 +47,7 @@ void add_tile_task_options(CLI::App* c, TileArgs& a);
 
 // `tessera tile tune` (cli/tile_tune.cpp).
 void add_tune_command(CLI::App* tile);
+// `tessera tile model train|eval` (tile_model.cpp).
+void add_model_command(CLI::App* tile);
 
 }  // namespace tessera::cli

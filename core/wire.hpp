@@ -9,7 +9,7 @@
 //                       EnvConfig "eval"                            -> an evaluator (harness/evaluator.hpp)
 //   WorkerCommand,
 //   WorkerEvalRequest   the sandbox                                 -> `tessera __worker`, one JSON line each
-//   DeviceCeiling       the worker's "ceiling" answer, the eval request, the per-GPU store (core/ceiling_store.hpp)
+//   DeviceCeiling       the worker's "ceiling" answer, the eval request, the per-GPU store (core/ceiling.hpp)
 //   CompileRequest,
 //   CompileChildRequest the compiler                                -> `tessera __compile` (its answer:
 //                                                                      CompileOutput, harness/compiler.hpp)
@@ -108,7 +108,8 @@ struct SandboxOptions {
   bool remeasure_ceiling = false;
   // An infra_error (the worker killed from outside, the GPU busy, a harness
   // failure) is evaluated again on a fresh worker this many times before it
-  // is reported (masked) as infra_error.
+  // is reported (masked) as infra_error. A judged pool (Python, the service)
+  // has 0 here: the judge retries, as its EnvConfig says (env/judge.hpp).
   int infra_retries = kDefaultSandboxInfraRetries;
 };
 TESSERA_JSON_DECLARE(SandboxOptions);

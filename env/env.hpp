@@ -28,7 +28,7 @@ namespace tessera::env {
 
 inline constexpr int kDefaultMaxTurns = 3;
 inline constexpr int kMaxTurnsLimit = 64;           // a bound on episode length, for bad configs
-inline constexpr int kDefaultInfraRetries = 1;      // fresh-worker retries of an infra_error, then masked
+inline constexpr int kDefaultInfraRetries = 1;      // the judge's retries of an infra_error, then masked (env/judge.hpp)
 inline constexpr int kMaxInfraRetries = 8;
 // Longer replies are format failures without being parsed: kernels are tens
 // of KiB, and the parsers' cost must stay bounded whatever a policy writes.
@@ -66,7 +66,9 @@ struct EnvConfig {
   RewardConfig reward = default_reward_config();
   EvalOptions eval = default_env_eval_options();  // verification trials, counter set, hot timing ...
   std::vector<Task> tasks;          // sampled by reset() when it is given no task
-  int infra_retries = kDefaultInfraRetries;  // an infra_error is evaluated again this many times, then masked
+  // An infra_error is evaluated again this many times, then masked. The
+  // judge's retries are the only ones (env/judge.hpp).
+  int infra_retries = kDefaultInfraRetries;
   // Whether the observation carries hardware counters and the bottleneck
   // reading. Off also skips collecting them (they cost profiler passes per
   // evaluation): eval.counters follows this flag.
@@ -118,9 +120,8 @@ struct StepResult {
   std::optional<double> reward;  // nullopt when masked
   bool terminated = false;       // max_turns reached
   bool truncated = false;
-  // reward (components), masked, turn, max_turns, action_kind, format_error,
-  // result (the evaluation record), best_speedup, best_turn, attempts,
-  // retried, baseline_protocol: docs/env.md.
+  // The judged record (env/judge.hpp, Verdict::record()) and the episode's
+  // turn, max_turns, best_speedup, best_turn: docs/env.md.
   nlohmann::json info;
 };
 

@@ -2,8 +2,8 @@
 
 #include "env/detail/device.hpp"
 #include "env/detail/feedback.hpp"
-#include "env/detail/judge.hpp"
 #include "env/env.hpp"
+#include "env/judge.hpp"
 #include "core/error.hpp"
 
 namespace tessera::env {
@@ -105,31 +105,27 @@ StepResult Environment::step(const std::string& action) {
   Turn turn;
   turn.turn = int(s.history.size()) + 1;
   turn.action = action;
-  ParsedAction parsed = parse_action(action, s.current_source, s.task, s.config.actions,
-                                     tile::with_device(tile::Limits{}, s.device));
-  if (parsed.ok && parsed.candidate.name.empty()) parsed.candidate.name = fmt::format("turn {}", turn.turn);
-  auto judged = std::move(detail::judge({{&parsed, s.task}}, s.config, *s.pool).front());
+  const Verdict v = judge({action, s.task, s.current_source, fmt::format("turn {}", turn.turn)}, s.config, s.pool);
 
-  turn.action_kind = parsed.kind;
-  turn.reward = judged.reward;
-  if (parsed.ok) {
-    turn.source = parsed.candidate.source;
-    turn.result = judged.result;
-    s.current_source = parsed.candidate.source;
+  turn.action_kind = v.action.kind;
+  turn.reward = v.reward;
+  if (v.action.ok) {
+    turn.source = v.action.candidate.source;
+    turn.result = v.result;
+    s.current_source = v.action.candidate.source;
   }
   s.note_best(turn);
   s.history.push_back(turn);
 
   StepResult out;
-  out.reward = judged.reward.scalar;
+  out.reward = v.reward.scalar;
   out.terminated = s.done();
-  detail::StepView view{turn.turn, s.max_turns, &parsed,         &judged,
-                        s.best_speedup, s.best_turn, s.current_source.has_value(), out.terminated};
+  detail::StepView view{turn.turn,     s.max_turns, &v, s.best_speedup, s.best_turn, s.current_source.has_value(),
+                        out.terminated};
   out.observation = s.feedback.step(view);
-  out.info = detail::judged_info(parsed, judged);
+  out.info = v.record();
   out.info["turn"] = turn.turn;
   out.info["max_turns"] = s.max_turns;
-  out.info["task_id"] = s.task.id();
   out.info["best_speedup"] = s.nullable(s.best_speedup);
   out.info["best_turn"] = s.best_turn ? nlohmann::json(*s.best_turn) : nlohmann::json(nullptr);
   return out;

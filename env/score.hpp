@@ -1,9 +1,10 @@
 #pragma once
 // One-turn scoring of many actions at once: what a reward function of a
-// trainer needs (verl's compute_score, TRL's reward functions, OpenRLHF's
-// remote reward). Each action is parsed like a step's, the kernels are
-// evaluated as one batch across every GPU of the pool, and each is paid with
-// the environment's reward; results come back in request order.
+// trainer needs (verl's compute_score, TRL's reward functions). The judge's
+// batch (env/judge.hpp) with the scalar reward beside the record: each
+// action is parsed like a step's, the kernels are evaluated as one batch
+// across every GPU of the pool, and each is paid with the environment's
+// reward; results come back in request order.
 #include <memory>
 #include <optional>
 #include <string>
@@ -23,9 +24,8 @@ struct ScoreRequest {
 
 struct Scored {
   std::optional<double> reward;  // nullopt when masked
-  // As a step's info without the episode fields: action_kind, format_ok,
-  // format_error, reward (components), masked, result, attempts, retried,
-  // baseline_protocol, and task_id.
+  // The judged record (Verdict::record()): a step's info without the
+  // episode's fields.
   nlohmann::json info;
 };
 

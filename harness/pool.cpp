@@ -1,7 +1,6 @@
 #include "harness/pool.hpp"
 
 #include <algorithm>
-#include <atomic>
 
 #include "core/error.hpp"
 #include "core/thread_pool.hpp"
@@ -85,24 +84,31 @@ std::future<EvalResult> EvaluatorPool::evaluate_async(EvalRequest request, EvalO
   return future;
 }
 
+CompileAhead::CompileAhead(Evaluator& evaluator, std::vector<Candidate> candidates)
+    : candidates_(std::move(candidates)) {
+  if (candidates_.empty()) return;
+  const std::size_t threads =
+      std::min<std::size_t>({kMaxCompileAhead, std::max(1u, std::thread::hardware_concurrency()), candidates_.size()});
+  for (std::size_t t = 0; t < threads; ++t) {
+    threads_.emplace_back([this, &evaluator] {
+      for (std::size_t i = next_++; i < candidates_.size() && !abandon_; i = next_++)
+        evaluator.compile_ahead(candidates_[i]);
+    });
+  }
+}
+
+CompileAhead::~CompileAhead() {
+  abandon_ = true;
+  for (auto& t : threads_) t.join();
+}
+
 std::vector<EvalResult> EvaluatorPool::evaluate_batch(const std::vector<EvalRequest>& batch,
                                                       const EvalOptions& options, const BatchProgress& progress) {
   std::vector<EvalResult> results(batch.size());
   if (batch.empty()) return results;
-  // Compiles run ahead in request order on the CPUs; an evaluation whose
-  // compile has not finished compiles on its own (the cache makes the later
-  // of the two a hit).
-  std::atomic<std::size_t> next_compile{0};
-  std::atomic<bool> abandon{false};
-  const unsigned compile_threads =
-      std::max(1u, std::min<unsigned>(kMaxCompileAhead, std::thread::hardware_concurrency()));
-  std::vector<std::thread> compilers;
-  for (unsigned t = 0; t < compile_threads; ++t) {
-    compilers.emplace_back([&] {
-      for (std::size_t i = next_compile++; i < batch.size() && !abandon; i = next_compile++)
-        evaluators_.front()->compile_ahead(batch[i].candidate);
-    });
-  }
+  std::vector<Candidate> candidates;
+  for (const auto& r : batch) candidates.push_back(r.candidate);
+  CompileAhead ahead(*evaluators_.front(), std::move(candidates));
   std::mutex done_mu;
   std::condition_variable done_cv;
   std::size_t done = 0;
@@ -116,15 +122,14 @@ std::vector<EvalResult> EvaluatorPool::evaluate_batch(const std::vector<EvalRequ
         now = ++done;
       }
       if (progress) progress(now, batch.size());
+      // Under the lock: the waiter may return (and destroy the condition
+      // variable) as soon as it sees the last item done.
+      std::lock_guard g(done_mu);
       done_cv.notify_all();
     });
   }
-  {
-    std::unique_lock lk(done_mu);
-    done_cv.wait(lk, [&] { return done == batch.size(); });
-  }
-  abandon = true;
-  for (auto& t : compilers) t.join();
+  std::unique_lock lk(done_mu);
+  done_cv.wait(lk, [&] { return done == batch.size(); });
   return results;
 }
 

@@ -3,6 +3,7 @@
 // two evaluations at once (timing is never shared), and N GPUs run N
 // evaluations side by side. The search loops, the RL environment and the
 // HTTP service all evaluate through a pool.
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
@@ -25,6 +26,26 @@ struct EvalRequest {
 
 // Called after each finished item of a batch: (done, total).
 using BatchProgress = std::function<void(std::size_t, std::size_t)>;
+
+// Compiles a batch's candidates into the compile cache ahead of their
+// evaluations, in order, on a few CPU threads, while the GPUs measure: an
+// evaluation whose compile has not finished compiles on its own (the cache
+// makes the later of the two a hit). Destruction stops it (the compiles
+// already running finish). Used by EvaluatorPool::evaluate_batch and by the
+// environment's judge, whose evaluations go through the pool one by one.
+class CompileAhead {
+public:
+  CompileAhead(Evaluator& evaluator, std::vector<Candidate> candidates);
+  ~CompileAhead();
+  CompileAhead(const CompileAhead&) = delete;
+  CompileAhead& operator=(const CompileAhead&) = delete;
+
+private:
+  std::vector<Candidate> candidates_;
+  std::atomic<std::size_t> next_{0};
+  std::atomic<bool> abandon_{false};
+  std::vector<std::thread> threads_;  // declared last: joined first
+};
 
 class EvaluatorPool {
 public:

@@ -19,7 +19,6 @@
 
 #include "harness/compiler.hpp"
 #include "core/ceiling.hpp"
-#include "core/ceiling_store.hpp"
 #include "harness/detail/machine_state.hpp"
 #include "core/error.hpp"
 #include "core/fs.hpp"

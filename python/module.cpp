@@ -18,6 +18,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "env/env.hpp"
+#include "env/judge.hpp"
 #include "env/score.hpp"
 #include "core/error.hpp"
 #include "core/json_read.hpp"
@@ -47,11 +48,15 @@ nb::bytes bytes_of(const std::string& s) { return nb::bytes(s.data(), s.size());
 
 Task task_of(const json& j) { return j.is_string() ? task_from_shape(j.get<std::string>()) : parse_task(j); }
 
-// Every SandboxOptions key (core/wire.hpp), read strictly; the devices are
-// Pool's own argument, one evaluator each.
+// Every SandboxOptions key (core/wire.hpp), read strictly, but two that are
+// set elsewhere: the devices are Pool's own argument (one evaluator each), and
+// a judged pool's retries are its EnvConfig's (env::judging_sandbox).
 SandboxOptions sandbox_options(const json& j) {
   if (j.is_object() && j.contains("device"))
     fail_bad_input("pool options: 'device' is given by Pool's devices argument (one evaluator per device)");
+  if (j.is_object() && j.contains("infra_retries"))
+    fail_bad_input("pool options: 'infra_retries' is the judge's: give it in evaluate_batch's config "
+                   "(config={\"infra_retries\": n}) or the Environment's");
   return parse_sandbox_options(j, SandboxOptions{}, "pool options");
 }
 
@@ -70,26 +75,49 @@ EvalRequest request_of(const json& j) {
   return r;
 }
 
+// The EnvConfig Pool.evaluate_batch judges under: the given one, or (none
+// given) the environment's retries and reward with the harness's evaluation
+// defaults; the call's options on top.
+env::EnvConfig batch_config(const std::string& config_json, const std::string& options_json) {
+  env::EnvConfig c;
+  if (config_json.empty()) c.eval = EvalOptions{};
+  else c = env::EnvConfig::from_json(parse_json(config_json, "config"));
+  return env::with_eval_options(
+      c, env::eval_options_from_json(parse_json(options_json, "evaluation options"), env::judged_eval_options(c)));
+}
+
+// A kernel given by trusted code, not a policy's text: nothing to parse.
+env::ParsedRequest kernel_request(EvalRequest r) {
+  env::ParsedRequest p;
+  p.action.ok = true;
+  p.action.kind = to_string(r.candidate.kind);
+  p.action.candidate = std::move(r.candidate);
+  p.task = std::move(r.task);
+  return p;
+}
+
 struct Pool {
   std::shared_ptr<EvaluatorPool> pool;
 
+  // Every evaluation of a Python pool is judged (env/judge.hpp), which retries.
   Pool(const std::vector<int>& devices, const std::string& options_json)
-      : pool(make_pool(sandbox_options(parse_json(options_json, "pool options")), devices)) {}
+      : pool(make_pool(env::judging_sandbox(sandbox_options(parse_json(options_json, "pool options"))), devices)) {}
 
-  nb::bytes evaluate_batch(const std::string& requests_json, const std::string& options_json) {
+  nb::bytes evaluate_batch(const std::string& requests_json, const std::string& options_json,
+                           const std::string& config_json) {
     const json reqs = parse_json(requests_json, "requests");
     if (!reqs.is_array()) fail_bad_input("evaluate_batch takes a list of requests");
-    std::vector<EvalRequest> batch;
-    for (const auto& r : reqs) batch.push_back(request_of(r));
-    // Missing keys keep the harness's defaults (not the environment's).
-    const EvalOptions options = parse_eval_options(parse_json(options_json, "evaluation options"), EvalOptions{},
-                                                   "evaluation options");
-    std::vector<EvalResult> results;
+    std::vector<env::ParsedRequest> batch;
+    for (const auto& r : reqs) batch.push_back(kernel_request(request_of(r)));
+    const env::EnvConfig config = batch_config(config_json, options_json);
+    std::vector<env::Verdict> verdicts;
     {
       nb::gil_scoped_release unlocked;
-      results = pool->evaluate_batch(batch, options);
+      verdicts = env::judge_parsed(std::move(batch), config, *pool);
     }
-    return dump(json(results));
+    json out = json::array();
+    for (const auto& v : verdicts) out.push_back(v.record());
+    return dump(out);
   }
 
   std::vector<std::string> describe() const {
@@ -200,7 +228,8 @@ NB_MODULE(_core, m) {
 
   nb::class_<Pool>(m, "Pool")
       .def(nb::init<const std::vector<int>&, const std::string&>(), nb::arg("devices"), nb::arg("options_json"))
-      .def("evaluate_batch", &Pool::evaluate_batch, nb::arg("requests_json"), nb::arg("options_json"))
+      .def("evaluate_batch", &Pool::evaluate_batch, nb::arg("requests_json"), nb::arg("options_json"),
+           nb::arg("config_json"))
       .def("describe", &Pool::describe)
       .def("size", [](const Pool& p) { return p.pool->size(); });
 

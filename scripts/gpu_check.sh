@@ -57,6 +57,11 @@ step() {  # step NAME COMMAND...: runs it, logs to $LOGS/NAME.log, records PASS/
   table > "$OUT/summary.txt"
 }
 
+# XGBoost for the learned cost model, carried from Debian's packages where the
+# machine has none (scripts/carry_xgboost.sh writes .deps/xgboost; carry .deps).
+if [ -d .deps/xgboost ] && [ -z "${TESSERA_XGBOOST_ROOT:-}" ]; then
+  export TESSERA_XGBOOST_ROOT=$PWD/.deps/xgboost LD_LIBRARY_PATH=$PWD/.deps/xgboost/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+fi
 step configure cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release
 step build cmake --build "$BUILD" -j "$(nproc)" -- -k 0
 step nvidia_smi nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv

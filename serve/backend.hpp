@@ -1,8 +1,9 @@
 #pragma once
 // What the service evaluates with: the evaluator slots (one per GPU), the
-// action parser and the episodes of the RL environment. The
+// action parser, the episodes of the RL environment and the one EnvConfig
+// that judges every action, stateless or in a session (env/judge.hpp). The
 // defaults come from env/ (make_env_backend); the service's tests put fakes
-// in their place.
+// in place of the evaluators, the parser and the episodes.
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -12,9 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include "env/env.hpp"
-#include "core/reward.hpp"
 #include "harness/pool.hpp"
-#include "serve/slots.hpp"
+#include "serve/evaluator_slots.hpp"
 
 namespace tessera::serve {
 
@@ -39,11 +39,14 @@ struct Backend {
   std::shared_ptr<EvaluatorSlots> slots;  // its pool is the one every evaluation goes through
   ParseAction parse;
   NewEpisode new_episode;
-  RewardConfig reward = default_reward_config();
+  // Sessions, /v1/evaluate and /get_reward are judged under it: the action
+  // space, the reward, the evaluation options, the retries, the counters.
+  env::EnvConfig config;
 };
 
-// The environment's parser and episodes over `slots`. `config` is what every
-// session starts from (its options may change the per-episode settings).
+// The environment's parser and episodes over `slots`, under `config` (what
+// every session starts from; its options may change the per-episode
+// settings).
 Backend make_env_backend(std::shared_ptr<EvaluatorSlots> slots, env::EnvConfig config);
 
 }  // namespace tessera::serve

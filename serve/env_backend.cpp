@@ -41,7 +41,7 @@ private:
 
 Backend make_env_backend(std::shared_ptr<EvaluatorSlots> slots, env::EnvConfig config) {
   Backend b;
-  b.reward = config.reward;
+  b.config = config;
   auto pool = slots->pool();
   // Tile configs are checked against the GPU the service evaluates on (the
   // slots are started first, so the device is known).

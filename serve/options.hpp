@@ -1,13 +1,12 @@
 #pragma once
 // What `tessera serve` is configured with (docs/serve.md). Every default is a
-// named constant with its unit.
+// named constant with its unit. How actions are judged (action space,
+// reward, evaluation options, retries) is the backend's EnvConfig.
 #include <cstddef>
 #include <optional>
 #include <string>
 
-#include "env/env.hpp"
 #include "core/task.hpp"
-#include "harness/evaluator.hpp"
 
 namespace tessera::serve {
 
@@ -56,9 +55,6 @@ struct ServeOptions {
   // POST /v1/admin/kill_worker (tests and drills): a worker dies mid-load.
   bool fault_injection = false;
   double masked_reward = kDefaultMaskedReward;
-  // What a policy may send; translation units only when explicitly allowed.
-  env::ActionSpace actions;
-  EvalOptions eval;  // the evaluation options a request starts from
   // The task of a /get_reward item without a label, and of a session
   // created without one when the environment has no task list.
   std::optional<Task> default_task;

@@ -49,7 +49,7 @@ std::string without_trailing_newlines(std::string s) {
 
 std::string fixed(double v, int digits) { return fmt::format("{:.{}f}", v, digits); }
 
-std::string score_line(const Judged& j) {
+std::string score_line(const Verdict& j) {
   const auto& k = j.reward.components;
   if (j.reward.masked) return "- score: none (not your fault: this turn is not counted)\n";
   return fmt::format("- score: {} ({})\n", fixed(*j.reward.scalar, 3), k.value("class", std::string()));
@@ -86,13 +86,13 @@ TaskPrompt Feedback::task_prompt(const Task& task, const DeviceSummary& device, 
 // The parent section of the agent's prompt when the policy has not seen the
 // kernel's text (a diff or a tile config made it), else the measurement alone.
 std::string Feedback::measured(const StepView& v) const {
-  const EvalResult& r = *v.judged->result;
+  const EvalResult& r = *v.verdict->result;
+  const ParsedAction& a = v.verdict->action;
   const std::string result = agent::describe_result(r, max_log_chars_);
-  if (v.action->kind == "device_only" || v.action->kind == "translation_unit")
-    return "## What the harness measured\n" + result;
+  if (a.kind == "device_only" || a.kind == "translation_unit") return "## What the harness measured\n" + result;
   return agent::render_template(templates_.get("parent"),
-                                {{"name", v.action->candidate.name},
-                                 {"source", without_trailing_newlines(v.action->candidate.source)},
+                                {{"name", a.candidate.name},
+                                 {"source", without_trailing_newlines(a.candidate.source)},
                                  {"result", result}},
                                 "parent");
 }
@@ -107,8 +107,8 @@ std::string Feedback::next_reply(const StepView& v) const {
 }
 
 std::string Feedback::step(const StepView& v) const {
-  const ParsedAction& a = *v.action;
-  const Judged& j = *v.judged;
+  const ParsedAction& a = v.verdict->action;
+  const Verdict& j = *v.verdict;
   std::string head = fmt::format("# Turn {} of {}: ", v.turn, v.max_turns);
   std::string body;
   if (!a.ok) {

@@ -9,8 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "agent/prompt.hpp"
-#include "env/detail/judge.hpp"
 #include "env/env.hpp"
+#include "env/judge.hpp"
 
 namespace tessera::env::detail {
 
@@ -24,8 +24,7 @@ struct TaskPrompt {
 struct StepView {
   int turn = 0;
   int max_turns = 0;
-  const ParsedAction* action = nullptr;
-  const Judged* judged = nullptr;
+  const Verdict* verdict = nullptr;  // the action as parsed, its result and its reward
   std::optional<double> best_speedup;
   std::optional<int> best_turn;
   bool have_kernel = false;  // a kernel the next diff applies to

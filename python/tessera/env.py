@@ -101,7 +101,9 @@ def score_actions(
     """One turn for each action, evaluated as one batch over every GPU; results in order.
 
     ``tasks`` is one task for all or one per action. Each result is
-    ``{"reward": float | None, "info": {...}}`` (None: masked).
+    ``{"reward": float | None, "info": {...}}`` (None: masked); ``info`` is the
+    judged record of docs/env.md, the one a step's info, ``Pool.evaluate_batch``
+    and the service answer with.
     """
     actions = list(actions)
     if isinstance(tasks, (str, dict)):

@@ -1,4 +1,4 @@
-"""Evaluator pools: one sandboxed evaluator per GPU, batches in request order."""
+"""Evaluator pools: one sandboxed evaluator per GPU, batches judged in request order."""
 
 from __future__ import annotations
 
@@ -35,11 +35,12 @@ class Pool:
     ``mode``: ``auto`` (full where a GPU is visible, else compile-only),
     ``full`` or ``compile_only``; None reads $TESSERA_MODE. Other keyword
     arguments are the sandbox's settings, every key of the C++ SandboxOptions
-    but ``device`` (``devices`` gives one evaluator each): ``arch``,
-    ``self_exe``, ``log_dir``, ``heartbeat_timeout_s``, ``compile_timeout_s``,
-    ``remeasure_baselines``, ``autotune_max_algos``, ``measure_peak``,
-    ``remeasure_ceiling``, ``infra_retries`` (``default_options()`` lists
-    them with their defaults). An unknown name is a ValueError that names it.
+    but two set elsewhere, ``device`` (``devices`` gives one evaluator each)
+    and ``infra_retries`` (the judge retries: evaluate_batch's ``config``):
+    ``arch``, ``self_exe``, ``log_dir``, ``heartbeat_timeout_s``,
+    ``compile_timeout_s``, ``remeasure_baselines``, ``autotune_max_algos``,
+    ``measure_peak``, ``remeasure_ceiling`` (``default_options()`` lists them
+    with their defaults). An unknown name is a ValueError that names it.
     """
 
     def __init__(self, devices: str | int | Sequence[int] | None = None, mode: str | None = None, **sandbox: Any):
@@ -71,23 +72,35 @@ class Pool:
         """Where each evaluator runs ("NVIDIA H200 (sm_90a, 132 SMs) via sandbox worker", "compile-only ...")."""
         return list(self._native.describe())
 
-    def evaluate_batch(self, candidates: Iterable[str | dict], task: Any = None, **options: Any) -> list[dict]:
-        """Evaluates every candidate across every GPU; the records come back in order.
+    def evaluate_batch(self, candidates: Iterable[str | dict], task: Any = None, config: dict | None = None,
+                       **options: Any) -> list[dict]:
+        """Judges every candidate across every GPU; the records come back in order.
 
         A candidate is a kernel source (then ``task`` applies) or a dict with
         ``source``, ``task`` and optionally ``name`` and ``kind`` (auto,
-        device_only or device, translation_unit or tu). ``options`` are the
-        harness's evaluation options, every key of the C++ EvalOptions
-        (``default_eval_options()`` lists them with their defaults); an unknown
-        name is a ValueError that names it. The GIL is released while the
-        batch runs.
+        device_only or device, translation_unit or tu). Each is evaluated and
+        paid by the environment's judge, as a step or a /v1/evaluate call
+        would be: a record is the judged record of docs/env.md (``status``,
+        ``reward``, ``masked``, ``attempts``, ..., with the harness's record
+        under ``result``). ``config`` is an environment configuration
+        (``infra_retries``, ``counters_in_feedback``, ``reuse_baselines``,
+        ``reward``, ``eval``; default: the environment's, with the harness's
+        evaluation defaults); ``options`` are the harness's evaluation options
+        on top, every key of the C++ EvalOptions (``default_eval_options()``
+        lists them with their defaults). An unknown name is a ValueError that
+        names it. The GIL is released while the batch runs.
         """
         requests = _json.batch_requests(candidates, task)
-        return _json.load(self._native.evaluate_batch(_json.dump(requests), _json.dump(options)))
+        config_json = ""
+        if config is not None:
+            from .env import make_config  # env imports this module
 
-    def evaluate(self, source: str, task: Any, **options: Any) -> dict:
-        """One evaluation: the record of docs/result-schema.md as a dict."""
-        return self.evaluate_batch([source], task, **options)[0]
+            config_json = _json.dump(make_config(config))
+        return _json.load(self._native.evaluate_batch(_json.dump(requests), _json.dump(options), config_json))
+
+    def evaluate(self, source: str, task: Any, config: dict | None = None, **options: Any) -> dict:
+        """One evaluation: its judged record as a dict."""
+        return self.evaluate_batch([source], task, config, **options)[0]
 
 
 def default_options() -> dict:
@@ -113,6 +126,7 @@ def default_pool() -> Pool:
         return _default
 
 
-def evaluate_batch(candidates: Iterable[str | dict], task: Any = None, pool: Pool | None = None, **options: Any) -> list[dict]:
+def evaluate_batch(candidates: Iterable[str | dict], task: Any = None, pool: Pool | None = None,
+                   config: dict | None = None, **options: Any) -> list[dict]:
     """Pool.evaluate_batch on ``pool`` (default: the shared pool of every GPU)."""
-    return (pool or default_pool()).evaluate_batch(candidates, task, **options)
+    return (pool or default_pool()).evaluate_batch(candidates, task, config, **options)

@@ -3,7 +3,7 @@
     import ray, tessera.ray
     ray.init(address="auto")                 # the cluster: `ray start --head`, workers `ray start --address=...`
     pool = tessera.ray.RayPool()             # one actor per GPU in the cluster (num_gpus=1 each)
-    records = pool.evaluate_batch(sources, task="4096x4096x4096")   # in order, the harness's record schema
+    records = pool.evaluate_batch(sources, task="4096x4096x4096")   # in order, the judged record schema
     scored = pool.score_actions(replies, tasks)                       # policy replies -> {"reward", "info"}
 
 An actor wraps ``tessera.Pool`` on the GPU Ray gave it (Ray sets
@@ -75,14 +75,18 @@ def evaluator_actor(num_gpus: float = 1, **actor_options: Any):
 
 
 def _infra_record(request: dict, why: str) -> dict:
-    """A masked failure in the record schema, for a candidate no actor could finish."""
-    return {"status": "infra_error", "reason": why, "task": request.get("task"),
-            "candidate_name": request.get("name", ""), "mode": "", "phase_ms": {}}
+    """A masked failure in the judged record schema (docs/env.md), for an item no actor could finish."""
+    task = request.get("task")
+    result = {"status": "infra_error", "reason": why, "task": task, "candidate_name": request.get("name", ""),
+              "mode": "", "phase_ms": {}, "fault": "infrastructure"}
+    return {"status": "infra_error", "action_kind": "", "format_ok": True, "masked": True, "result": result,
+            "reward": {"class": "infra_error", "status": "infra_error", "masked": True, "scalar": None},
+            "attempts": [], "retried": False, "baseline_protocol": "none", "task_id": None}
 
 
 def _masked_score(request: dict, why: str) -> dict:
     """score_actions's answer for an action no actor could finish: masked (no reward)."""
-    return {"reward": None, "info": {"masked": True, "reason": why, "task": request.get("task")}}
+    return {"reward": None, "info": _infra_record(request, why)}
 
 
 class RayPool:
@@ -193,7 +197,7 @@ class RayPool:
 
     def evaluate_batch(self, candidates: Iterable[str | dict], task: Any = None, chunk_size: int | None = None,
                        **options: Any) -> list[dict]:
-        """Every candidate over every actor; the records (docs/result-schema.md) in request order.
+        """Every candidate over every actor; the judged records (docs/env.md) in request order.
 
         A candidate is a kernel source (``task`` applies) or a dict with
         ``source``, ``task`` and optionally ``name`` and ``kind``, as for

@@ -51,7 +51,7 @@ Context::Context(ServeOptions o, Backend b)
       admission(std::make_shared<Admission>(options.queue_capacity)),
       idempotency(options.idempotency_ttl_s, options.idempotency_entries),
       sessions(options.session_ttl_s, options.max_sessions),
-      dispatcher(backend, options.actions, options.compile_threads),
+      dispatcher(backend, options.compile_threads),
       session_runner(int(std::min(options.queue_capacity + 1, kMaxSessionThreads))) {}
 
 HttpResponse Context::overloaded() const {

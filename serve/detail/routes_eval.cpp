@@ -1,24 +1,31 @@
 // POST /v1/evaluate and POST /v1/evaluate/batch: stateless evaluations of
-// actions (the same text a session step takes) against a task.
+// actions (the same text a session step takes) against a task, judged under
+// the service's EnvConfig with the request's evaluation options.
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "env/judge.hpp"
 #include "serve/detail/context.hpp"
 #include "serve/detail/request_json.hpp"
 
 namespace tessera::serve::detail {
 
 namespace {
+// `base` with the evaluation options of a request (null: none).
+env::EnvConfig with_options(const env::EnvConfig& base, const nlohmann::json& options, const std::string& where) {
+  return env::with_eval_options(base, read_eval_options(options, env::judged_eval_options(base), where));
+}
+
 // One {"task", "action", "options"} object; batch items start from the
 // batch's options.
-EvalItem read_item(const nlohmann::json& obj, const EvalOptions& base, const std::string& where) {
+EvalItem read_item(const nlohmann::json& obj, const env::EnvConfig& base, const std::string& where) {
   if (!obj.is_object()) fail_bad_input(where + " must be an object");
   only_keys(obj, {"task", "action", "options"}, where);
   if (!obj.contains("task")) fail_bad_input(where + ": missing field 'task'");
   EvalItem item;
   item.task = read_task(obj["task"], where + ".task");
   item.action = require_string(obj, "action", where);
-  item.options = read_eval_options(obj.value("options", nlohmann::json()), base, where + ".options");
+  item.config = with_options(base, obj.value("options", nlohmann::json()), where + ".options");
   return item;
 }
 
@@ -26,7 +33,7 @@ EvalItem read_item(const nlohmann::json& obj, const EvalOptions& base, const std
 
 void handle_evaluate(Context& ctx, const std::shared_ptr<Call>& call) {
   const auto body = parse_object(call->request().body);
-  EvalItem item = read_item(body, ctx.options.eval, "evaluate");
+  EvalItem item = read_item(body, ctx.backend.config, "evaluate");
   const auto deadline = call->deadline;
   ctx.run(call, 1, [&ctx, item = std::move(item), deadline](Finish finish) mutable {
     std::vector<EvalItem> items;
@@ -43,7 +50,7 @@ void handle_evaluate(Context& ctx, const std::shared_ptr<Call>& call) {
 void handle_batch(Context& ctx, const std::shared_ptr<Call>& call) {
   const auto body = parse_object(call->request().body);
   only_keys(body, {"items", "options"}, "batch");
-  const EvalOptions base = read_eval_options(body.value("options", nlohmann::json()), ctx.options.eval, "batch.options");
+  const env::EnvConfig base = with_options(ctx.backend.config, body.value("options", nlohmann::json()), "batch.options");
   if (!body.contains("items") || !body["items"].is_array() || body["items"].empty())
     fail_bad_input("batch.items must be a non-empty array of {task, action, options}");
   if (body["items"].size() > ctx.options.max_batch) {

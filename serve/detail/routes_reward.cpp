@@ -35,23 +35,25 @@ nlohmann::json reward_answer(const std::vector<EvalRecord>& records, double mask
   nlohmann::json rewards = nlohmann::json::array(), scores = nlohmann::json::array();
   nlohmann::json speedup = nlohmann::json::array(), correct = nlohmann::json::array(),
                  compiled = nlohmann::json::array(), masked = nlohmann::json::array(),
-                 format_ok = nlohmann::json::array();
+                 format_ok = nlohmann::json::array(), attempts = nlohmann::json::array();
   for (const auto& r : records) {
-    const auto& k = r.reward.components;
+    const Reward& reward = r.verdict->reward;
+    const auto& k = reward.components;
     const bool is_correct = k.value("correct", false);
-    rewards.push_back(r.reward.scalar ? *r.reward.scalar : masked_reward);
+    rewards.push_back(reward.scalar ? *reward.scalar : masked_reward);
     scores.push_back(is_correct ? 1.0 : 0.0);
     speedup.push_back(k.contains("speedup") && k["speedup"].is_number() ? k["speedup"].get<double>() : 0.0);
     correct.push_back(is_correct ? 1 : 0);
     compiled.push_back(k.value("compiled", false) ? 1 : 0);
-    masked.push_back(r.reward.masked ? 1 : 0);
+    masked.push_back(reward.masked ? 1 : 0);
     format_ok.push_back(k.value("format", false) ? 1 : 0);
+    attempts.push_back(r.verdict->attempts.size());  // evaluation runs: 0 for a format failure
   }
   return {{"rewards", rewards},
           {"scores", scores},
           {"extra_logs",
            {{"speedup", speedup}, {"correct", correct}, {"compiled", compiled}, {"masked", masked},
-            {"format_ok", format_ok}}}};
+            {"format_ok", format_ok}, {"attempts", attempts}}}};
 }
 }  // namespace
 
@@ -77,7 +79,7 @@ void handle_get_reward(Context& ctx, const std::shared_ptr<Call>& call) {
     EvalItem item;
     item.task = label_task(labels[i], ctx.options.default_task, i);
     item.action = response_text(q.get<std::string>(), prompts[i].is_string() ? prompts[i].get<std::string>() : "");
-    item.options = ctx.options.eval;
+    item.config = ctx.backend.config;
     items.push_back(std::move(item));
   }
   const auto deadline = call->deadline;

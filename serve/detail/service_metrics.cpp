@@ -57,9 +57,9 @@ void ServiceMetrics::record(const EvalRecord& rec) {
   evaluations_.add(label("status", rec.status()));
   if (rec.failed()) return;
   observe("total", rec.total_ms);
-  if (!rec.result) return;
+  if (!rec.result()) return;
   observe("queue", rec.queue_ms);
-  observe_result(nlohmann::json(*rec.result), rec.compile_ahead_ms);
+  observe_result(nlohmann::json(*rec.result()), rec.compile_ahead_ms);
 }
 
 const nlohmann::json* step_result(const nlohmann::json& info) {

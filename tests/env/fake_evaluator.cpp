@@ -1,5 +1,6 @@
 #include "tests/env/fake_evaluator.hpp"
 
+#include <limits>
 #include <regex>
 
 #include <fmt/format.h>
@@ -9,6 +10,15 @@ namespace tessera::testing {
 namespace {
 constexpr double kFakeBaselineUs = 100.0;
 constexpr double kDefaultFakeSpeedup = 0.5;
+
+// FAKE_INFRA_TIMES(n): n; FAKE_INFRA_ONCE: 1; FAKE_INFRA: every attempt; else 0.
+int infra_failures_in(const std::string& source) {
+  static const std::regex r(R"(FAKE_INFRA_TIMES\(([0-9]+)\))");
+  std::smatch m;
+  if (std::regex_search(source, m, r)) return std::stoi(m[1]);
+  if (source.find("FAKE_INFRA_ONCE") != std::string::npos) return 1;
+  return source.find("FAKE_INFRA") != std::string::npos ? std::numeric_limits<int>::max() : 0;
+}
 
 double speedup_in(const std::string& source) {
   static const std::regex r(R"(FAKE_SPEEDUP\(([0-9.]+)\))");
@@ -45,7 +55,7 @@ EvalResult ScriptedEvaluator::evaluate(const Candidate& c, const Task& t, const 
   r.compile.compiler = "nvrtc";
   r.compile.arch = "sm_90a";
   const auto has = [&](const char* m) { return c.source.find(m) != std::string::npos; };
-  if (has("FAKE_INFRA_ONCE") ? attempt == 1 : has("FAKE_INFRA")) {
+  if (attempt <= infra_failures_in(c.source)) {
     r.status = Status::infra_error;
     r.reason = "sandbox worker failed to start: scripted";
     return r;

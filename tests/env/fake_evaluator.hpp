@@ -6,6 +6,7 @@
 //   FAKE_COMPILE_ERROR   compile_error with a compiler log
 //   FAKE_INFRA           infra_error on every attempt
 //   FAKE_INFRA_ONCE      infra_error on the first attempt of that source, ok after
+//   FAKE_INFRA_TIMES(n)  infra_error on the first n attempts of that source, ok after
 // anything else: ok at 0.5x.
 #include <atomic>
 #include <map>

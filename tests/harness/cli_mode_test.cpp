@@ -44,6 +44,8 @@ TEST(CliMode, ContradictionsAndUnknownNamesGetOneClearLine) {
   expect_clear_error("eval " + kExample + " --shape 64x64x64 --compile-only --mode full", "contradict");
   expect_clear_error("serve --port 0 --compile-only --mode full", "contradict");
   expect_clear_error("serve --port 0 --mode compile-only", "unknown evaluation mode 'compile-only'");
+  expect_clear_error("serve --port 0 --compile-only --sandbox-options '{\"infra_retries\": 2}'",
+                     "'infra_retries' is not set here");
   expect_clear_error("bench suite --tasks /nonexistent.json --mode auto", "never auto");
   expect_clear_error("eval " + kExample + " --shape 64x64x64 --sandbox-options '{\"infra_retry\": 1}'",
                      "unknown key 'infra_retry'");

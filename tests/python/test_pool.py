@@ -15,9 +15,9 @@ def test_batch_records_in_request_order(pool, naive_kernel, wmma_kernel):
         task="512x512x512",
     )
     assert [r["status"] for r in records] == ["compiled", "compiled", "compile_error"]
-    assert records[1]["candidate_name"] == "wmma"
-    assert records[0]["task"]["m"] == 512 and records[0]["mode"] == "compile_only"
-    assert "undefined_name" in records[2]["compile"]["log"]
+    assert records[1]["result"]["candidate_name"] == "wmma"
+    assert records[0]["result"]["task"]["m"] == 512 and records[0]["result"]["mode"] == "compile_only"
+    assert "undefined_name" in records[2]["result"]["compile"]["log"]
 
 
 def test_missing_task_is_a_clear_error(pool, naive_kernel):

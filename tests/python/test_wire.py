@@ -33,24 +33,26 @@ def test_every_sandbox_option_can_be_set_from_python(tmp_path, naive_kernel):
         "autotune_max_algos": 4,
         "measure_peak": False,
         "remeasure_ceiling": False,
-        "infra_retries": 3,
     }
-    # Every key but the mode (an argument of its own) and device (given by devices).
-    assert set(settings) == SANDBOX_KEYS - {"mode", "device"}
+    # Every key but the mode (an argument of its own), device (given by devices)
+    # and infra_retries (the judge's: the config's).
+    assert set(settings) == SANDBOX_KEYS - {"mode", "device", "infra_retries"}
     pool = tessera.Pool(devices=[0], mode="compile_only", **settings)
-    [record] = pool.evaluate_batch([unique(naive_kernel, "wire_pool")], task="64x64x64")
-    assert record["status"] == "compiled" and record["compile"]["arch"] == "sm_90a"
+    [record] = pool.evaluate_batch([unique(naive_kernel, "wire_pool")], task="64x64x64", config={"infra_retries": 3})
+    assert record["status"] == "compiled" and record["result"]["compile"]["arch"] == "sm_90a"
 
 
 def test_an_unknown_or_misplaced_pool_option_is_refused_with_its_name():
     with pytest.raises(ValueError, match="unknown key 'infra_retry'"):
         tessera.Pool(devices=[0], mode="compile_only", infra_retry=2)
-    with pytest.raises(ValueError, match="infra_retries"):
-        tessera.Pool(devices=[0], mode="compile_only", infra_retries=-1)
+    with pytest.raises(ValueError, match="heartbeat_timeout_s"):
+        tessera.Pool(devices=[0], mode="compile_only", heartbeat_timeout_s=0)
     with pytest.raises(ValueError, match="unknown evaluation mode 'compile-only'"):
         tessera.Pool(devices=[0], mode="compile-only")
     with pytest.raises(ValueError, match="devices"):
         tessera.Pool(devices=[0], mode="compile_only", device=1)
+    with pytest.raises(ValueError, match="'infra_retries' is the judge's"):
+        tessera.Pool(devices=[0], mode="compile_only", infra_retries=2)
 
 
 def test_every_evaluation_option_can_be_set_from_python(pool, naive_kernel):

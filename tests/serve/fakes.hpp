@@ -15,7 +15,7 @@
 #include "serve/http.hpp"
 #include "serve/options.hpp"
 #include "serve/service.hpp"
-#include "serve/slots.hpp"
+#include "serve/evaluator_slots.hpp"
 
 namespace tessera::serve::testing {
 

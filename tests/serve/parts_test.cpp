@@ -10,7 +10,7 @@
 #include "serve/detail/metrics.hpp"
 #include "serve/detail/request_json.hpp"
 #include "serve/detail/reward_text.hpp"
-#include "serve/slots.hpp"
+#include "serve/evaluator_slots.hpp"
 
 namespace tessera::serve::detail {
 namespace {

@@ -22,9 +22,9 @@ TEST(Service, EvaluatesAnActionIntoARecordWithItsReward) {
   EXPECT_EQ(j["status"], "ok");
   EXPECT_EQ(j["action_kind"], "device_only");
   EXPECT_FALSE(j["masked"].get<bool>());
-  EXPECT_NEAR(j["reward"].get<double>(), 1.0 + std::log(1.5), 1e-9);
+  EXPECT_NEAR(j["reward"]["scalar"].get<double>(), 1.0 + std::log(1.5), 1e-9);
   EXPECT_EQ(j["result"]["status"], "ok");
-  EXPECT_EQ(j["attempts"], 1);
+  EXPECT_EQ(j["attempts"].size(), 1u);
   EXPECT_EQ(ledger->count("kernel A"), 1);
 }
 
@@ -34,7 +34,7 @@ TEST(Service, AnActionThatIsNoKernelIsAFormatFailureAndIsNeverEvaluated) {
   const auto j = body_of(call(s, "POST", "/v1/evaluate", eval_body("not a kernel")));
   EXPECT_EQ(j["status"], "format_error");
   EXPECT_EQ(j["format_error"], "no kernel in the action");
-  EXPECT_EQ(j["reward"].get<double>(), kDefaultFormatPenalty);
+  EXPECT_EQ(j["reward"]["scalar"].get<double>(), kDefaultFormatPenalty);
   EXPECT_TRUE(j["result"].is_null());
   EXPECT_EQ(ledger->total(), 0);
 }

@@ -189,7 +189,7 @@ void check_compiles(const Config& c, const Task& t) {
     }
     // ptxas serialises every wgmma of a kernel whose accumulators it sees read
     // while a wgmma may be in flight (C7514): correct, but far slower. Some
-    // epilogue spellings provoke it (emit_wgmma.cpp, swap-AB's stores).
+    // epilogue spellings provoke it (wgmma_epilogue.cuh, swap-AB's stores).
     EXPECT_EQ(out.log.find("C7514"), std::string::npos) << out.log;
     EXPECT_EQ(out.ptx.find("bar.arrive") != std::string::npos, c.pingpong) << "the ping-pong order barrier";
     EXPECT_EQ(out.ptx.find("mma.sync"), std::string::npos);

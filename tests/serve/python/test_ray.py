@@ -40,9 +40,9 @@ def test_records_come_back_in_request_order_from_every_actor(cluster):
     try:
         assert len(pool.describe()) == ACTORS
         recs = pool.evaluate_batch(candidates(18), chunk_size=2)
-        assert [r["candidate_name"] for r in recs] == [f"c{i}" for i in range(18)]
+        assert [r["result"]["candidate_name"] for r in recs] == [f"c{i}" for i in range(18)]
         assert [r["status"] for r in recs] == ["compiled", "compiled", "compile_error"] * 6
-        assert {"status", "reason", "task", "compile", "phase_ms", "mode"} <= set(recs[0])
+        assert {"status", "reason", "task", "compile", "phase_ms", "mode"} <= set(recs[0]["result"])
         # Policy replies (text) scored as one turn each, as a trainer's reward function would.
         naive = (ROOT / "examples" / "hgemm_naive.cu").read_text()
         scored = pool.score_actions([f"```cuda\n{naive}\n```", "no kernel here"] * 3, TASK, chunk_size=1)
@@ -65,7 +65,7 @@ def test_a_killed_actor_is_replaced_and_no_request_is_lost(cluster):
         t.join(timeout=600)
         assert not t.is_alive()
         recs = out["recs"]
-        assert [r["candidate_name"] for r in recs] == [f"c{i}" for i in range(36)]
+        assert [r["result"]["candidate_name"] for r in recs] == [f"c{i}" for i in range(36)]
         assert [r["status"] for r in recs] == ["compiled", "compiled", "compile_error"] * 12
         assert pool.replacements == 1
         assert len(pool.describe()) == ACTORS

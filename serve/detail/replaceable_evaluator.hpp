@@ -1,11 +1,10 @@
 #pragma once
 // One evaluator slot of the service (one GPU): the evaluator inside it is
-// made by a factory and replaced when it dies, and the evaluation it was
-// running is retried once on the fresh one, then answered as `infra_error`
-// (masked). "Dies" means an exception out of evaluate(): the evaluator
-// object itself is broken. Results the harness reports (including its own
-// infra_error after its own retry on a fresh sandbox worker) pass through
-// untouched, so nothing is retried twice.
+// made by a factory and replaced when it dies. "Dies" means an exception out
+// of evaluate(): the evaluator object itself is broken. The evaluation it was
+// running is answered as `infra_error`, which the judge retries like any
+// other (env/judge.hpp: retries live there alone); the retry finds a fresh
+// evaluator here.
 #include <atomic>
 #include <chrono>
 #include <cstddef>
@@ -24,18 +23,12 @@ struct SlotStats {
   std::atomic<long long> replacements{0};
 };
 
-struct Attempted {
-  EvalResult result;
-  int attempts = 1;
-};
-
-class ResilientEvaluator final : public Evaluator {
+class ReplaceableEvaluator final : public Evaluator {
 public:
   using Factory = std::function<std::unique_ptr<Evaluator>()>;
-  ResilientEvaluator(Factory factory, std::shared_ptr<SlotStats> stats);
+  ReplaceableEvaluator(Factory factory, std::shared_ptr<SlotStats> stats);
 
   EvalResult evaluate(const Candidate& candidate, const Task& task, const EvalOptions& options) override;
-  Attempted evaluate_attempted(const Candidate& candidate, const Task& task, const EvalOptions& options);
   void precompile(const std::vector<Candidate>& candidates) override;
   void compile_ahead(const Candidate& candidate) override;
   std::string describe() const override;
@@ -48,7 +41,8 @@ public:
 
 private:
   std::shared_ptr<Evaluator> current() const;
-  void replace();
+  // A fresh evaluator in place of the dead one; what went wrong if none could be made.
+  std::string replace();
 
   Factory factory_;
   std::shared_ptr<SlotStats> stats_;

@@ -1,9 +1,10 @@
-#include "serve/slots.hpp"
+#include "serve/evaluator_slots.hpp"
 
 #include <algorithm>
 
 #include "core/error.hpp"
-#include "serve/detail/resilient_evaluator.hpp"
+#include "env/judge.hpp"
+#include "serve/detail/replaceable_evaluator.hpp"
 
 namespace tessera::serve {
 
@@ -13,7 +14,7 @@ EvaluatorSlots::EvaluatorSlots(const std::vector<EvaluatorFactory>& factories)
   std::vector<std::unique_ptr<Evaluator>> evs;
   for (const auto& f : factories) {
     stats_.push_back(std::make_shared<detail::SlotStats>());
-    auto ev = std::make_unique<detail::ResilientEvaluator>(f, stats_.back());
+    auto ev = std::make_unique<detail::ReplaceableEvaluator>(f, stats_.back());
     evaluators_.push_back(ev.get());
     evs.push_back(std::move(ev));
   }
@@ -84,7 +85,7 @@ std::vector<EvaluatorFactory> sandbox_factories(const SandboxOptions& base, cons
   if (devices.empty()) fail_bad_input("the service needs at least one device");
   std::vector<EvaluatorFactory> out;
   for (int d : devices) {
-    out.push_back([base, d] {
+    out.push_back([base = env::judging_sandbox(base), d] {
       SandboxOptions o = base;
       o.device = d;
       return make_evaluator(o);

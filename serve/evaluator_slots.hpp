@@ -1,7 +1,8 @@
 #pragma once
 // The service's evaluators: one slot per GPU (or per compile-only worker),
 // each a replaceable evaluator, all behind one EvaluatorPool so that a GPU
-// never runs two evaluations at once, whichever endpoint asked.
+// never runs two evaluations at once, whichever endpoint asked. (Not to be
+// confused with search/slots.hpp, the search's proposer slots.)
 #include <chrono>
 #include <cstddef>
 #include <functional>
@@ -15,7 +16,7 @@
 namespace tessera::serve {
 
 namespace detail {
-class ResilientEvaluator;
+class ReplaceableEvaluator;
 struct SlotStats;
 }  // namespace detail
 
@@ -41,7 +42,7 @@ public:
 
 private:
   std::vector<std::shared_ptr<detail::SlotStats>> stats_;
-  std::vector<detail::ResilientEvaluator*> evaluators_;  // owned by pool_
+  std::vector<detail::ReplaceableEvaluator*> evaluators_;  // owned by pool_
   std::shared_ptr<EvaluatorPool> pool_;
   std::chrono::steady_clock::time_point started_;
 };
@@ -51,7 +52,8 @@ private:
 std::vector<int> parse_gpu_list(const std::string& spec, int available);
 
 // One sandboxed evaluator per device in `devices` (compile-only mode: one
-// compile-only evaluator per entry, whatever the number).
+// compile-only evaluator per entry, whatever the number). Their sandboxes do
+// not retry an infra_error: the judge does (env::judging_sandbox).
 std::vector<EvaluatorFactory> sandbox_factories(const SandboxOptions& base, const std::vector<int>& devices);
 
 }  // namespace tessera::serve

@@ -1,12 +1,7 @@
-// The wgmma_tma backend's PTX wrappers: mbarriers, TMA loads and stores
-// (with multicast), cluster barriers, wgmma fences and descriptors, named
-// barriers. Plain text pasted into every wgmma_tma kernel (emit_wgmma.cpp).
-#include "tile/detail/emit.hpp"
-
-namespace tessera::tile::detail {
-
-const char* wgmma_ptx_source() {
-  return R"CUDA(// ---- PTX wrappers: mbarriers, TMA, wgmma --------------------------------------
+/// wgmma_tma (sm_90a): the PTX wrappers. Comes after the backend's constants
+/// and the wgmma_m64n<N>k16 wrapper the emitter writes for the config's N
+/// (emit_wgmma.cpp); the producer and the consumers below call these.
+// ---- PTX wrappers: mbarriers, TMA, wgmma --------------------------------------
 __device__ __forceinline__ void mbar_init(unsigned long long* bar, unsigned count) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_u32(bar)), "r"(count));
 }
@@ -185,7 +180,3 @@ __device__ __forceinline__ int named_barrier_or(int id, int threads, int flag) {
   return any;
 }
 
-)CUDA";
-}
-
-}  // namespace tessera::tile::detail

@@ -1,0 +1,110 @@
+/// The epilogue's math and stores, both backends: the fused bias, ReLU or
+/// GELU in fp32, and C's guarded stores (pairs, single elements, a staged tile).
+/// Each backend's tile store calls these (mma_sync_epilogue.cuh,
+/// wgmma_epilogue.cuh). Needs kEpilogue, kStoreHalf2, kStoreVec8 and smem_u32.
+// The fused epilogue, in fp32 before the final rounding to fp16. `b` points
+// at this element's bias: in global memory (p.bias + col), or in a copy the
+// wgmma consumers load into shared memory while their main loop runs (a
+// global load per element in the epilogue left the tensor cores waiting on
+// its latency).
+__device__ __forceinline__ float epilogue_op(float v, const __half* b) {
+  if constexpr (kEpilogue == TESSERA_EPILOGUE_NONE) {
+    return v;
+  } else {
+    v += __half2float(b[0]);
+    if constexpr (kEpilogue == TESSERA_EPILOGUE_BIAS_RELU) v = fmaxf(v, 0.0f);
+    if constexpr (kEpilogue == TESSERA_EPILOGUE_BIAS_GELU) {
+      // tanh approximation, as cuBLASLt's GELU epilogue, in the form
+      // 0.5 (1 + tanh(u)) = 1 / (1 + e^-2u): one ex2 and one reciprocal
+      // (tanhf is ~20 instructions and branches, and a persistent kernel's
+      // tensor cores wait for it), with small relative error on the negative
+      // tail too, where 1 + tanh(u) cancels (tanh.approx would lose it there).
+      // e^-2u = 2^(-2u log2 e); ex2.approx.ftz takes it in one MUFU op (exp2f
+      // and __expf add a range reduction: ex2 of half the argument, squared).
+      const float inner = 0.7978845608028654f * (v + 0.044715f * v * v * v);
+      float e;
+      asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(e) : "f"(-2.8853900817779268f * inner));
+      v = __fdividef(v, 1.0f + e);
+    }
+    return v;
+  }
+}
+
+// Where the bias of C's column `col` lies in global memory (unused without one).
+__device__ __forceinline__ const __half* bias_at(const TesseraGemmParams& p, int col) {
+  if constexpr (kEpilogue == TESSERA_EPILOGUE_NONE) return nullptr;
+  else return p.bias + col;
+}
+
+// Stores C[row][col], C[row][col+1] (col even), skipping what lies outside M x N
+// (mma_sync, bias in global memory: read only inside). b: the bias of col and col + 1.
+__device__ __forceinline__ void store_pair(const TesseraGemmParams& p, int row, int col, float v0, float v1,
+                                           const __half* b) {
+  if (row >= p.M || col >= p.N) return;
+  __half* dst = p.C + static_cast<size_t>(row) * p.ldc + col;
+  const float e0 = epilogue_op(v0, b);
+  if (kStoreHalf2 && col + 1 < p.N) {
+    *reinterpret_cast<__half2*>(dst) = __floats2half2_rn(e0, epilogue_op(v1, b + 1));
+  } else {
+    dst[0] = __float2half_rn(e0);
+    if (col + 1 < p.N) dst[1] = __float2half_rn(epilogue_op(v1, b + 1));
+  }
+}
+
+// The wgmma consumers' epilogue: their bias is a shared-memory copy that is
+// readable (zero) past N, so the math needs no guards and the compiler
+// interleaves many elements' dependent chains (a guard per element made each
+// one a branch of its own). Out-of-range results are never stored: the
+// stores below, the staged copy and the TMA store all clip to M x N.
+__device__ __forceinline__ __half2 epilogue_pair(float v0, float v1, const __half* b) {
+  return __floats2half2_rn(epilogue_op(v0, b), epilogue_op(v1, b + 1));
+}
+__device__ __forceinline__ __half epilogue_one(float v, const __half* b) { return __float2half_rn(epilogue_op(v, b)); }
+
+// Stores a computed pair at C[row][col], C[row][col+1] (col even), clipped to M x N.
+__device__ __forceinline__ void store_half2(const TesseraGemmParams& p, int row, int col, __half2 h) {
+  if (row >= p.M || col >= p.N) return;
+  __half* dst = p.C + static_cast<size_t>(row) * p.ldc + col;
+  if (kStoreHalf2 && col + 1 < p.N) {
+    *reinterpret_cast<__half2*>(dst) = h;
+  } else {
+    dst[0] = __low2half(h);
+    if (col + 1 < p.N) dst[1] = __high2half(h);
+  }
+}
+// One computed element C[row][col] (swap-AB's transposed stores), clipped to M x N.
+__device__ __forceinline__ void store_half(const TesseraGemmParams& p, int row, int col, __half h) {
+  if (row >= p.M || col >= p.N) return;
+  p.C[static_cast<size_t>(row) * p.ldc + col] = h;
+}
+
+// Staged epilogue, second half: a rows x cols fp16 tile in shared memory (row
+// stride `stride` halves, epilogue already applied) -> C at (row0, col0), in
+// 16-byte chunks so that consecutive threads write consecutive addresses.
+template <int kRows, int kCols, int kStride, int kCopyThreads>
+__device__ __forceinline__ void copy_tile_to_global(const TesseraGemmParams& p, const __half* s, int row0, int col0,
+                                                    int t) {
+  constexpr int kChunksPerRow = kCols / 8;
+  for (int i = t; i < kRows * kChunksPerRow; i += kCopyThreads) {
+    const int r = i / kChunksPerRow, c = (i % kChunksPerRow) * 8;
+    const int row = row0 + r, col = col0 + c;
+    if (row >= p.M || col >= p.N) continue;
+    const __half* src = s + r * kStride + c;
+    __half* dst = p.C + static_cast<size_t>(row) * p.ldc + col;
+    if (kStoreVec8 && col + 8 <= p.N) {
+      *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(src);
+    } else {
+      for (int e = 0; e < 8 && col + e < p.N; ++e) dst[e] = src[e];
+    }
+  }
+}
+
+// Value written to the staging tile (mma_sync, bias in global memory): the
+// epilogue inside the matrix, 0 outside. b: the bias of col and col + 1.
+__device__ __forceinline__ __half2 staged_pair(const TesseraGemmParams& p, int col, float v0, float v1,
+                                               const __half* b) {
+  const float e0 = col < p.N ? epilogue_op(v0, b) : 0.0f;
+  const float e1 = col + 1 < p.N ? epilogue_op(v1, b + 1) : 0.0f;
+  return __floats2half2_rn(e0, e1);
+}
+

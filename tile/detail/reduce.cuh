@@ -1,0 +1,158 @@
+/// Split-K and stream-K: a tile's partial sums meet in the fp32 workspace,
+/// both backends. Comes after the work schedule (schedule.inc: Walk, the
+/// stream-K slots). Needs kSplitK and kSplitKParallel.
+__device__ __forceinline__ int load_acquire(const int* p) {
+  int v;
+  asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+
+__device__ __forceinline__ void store_release(int* p, int v) {
+  asm volatile("st.release.gpu.global.b32 [%0], %1;\n" : : "l"(p), "r"(v) : "memory");
+}
+
+// A CTA's arrival on a fix-up counter, by one thread after a block barrier:
+// the release publishes every participant's workspace writes (they precede
+// the barrier, and release is cumulative), the acquire lets the last arrival
+// read the others' (its block reads after the next barrier). One fence on one
+// thread, where a __threadfence() on every thread made each warp drain its
+// own stores (ERRBAR) and invalidate L1 (CCTL.IVALL): 405 of a stream-K
+// kernel's 5326 stall samples under ncu (docs/tile.md, session 11).
+__device__ __forceinline__ int arrive_acq_rel(int* p) {
+  int old;
+  asm volatile("atom.acq_rel.gpu.global.add.s32 %0, [%1], 1;\n" : "=r"(old) : "l"(p) : "memory");
+  return old;
+}
+
+// fp32 workspace traffic in 16-byte vectors. The slot keeps accumulator i of
+// thread t at float4 (i / 4) * kParticipants + t, lane i % 4: a thread's four
+// consecutive accumulators are one vector, and a warp's vectors are contiguous.
+template <int kParticipants>
+__device__ __forceinline__ float* slot_vec(float* slot, int i, int t) {
+  return slot + ((i / 4) * kParticipants + t) * 4;
+}
+__device__ __forceinline__ float4 ld_cg4(const float* p) { return __ldcg(reinterpret_cast<const float4*>(p)); }
+__device__ __forceinline__ void st_cg4(float* p, float4 v) { __stcg(reinterpret_cast<float4*>(p), v); }
+// Four fp32 atomic adds as one vector reduction where the hardware has one
+// (sm_90: red.global.add.v4.f32, a quarter of the L2 atomic requests).
+__device__ __forceinline__ void red_add4(float* p, float a, float b, float c, float d) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("red.global.add.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"l"(p), "f"(a), "f"(b), "f"(c), "f"(d) : "memory");
+#else
+  atomicAdd(p, a), atomicAdd(p + 1, b), atomicAdd(p + 2, c), atomicAdd(p + 3, d);
+#endif
+}
+
+// Split-K reduction of one tile's accumulators through its fp32 workspace slot.
+// Serial: split z waits until the tile's semaphore reads z, then folds its
+// partial sums into the slot. The last split reads the total back, zeroes the
+// slot and resets the semaphore: the ABI wants the workspace all-zero after
+// the kernel. Workspace traffic bypasses L1 (ld/st.cg): other SMs wrote it.
+// Returns true for the split that must write C.
+// Parallel split-K: every one of `arrivals` CTAs adds its partial sums to the
+// slot with fp32 atomics at once; the last to bump the arrival counter reads
+// the total back, zeroes the slot and resets the counter (the ABI wants the
+// workspace all-zero after the kernel). Summation order varies from run to
+// run. Returns true for the CTA that must write C.
+template <int kRegs, int kParticipants, typename Barrier, typename BarrierOr>
+__device__ __forceinline__ bool reduce_arrive(float (&acc)[kRegs], float* slot, int* sem, int arrivals, int t,
+                                              Barrier bar, BarrierOr bar_or) {
+  static_assert(kRegs % 4 == 0, "the workspace is read and written in float4 vectors");
+  const float4 kZero4 = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+  for (int i = 0; i < kRegs; i += 4)
+    red_add4(slot_vec<kParticipants>(slot, i, t), acc[i], acc[i + 1], acc[i + 2], acc[i + 3]);
+  // Every participant's adds must be visible before thread 0 reports the
+  // arrival: barrier, then thread 0's release. Without the barrier, thread 0
+  // can bump the counter while other threads' adds are still in flight, and
+  // the last CTA reads a partial sum (seen under racecheck's scheduling on the
+  // H100: 1023 wrong elements with split-K 2).
+  bar();
+  int last = 0;
+  if (t == 0) last = arrive_acq_rel(sem) == arrivals - 1;
+  if (!bar_or(last)) return false;
+#pragma unroll
+  for (int i = 0; i < kRegs; i += 4) {
+    float* v = slot_vec<kParticipants>(slot, i, t);
+    const float4 s = ld_cg4(v);
+    acc[i] = s.x, acc[i + 1] = s.y, acc[i + 2] = s.z, acc[i + 3] = s.w;
+    st_cg4(v, kZero4);
+  }
+  if (t == 0) atomicExch(sem, 0);
+  return true;
+}
+
+// Stream-K fix-up of a tile that u.peers CTAs share. No CTA waits for
+// another, so none depends on another being resident. Each peer stores its
+// partial sums in its own slot (plain 16-byte stores, no atomics), then
+// counts itself in on the tile's semaphore; the last to arrive adds the other
+// peers' partials (the schedule says where each left them), zeroes every slot
+// it read and its own, and the semaphore (the ABI wants the workspace
+// all-zero after the kernel). `slot_of(s)` is partial slot s (this block's
+// share of it). Returns true for the CTA that must write C.
+template <int kRegs, int kParticipants, typename SlotOf, typename Barrier, typename BarrierOr>
+__device__ __forceinline__ bool streamk_fixup(float (&acc)[kRegs], const Walk& w, SlotOf slot_of, int* sem, int t,
+                                              Barrier bar, BarrierOr bar_or) {
+  static_assert(kRegs % 4 == 0, "the workspace is read and written in float4 vectors");
+  const float4 kZero4 = {0.0f, 0.0f, 0.0f, 0.0f};
+  float* mine = slot_of(streamk_partial_slot(w, w.cta, w.u.sk_tile));
+#pragma unroll
+  for (int i = 0; i < kRegs; i += 4)
+    st_cg4(slot_vec<kParticipants>(mine, i, t), make_float4(acc[i], acc[i + 1], acc[i + 2], acc[i + 3]));
+  // As in reduce_arrive: every thread's stores are joined before thread 0
+  // reports the arrival.
+  bar();
+  int last = 0;
+  if (t == 0) last = arrive_acq_rel(sem) == w.u.peers - 1;
+  if (!bar_or(last)) return false;
+  const int first = streamk_first_peer(w);
+  for (int q = first; q < first + w.u.peers; ++q) {
+    float* slot = slot_of(streamk_partial_slot(w, q, w.u.sk_tile));
+#pragma unroll
+    for (int i = 0; i < kRegs; i += 4) {
+      float* v = slot_vec<kParticipants>(slot, i, t);
+      if (q != w.cta) {
+        const float4 x = ld_cg4(v);
+        acc[i] += x.x, acc[i + 1] += x.y, acc[i + 2] += x.z, acc[i + 3] += x.w;
+      }
+      st_cg4(v, kZero4);
+    }
+  }
+  if (t == 0) atomicExch(sem, 0);
+  return true;
+}
+
+template <int kRegs, int kParticipants, typename Barrier, typename BarrierOr>
+__device__ __forceinline__ bool splitk_reduce(float (&acc)[kRegs], float* slot, int* sem, int z, int t, Barrier bar,
+                                              BarrierOr bar_or) {
+  static_assert(kRegs % 4 == 0, "the workspace is read and written in float4 vectors");
+  const float4 kZero4 = {0.0f, 0.0f, 0.0f, 0.0f};
+  if constexpr (kSplitKParallel) return reduce_arrive<kRegs, kParticipants>(acc, slot, sem, kSplitK, t, bar, bar_or);
+  if (t == 0) {
+    while (load_acquire(sem) != z) __nanosleep(64);
+  }
+  bar();
+  if (z == kSplitK - 1) {
+#pragma unroll
+    for (int i = 0; i < kRegs; i += 4) {
+      float* v = slot_vec<kParticipants>(slot, i, t);
+      const float4 s = ld_cg4(v);
+      acc[i] += s.x, acc[i + 1] += s.y, acc[i + 2] += s.z, acc[i + 3] += s.w;
+      st_cg4(v, kZero4);
+    }
+    bar();
+    if (t == 0) store_release(sem, 0);
+    return true;
+  }
+#pragma unroll
+  for (int i = 0; i < kRegs; i += 4) {
+    float* v = slot_vec<kParticipants>(slot, i, t);
+    float4 s = z == 0 ? kZero4 : ld_cg4(v);
+    s.x += acc[i], s.y += acc[i + 1], s.z += acc[i + 2], s.w += acc[i + 3];
+    st_cg4(v, s);
+  }
+  bar();  // thread 0's release publishes the block's stores (release is cumulative)
+  if (t == 0) store_release(sem, z + 1);
+  return false;
+}
+

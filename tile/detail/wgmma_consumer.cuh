@@ -1,0 +1,136 @@
+/// wgmma_tma: a consumer warpgroup's main loop (wait for a stage, wgmma on
+/// it, release it) and each unit's split-K or stream-K reduction. consumer()
+/// goes on in wgmma_epilogue.cuh, which stores the tile and closes the
+/// function. wgmma_m64nNk16 stands for the wrapper of the config's N: the
+/// emitter writes wgmma_m64n<kWN>k16 there (emit_wgmma.cpp, consumer).
+// Accumulator layout of m64nNk16: warp w owns rows 16w..16w+15 of each m64
+// tile; register 4j+{0,1} is (row lane/4, cols 8j + 2(lane%4) + {0,1}),
+// 4j+{2,3} is 8 rows below. Calls f(r, c, d) for each of this thread's
+// quads: d[0..1] at (r, c..c+1) and d[2..3] at (r + 8, c..c+1) of the
+// consumer's kWM x kWN tile.
+template <typename F>
+__device__ __forceinline__ void for_each_quad(const float (&acc)[kAccRegs], int warp, int lane, F f) {
+#pragma unroll
+  for (int mt = 0; mt < kMT; ++mt) {
+#pragma unroll
+    for (int j = 0; j < kWN / 8; ++j) f(mt * 64 + warp * 16 + lane / 4, j * 8 + (lane % 4) * 2, &acc[mt * kAccum + j * 4]);
+  }
+}
+
+// `prod` is the load walk when kInlineProducer (thread 0 only), else unused.
+__device__ __forceinline__ void consumer(const TesseraGemmParams& p, unsigned char* smem, unsigned long long* full,
+                                         unsigned long long* empty, __half* staging, __half* bias_smem, int c, int t,
+                                         Producer& prod) {
+  const int cm = kPingPong ? 0 : c / kConsumersN, cn = kPingPong ? 0 : c % kConsumersN;
+  const int warp = t / 32, lane = t % 32;
+  int stage = 0, phase = 0;
+  // Stage 0's descriptors for this consumer; the loop only advances them.
+  const unsigned char* sB0 = smem + kStages * kATileBytes;
+  const unsigned long long dA0 = desc_k_major(smem, cm * kWM);
+  const unsigned long long dB0 = kLayoutNN ? desc_n_major(sB0, cn * kWN) : desc_k_major(sB0, cn * kWN);
+  int unit = 0;  // ping-pong: this unit's index in the walk
+  for (Walk s = walk_start(p); s.valid; walk_advance(p, s), ++unit) {
+    const Work u = s.u;
+    if constexpr (kPingPong) {
+      if (unit % 2 != c) {  // the other consumer's tile: its k-tiles pass through the ring
+        const int at = stage + (u.kb_end - u.kb_begin);
+        phase ^= (at / kStages) & 1;
+        stage = at % kStages;
+        continue;
+      }
+      // Our turn once the other consumer has issued its previous tile's math:
+      // the tensor cores go to one consumer at a time, and every load before
+      // ours is then waited for (a full barrier is never two phases behind).
+      if (unit > 0) named_barrier(kOrderBarrier + c, 256);
+    }
+    const int row0 = u.tm * kBM + cm * kWM, col0 = u.tn * kBN + cn * kWN;  // of the MMA's problem
+    // This tile's bias, copied while the main loop runs: the epilogue then
+    // reads shared memory (0 past N) instead of waiting on global loads. The
+    // first barrier keeps the copy from overwriting what a slower thread of
+    // this consumer still reads for the previous tile.
+    __half* const tile_bias = bias_smem + c * kBiasLen;
+    if constexpr (kHasBias) {
+      named_barrier(1 + c, 128);
+      const int base = kSwapAB ? row0 : col0;
+      for (int i = t; i < kBiasLen; i += 128) tile_bias[i] = base + i < p.N ? p.bias[base + i] : __float2half(0.0f);
+    }
+
+    float acc[kAccRegs];
+#pragma unroll
+    for (int i = 0; i < kAccRegs; ++i) acc[i] = 0.0f;
+    int held = -1;  // kInflight: the stage whose wgmma group is still running
+    for (int kb = u.kb_begin; kb < u.kb_end; ++kb) {
+      mbar_wait(&full[stage], phase);
+      const unsigned long long dA = desc_advance(dA0, stage * kATileBytes);
+      const unsigned long long dB = desc_advance(dB0, stage * kBTileBytes);
+      fence_accumulators(acc);
+      wgmma_fence();
+#pragma unroll
+      for (int ks = 0; ks < kBK / 16; ++ks) {
+#pragma unroll
+        for (int mt = 0; mt < kMT; ++mt) {
+          // k-major: 64 rows further and 32 bytes per k16 step; NN B: 16 k-rows per step.
+          const unsigned long long da = desc_advance(dA, mt * 64 * kSwizzleBytes + ks * 32);
+          const unsigned long long db = desc_advance(dB, kLayoutNN ? ks * 16 * kSwizzleBytes : ks * 32);
+          wgmma_m64nNk16(&acc[mt * kAccum], da, db);
+        }
+      }
+      wgmma_commit();
+      if constexpr (kInflight) {
+        wgmma_wait<1>();  // the previous stage's group is done: release that stage
+        fence_accumulators(acc);
+        if (held >= 0) {
+          release(&empty[held], lane);
+          refill(p, prod, smem, full, empty, t);
+        }
+        held = stage;
+      } else {
+        wgmma_wait<0>();
+        fence_accumulators(acc);
+        release(&empty[stage], lane);
+        refill(p, prod, smem, full, empty, t);
+      }
+      if (++stage == kStages) {
+        stage = 0;
+        phase ^= 1;
+      }
+    }
+    if constexpr (kPingPong) {
+      // Every wgmma of this tile is issued: the next tile's consumer may start
+      // (only if there is one, so that every arrival has its waiter).
+      Walk next = s;
+      walk_advance(p, next);
+      if (next.valid) named_barrier_arrive(kOrderBarrier + (1 - c), 256);
+    }
+    if constexpr (kInflight) {
+      wgmma_wait<0>();
+      fence_accumulators(acc);
+      if (held >= 0) {
+        release(&empty[held], lane);
+        refill(p, prod, smem, full, empty, t);
+      }
+    }
+
+    if (!tile_in_c(p, u)) continue;
+
+    // Split-K and stream-K: fp32 slots of kBM x kBN (a kWM x kWN share per
+    // consumer), then one semaphore per (tile, consumer); the CTA that
+    // completes the sum goes on to the epilogue, the others to their next unit.
+    if constexpr (kSplitK > 1 || kStreamK) {
+      const auto bar = [c] { named_barrier(1 + c, 128); };
+      const auto bar_or = [c](int v) { return named_barrier_or(1 + c, 128, v); };
+      float* ws = static_cast<float*>(p.workspace);
+      const auto slot_of = [ws, c](int slot) { return ws + (static_cast<size_t>(slot) * kConsumers + c) * (kWM * kWN); };
+      const int slots = kStreamK ? kStreamKPartials : s.tiles_m * s.tiles_n;
+      int* sems = reinterpret_cast<int*>(ws + static_cast<size_t>(slots) * kBM * kBN);
+      if constexpr (kStreamK) {
+        if (u.peers > 1 &&
+            !streamk_fixup<kAccRegs, 128>(acc, s, slot_of, sems + u.sk_tile * kConsumers + c, t, bar, bar_or))
+          continue;
+      } else {
+        if (!splitk_reduce<kAccRegs, 128>(acc, slot_of(u.tile_id), sems + u.tile_id * kConsumers + c, u.split, t, bar,
+                                          bar_or))
+          continue;
+      }
+    }
+
