@@ -79,7 +79,7 @@ Subject make_subject(const std::string& spec, int sms, worker::DeviceBuffer& lin
   Compiler compiler(CompilerOptions{{}, 120.0, true, tessera_executable()});
   const CompileOutput out = compiler.compile({detect_kind(source), source, kDefaultArch, {}});
   if (out.status != Status::ok) fail_bad_input(fmt::format("{} does not compile: {}", what, out.reason));
-  s.callable = worker::load_gemm_callable(to_string(detect_kind(source)), out.artifact, out.contract, s.task);
+  s.callable = worker::load_gemm_callable(detect_kind(source), out.artifact, out.contract, s.task);
   return s;
 }
 

@@ -16,11 +16,11 @@
 #include "bench/floor.hpp"
 #include "bench/protocol.hpp"
 #include "cli/command.hpp"
+#include "cli/sandbox_args.hpp"
 #include "cli/task_args.hpp"
 #include "core/candidate.hpp"
 #include "core/fs.hpp"
 #include "core/progress.hpp"
-#include "core/counter_set.hpp"
 #include "core/stats.hpp"
 #include "harness/sandbox.hpp"
 
@@ -31,9 +31,9 @@ using tessera::stats::upper_median;
 struct Args {
   int count = 30;
   tessera::cli::TaskArgs task;
-  std::string mode = "auto";
+  tessera::cli::SandboxArgs sandbox;
   bool counters = false;
-  std::string counter_set = "full";
+  std::string counter_set = tessera::kDefaultCounterSet;
   std::string source = TESSERA_SOURCE_DIR "/examples/hgemm_wmma.cu";
 };
 
@@ -53,12 +53,11 @@ void run(Args a) {
   const auto cache = std::filesystem::temp_directory_path() / fmt::format("tessera-bench-{}", ::getpid());
   std::filesystem::remove_all(cache);
   ::setenv("TESSERA_CACHE_DIR", cache.c_str(), 1);
-  tessera::SandboxOptions so;
-  so.mode = a.mode;
-  auto ev = tessera::make_evaluator(so);
+  auto ev = tessera::make_evaluator(tessera::cli::sandbox_options_of(a.sandbox));
   tessera::EvalOptions eo;
   eo.counters = a.counters;
-  eo.counter_set = tessera::to_string(tessera::parse_counter_set(a.counter_set));
+  eo.counter_set = a.counter_set;
+  tessera::validate(eo, "options");
   // Start the worker (context, baselines autotune, peak) outside the figures.
   (void)ev->evaluate(cands.front(), task, eo);
   std::filesystem::remove_all(cache / "kernels");
@@ -102,7 +101,7 @@ void setup(CLI::App& root) {
   auto* h = bench->add_subcommand("harness", "End-to-end evaluations per minute, cold and warm compile cache");
   h->add_option("--count", a.count, "distinct candidates per phase")->capture_default_str();
   tessera::cli::add_task_options(h, a.task);
-  h->add_option("--mode", a.mode, "auto, full or compile_only")->capture_default_str();
+  tessera::cli::add_mode_options(h, a.sandbox);
   h->add_flag("--counters", a.counters, "collect CUPTI counters in every evaluation");
   h->add_option("--counter-set", a.counter_set, "full or fast (what search reads)")->capture_default_str();
   h->add_option("--source", a.source, "device-only candidate to vary")->capture_default_str();

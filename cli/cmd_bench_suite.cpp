@@ -20,6 +20,7 @@
 #include "cli/bench_commands.hpp"
 #include "cli/build_args.hpp"
 #include "cli/command.hpp"
+#include "cli/sandbox_args.hpp"
 #include "core/error.hpp"
 #include "core/fs.hpp"
 #include "harness/sandbox.hpp"
@@ -38,6 +39,7 @@ struct SuiteArgs {
   std::string resume;
   BuildOptions build;
   bench::MeasureSettings measure;
+  SandboxArgs sandbox;  // --mode full (the default) or compile_only, --compile-only
   double max_minutes = 0;
   bool no_progress = false;
   std::vector<std::string> retry;  // kernel statuses whose shapes are measured again
@@ -97,6 +99,11 @@ void arguments_from_run(SuiteArgs& a) {
 }
 
 void run_suite_command(SuiteArgs a) {
+  // A sweep is never silently compile-only: auto is not one of its modes.
+  const EvalMode mode = mode_of(a.sandbox);
+  if (mode == EvalMode::auto_detect)
+    fail_bad_input("bench suite measures in --mode full or compile_only (--compile-only), never auto");
+  a.measure.compile_only = mode == EvalMode::compile_only;
   if (!a.resume.empty()) arguments_from_run(a);
   if (a.tasks_file.empty()) fail_bad_input("no tasks: give --tasks FILE (e.g. datasets/grid1000.json) or --resume DIR");
   if (a.max_minutes < 0) fail_bad_input("--max-minutes must be >= 0");
@@ -125,7 +132,7 @@ void run_suite_command(SuiteArgs a) {
     measurer = bench::make_baseline_measurer(a.measure);
   } else {
     SandboxOptions so;
-    so.mode = a.measure.compile_only ? "compile_only" : "full";  // never a silent compile-only sweep
+    so.mode = a.measure.compile_only ? EvalMode::compile_only : EvalMode::full;  // never a silent compile-only sweep
     so.device = a.measure.device;
     so.remeasure_baselines = a.measure.remeasure;
     so.autotune_max_algos = a.measure.max_algos;
@@ -196,7 +203,7 @@ void add_bench_suite_command(CLI::App* bench) {
   cmd->add_option("--max-algos", a->measure.max_algos, "cuBLASLt algorithms the autotuner times")->capture_default_str();
   cmd->add_flag("--remeasure", a->measure.remeasure, "autotune cuBLASLt again instead of using the cached choice");
   cmd->add_option("--max-minutes", a->max_minutes, "stop between shapes after this long (exit 5; run again to continue)");
-  cmd->add_flag("--compile-only", a->measure.compile_only, "compile and check the kernels only (no GPU needed)");
+  add_mode_options(cmd, a->sandbox, EvalMode::full);
   cmd->add_option("--device", a->measure.device, "CUDA device ordinal")->capture_default_str();
   cmd->add_flag("--no-progress", a->no_progress, "no progress bar");
   cmd->add_option("--retry", a->retry,

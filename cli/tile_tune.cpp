@@ -152,7 +152,7 @@ void cmd_tune(const TuneArgs& a) {
   if (a.tune.confirm_top < 1) fail_bad_input("--confirm must be >= 1 (the winner is always re-measured)");
   search::TileTuneOptions options = a.tune;
   options.backend = a.tile.backend;
-  options.compile_only = a.tile.compile_only;
+  options.compile_only = compile_only(a.tile);
   search::check_backend(options.backend);  // before any work
   std::vector<Task> tasks;
   if (!a.tasks_file.empty()) tasks = load_tasks_file(a.tasks_file);
@@ -241,7 +241,7 @@ void add_tune_command(CLI::App* tile) {
       ->capture_default_str();
   tune->add_flag("--sweep-baselines", args->tune.sweep_baselines,
                  "time the cuBLAS/cuBLASLt baselines with every config, not only with the winner's confirmation");
-  tune->add_flag("--compile-only", args->tile.compile_only, "compile and check only (no GPU needed)");
+  add_mode_options(tune, args->tile.sandbox);
   tune->callback([args] { cmd_tune(*args); });
 }
 

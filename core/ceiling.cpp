@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/fs.hpp"
+#include "core/wire.hpp"
 
 namespace tessera {
 
@@ -109,11 +110,6 @@ bool raise_peak(DeviceSummary& device, double tflops, const std::string& source)
   return true;
 }
 
-void apply_ceiling(DeviceSummary& d, const nlohmann::json& c) {
-  d.peak_tflops = c.value("peak_tflops", 0.0);
-  d.peak_source = c.value("peak_source", std::string());
-  d.dram_gbps = c.value("dram_gbps", 0.0);
-  d.floor_us = c.value("floor_us", 0.0);
-}
+void apply_ceiling(DeviceSummary& d, const nlohmann::json& c) { apply_ceiling(d, c.get<DeviceCeiling>()); }
 
 }  // namespace tessera

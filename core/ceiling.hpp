@@ -63,7 +63,9 @@ bool raise_stored_peak(const DeviceSummary& device);
 // store is logged, never thrown: the measurement stands). Returns whether the
 // device's peak rose.
 bool raise_peak(DeviceSummary& device, double tflops, const std::string& source);
-// Copies peak_tflops, peak_source, dram_gbps, floor_us into the summary.
+// Copies a stored ceiling's peak_tflops, peak_source, dram_gbps, floor_us
+// (read as a DeviceCeiling, core/wire.hpp, leniently: the file also names the
+// device and when it was measured) into the summary.
 void apply_ceiling(DeviceSummary& device, const nlohmann::json& ceiling);
 
 }  // namespace tessera

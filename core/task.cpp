@@ -186,4 +186,16 @@ nlohmann::json to_json(const Task& t) {
           {"acc", t.acc}, {"epilogue", to_string(t.epilogue)}};
 }
 
+void to_json(nlohmann::json& j, const Task& t) { j = to_json(t); }
+
+void from_json(const nlohmann::json& j, Task& t) { t = parse_task(j); }
+
+void from_json_strict(const nlohmann::json& j, Task& t, const std::string& where) {
+  try {
+    t = parse_task(j);
+  } catch (const Error& e) {
+    fail_bad_input(fmt::format("{}: {}", where, e.what()));
+  }
+}
+
 }  // namespace tessera

@@ -49,6 +49,11 @@ Task parse_task_string(const std::string& text);
 Task task_from_shape(const std::string& shape, const std::string& layout = "TN",
                      const std::string& epilogue = "none");
 nlohmann::json to_json(const Task& t);
+// The same as members of other JSON structs (core/json_struct.hpp); both
+// readers are parse_task's, the strict one names `where` in its errors.
+void to_json(nlohmann::json& j, const Task& t);
+void from_json(const nlohmann::json& j, Task& t);
+void from_json_strict(const nlohmann::json& j, Task& t, const std::string& where);
 void validate(const Task& t);  // throws bad_input
 
 }  // namespace tessera

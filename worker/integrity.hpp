@@ -19,6 +19,13 @@
 
 namespace tessera::worker {
 
+// What the audit after timing found changed: the inputs (against the hidden
+// copies), or canary bytes around a buffer.
+struct Damage {
+  enum class Kind { none, inputs, canaries } kind = Kind::none;
+  std::string what;  // for the verdict
+};
+
 class CandidateGuards {
 public:
   // `workspace` may be empty (no workspace).
@@ -34,9 +41,8 @@ public:
   HotGuard hot(std::function<void(int, cudaStream_t)> launch_into, int buffers);
 
   // After all timing: A and B compared with the hidden copies, every canary
-  // (output, rotated outputs, inputs, workspace) with what it was. Empty, or
-  // what was changed.
-  std::string audit();
+  // (output, rotated outputs, inputs, workspace) with what it was.
+  Damage audit();
 
   int checks() const { return checks_total_; }
 
