@@ -52,6 +52,8 @@ std::string describe_result(const EvalResult& r, std::size_t max_log_chars);
 // One line: "ok, 812.3 us, 0.91x vs cublas" / "compile_error: ...".
 std::string summarise_result(const EvalResult& r);
 
+inline constexpr std::size_t kDefaultModelPicks = 5;
+
 struct PromptOptions {
   std::filesystem::path prompt_dir;  // empty: default_prompt_dir()
   std::filesystem::path abi_header;  // empty: default_abi_header()
@@ -60,6 +62,9 @@ struct PromptOptions {
   std::size_t max_inspirations = kDefaultMaxInspirations;
   std::size_t max_log_chars = kDefaultMaxLogChars;
   bool allow_diff = true;  // offer SEARCH/REPLACE edits when there is a parent
+  // The cost model's top picks for the task, with their predicted times
+  // (model_picks.md; 0: none). A few hundred characters, never trimmed.
+  std::size_t model_picks = kDefaultModelPicks;
   double chars_per_token = kCharsPerToken;  // for the budget; build() may be given a learned one
 };
 
@@ -77,6 +82,8 @@ public:
 private:
   std::string system_prompt(const ProposalContext& c, bool diff) const;
   std::string user_prompt(const ProposalContext& c, std::size_t history, std::size_t inspirations, std::size_t log_chars) const;
+  // The cost model's first `count` picks for the task (model_picks.cpp).
+  std::string model_picks_section(const ProposalContext& c, std::size_t count) const;
 
   PromptOptions options_;
   PromptTemplates templates_;

@@ -115,6 +115,9 @@ std::string PromptBuilder::user_prompt(const ProposalContext& c, std::size_t his
     }
     insp = render_template(templates_.get("inspirations_header"), {{"entries", entries}}, "inspirations_header");
   }
+  const std::string picks = options_.model_picks > 0 && templates_.has("model_picks")
+                                ? model_picks_section(c, options_.model_picks)
+                                : std::string();
   // Never trimmed: without it a re-ask is the prompt that produced the repeat.
   const std::string repeated =
       c.repeated_step >= 0
@@ -122,6 +125,7 @@ std::string PromptBuilder::user_prompt(const ProposalContext& c, std::size_t his
           : std::string();
   return squeeze_blank_lines_outside_fences(render_template(templates_.get("user"),
                                                            {{"task", task_text(c.task)},
+                                                            {"model_picks", without_trailing_newlines(picks)},
                                                             {"strategy", without_trailing_newlines(strategy)},
                                                             {"parent", without_trailing_newlines(parent)},
                                                             {"history", without_trailing_newlines(hist)},

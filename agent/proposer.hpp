@@ -38,6 +38,16 @@ struct Evaluated {
   EvalResult result;
 };
 
+// A kernel evaluated on this task earlier in the run, as proposers that learn
+// from measurements (the tile proposer's cost model) and skip what was tried
+// need it: no source, no counters.
+struct Measured {
+  std::string name;
+  nlohmann::json meta;  // the candidate's meta (meta["tile_config"] for a tile config)
+  Status status = Status::ok;
+  double cold_us = 0;   // the cold median when the kernel verified and was timed, else 0
+};
+
 struct GpuInfo {
   std::string name = "unknown";
   int sm_count = 0;
@@ -55,6 +65,7 @@ struct ProposalContext {
   std::optional<Evaluated> parent;           // none: start from scratch/seed
   std::vector<Evaluated> inspirations;       // other good kernels from the population
   std::vector<Evaluated> history;            // recent attempts, newest last
+  std::vector<Measured> measured;            // every evaluation of this task in the run, oldest first
   std::string strategy;                      // optimisation strategy arm, e.g. "pipelining"
   std::string model;                         // model arm (for ensembles); empty = default
   double temperature = -1;                   // <0: endpoint default

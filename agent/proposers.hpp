@@ -17,6 +17,19 @@ struct TileProposerOptions {
   double random_restart_probability = 0.1;
   double crossover_probability = 0.2;
   std::string arch = "sm_90a";
+  // Model-guided moves (tile_proposer.hpp): each move draws a pool of legal
+  // configs and proposes the one the cost model predicts fastest. false: the
+  // moves of before (the seeds in order, then one uniform pick per move).
+  bool guided = true;
+  double explore_probability = 0.1;     // a move proposes a random member of its pool instead: counted exploration
+  double model_move_probability = 0.2;  // a move takes the model's next untried picks as its pool
+  int model_first = 8;                  // a task's first configs are the model's top picks, as tile tune's are
+  // A config predicted slower than this multiple of the incumbent's predicted
+  // time is not proposed, except as exploration.
+  double far_slower = 1.5;
+  // The learned cost model: the one stored for the GPU's kind (or another
+  // kind's, transferred), updated from this task's measurements at every move.
+  bool learn = true;
 };
 std::unique_ptr<Proposer> make_tile_proposer(const TileProposerOptions& options);
 

@@ -59,9 +59,11 @@ std::optional<ReplayItem> item_from(const nlohmann::json& r, int line) {
   if (r.contains("candidate") && r["candidate"].is_object()) {
     const auto& c = r["candidate"];
     it.name = string_at(c, "name");
-    const std::string k = string_at(c, "kind");
-    if (k == "device_only") it.candidate_kind = CandidateKind::device_only;
-    if (k == "translation_unit") it.candidate_kind = CandidateKind::translation_unit;
+    try {
+      if (const std::string k = string_at(c, "kind"); !k.empty()) it.candidate_kind = parse_candidate_kind(k);
+    } catch (const Error&) {
+      // a kind this tessera does not name: detected from the source instead
+    }
     if (auto src = string_at(c, "source"); !src.empty()) {
       it.kind = "full_source";
       it.content = src;

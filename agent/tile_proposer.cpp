@@ -5,29 +5,33 @@
 
 #include <fmt/format.h>
 
+#include "agent/detail/tile_moves.hpp"
 #include "core/error.hpp"
 #include "tile/emit.hpp"
 #include "tile/space.hpp"
 
 namespace tessera::agent {
 
+using detail::Fresh;
+using detail::Move;
+using detail::mates_of;
+
 namespace {
 
 constexpr const char* kMetaKey = "tile_config";
 
-// Names already tried (history, parent, inspirations) so moves prefer new points.
+// Names already tried (every evaluation of the task, the recent history,
+// the parent, the inspirations) so moves prefer new points.
 std::set<std::string> tried_names(const ProposalContext& ctx) {
   std::set<std::string> s;
+  for (const auto& m : ctx.measured) s.insert(m.name);
   for (const auto& e : ctx.history) s.insert(e.candidate.name);
   for (const auto& e : ctx.inspirations) s.insert(e.candidate.name);
   if (ctx.parent) s.insert(ctx.parent->candidate.name);
   return s;
 }
 
-struct Move {
-  tile::Config config;
-  std::string kind;  // seed | neighbour | crossover | restart
-};
+constexpr int kRestartTries = 64;  // uniform draws before a restart gives up on finding an untried config
 
 }  // namespace
 
@@ -46,6 +50,53 @@ tile::Limits TileProposer::limits_for(const ProposalContext& ctx) const {
   return l;
 }
 
+namespace {
+
+// The moves of before guidance (options.guided = false): the seeds in order,
+// then a neighbour, a crossover or a restart, each one uniform draw.
+std::optional<Move> unguided_move(const TileProposerOptions& o, const ProposalContext& ctx, const tile::Space& space,
+                                  const tile::Limits& limits, const std::optional<tile::Config>& parent,
+                                  const Fresh& fresh, std::mt19937_64& rng) {
+  std::optional<Move> move;
+  const auto restart = [&]() -> std::optional<Move> {
+    for (int i = 0; i < kRestartTries; ++i) {
+      auto c = tile::sample(space, ctx.task, limits, rng);
+      if (c && fresh(*c)) return Move{*c, "restart"};
+    }
+    return std::nullopt;
+  };
+  if (!parent) {
+    for (const auto& c : tile::seeds(ctx.task, limits)) {
+      if (fresh(c)) {
+        move = Move{c, "seed"};
+        break;
+      }
+    }
+    if (!move) move = restart();
+    return move;
+  }
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  const double r = u(rng);
+  if (r < o.random_restart_probability) move = restart();
+  if (!move && r < o.random_restart_probability + o.crossover_probability) {
+    const auto mates = mates_of(ctx);
+    if (!mates.empty()) {
+      const auto& mate = mates[std::uniform_int_distribution<std::size_t>(0, mates.size() - 1)(rng)];
+      if (auto c = tile::crossover(*parent, mate, space, ctx.task, limits, rng); c && fresh(*c))
+        move = Move{*c, "crossover"};
+    }
+  }
+  if (!move) {
+    auto ns = tile::neighbours(*parent, space, ctx.task, limits);
+    ns.erase(std::remove_if(ns.begin(), ns.end(), [&](const tile::Config& c) { return !fresh(c); }), ns.end());
+    if (!ns.empty()) move = Move{ns[std::uniform_int_distribution<std::size_t>(0, ns.size() - 1)(rng)], "neighbour"};
+  }
+  if (!move) move = restart();
+  return move;
+}
+
+}  // namespace
+
 Proposal TileProposer::propose(const ProposalContext& ctx) {
   Proposal p;
   p.proposer = "tile";
@@ -60,50 +111,18 @@ Proposal TileProposer::propose(const ProposalContext& ctx) {
     // whatever order overlapping proposals are made in.
     rng_.seed(options_.seed ^ (ctx.seed * 0x9E3779B97F4A7C15ull));
     const auto tried = tried_names(ctx);
-    const auto fresh = [&](const tile::Config& c) { return !tried.count(tile::name(c)); };
+    const Fresh fresh = [&](const tile::Config& c) { return !tried.count(tile::name(c)); };
 
     std::optional<tile::Config> parent;
     if (ctx.parent) parent = config_of(ctx.parent->candidate);
     if (parent) tile::canonicalize(*parent, ctx.task);
 
     std::optional<Move> move;
-    const auto restart = [&]() -> std::optional<Move> {
-      for (int i = 0; i < 64; ++i) {
-        auto c = tile::sample(space, ctx.task, limits, rng_);
-        if (c && fresh(*c)) return Move{*c, "restart"};
-      }
-      return std::nullopt;
-    };
-
-    if (!parent) {
-      for (const auto& c : tile::seeds(ctx.task, limits)) {
-        if (fresh(c)) {
-          move = Move{c, "seed"};
-          break;
-        }
-      }
-      if (!move) move = restart();
+    if (options_.guided) {
+      const detail::Guide guide = detail::make_guide(ctx, limits, priors_, options_.learn);
+      move = detail::guided_move(options_, ctx, space, limits, parent, fresh, guide, rng_);
     } else {
-      std::uniform_real_distribution<double> u(0.0, 1.0);
-      const double r = u(rng_);
-      if (r < options_.random_restart_probability) move = restart();
-      if (!move && r < options_.random_restart_probability + options_.crossover_probability) {
-        std::vector<tile::Config> mates;
-        for (const auto& e : ctx.inspirations) {
-          if (auto c = config_of(e.candidate)) mates.push_back(*c);
-        }
-        if (!mates.empty()) {
-          const auto& mate = mates[std::uniform_int_distribution<std::size_t>(0, mates.size() - 1)(rng_)];
-          if (auto c = tile::crossover(*parent, mate, space, ctx.task, limits, rng_); c && fresh(*c))
-            move = Move{*c, "crossover"};
-        }
-      }
-      if (!move) {
-        auto ns = tile::neighbours(*parent, space, ctx.task, limits);
-        ns.erase(std::remove_if(ns.begin(), ns.end(), [&](const tile::Config& c) { return !fresh(c); }), ns.end());
-        if (!ns.empty()) move = Move{ns[std::uniform_int_distribution<std::size_t>(0, ns.size() - 1)(rng_)], "neighbour"};
-      }
-      if (!move) move = restart();
+      move = unguided_move(options_, ctx, space, limits, parent, fresh, rng_);
     }
     if (!move) {
       p.error = fmt::format("no untried legal tile config for {} on {}", ctx.task.id(), limits.arch);
@@ -121,6 +140,7 @@ Proposal TileProposer::propose(const ProposalContext& ctx) {
                        {"seed", options_.seed},
                        {"context_seed", ctx.seed},
                        {"parent", parent ? tile::name(*parent) : std::string()}};
+    p.proposer_info.update(move->info);
     p.ok = true;
   } catch (const std::exception& e) {
     p.ok = false;

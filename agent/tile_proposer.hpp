@@ -1,9 +1,23 @@
 #pragma once
 // The tile proposer: structured moves over the tile compiler's search space
-// (tile/space.hpp). No network, deterministic for a given seed.
-//   no parent tile config -> the next untried seed config (then random samples)
-//   with a parent          -> one-knob neighbour, or crossover with an
-//                             inspiration, or a random restart
+// (tile/space.hpp), ranked by the cost model before anything is measured
+// (the search-space design of Ansor and MetaSchedule). No network,
+// deterministic for a given seed and context.
+//   a task's first options.model_first configs -> the cost model's top picks,
+//                             in its order (what tile tune measures first)
+//   then, with a parent    -> a move draws a pool: the parent's one-knob
+//                             neighbours, crossovers with the inspirations,
+//                             uniform restarts, or the model's next picks;
+//                             the pool is ranked by the model and its fastest
+//                             predicted config proposed. With probability
+//                             explore_probability a random member instead
+//                             (counted: proposer_info.explore). A pick
+//                             predicted far slower than the incumbent gives
+//                             way to the model's next pick (proposer_info.far_slower).
+// The model is the analytical one corrected by the learned model of the
+// GPU's kind (tile/learned_model.hpp), refitted at every move to what this
+// task measured so far (options.learn). options.guided = false gives the
+// moves of before: the seeds, then one uniform neighbour, crossover or restart.
 // The candidate carries meta["tile_config"], so the next proposal can build on it.
 #include <cstdint>
 #include <optional>
@@ -11,6 +25,7 @@
 #include <set>
 #include <string>
 
+#include "agent/detail/tile_guide.hpp"
 #include "agent/proposer.hpp"
 #include "agent/proposers.hpp"
 #include "tile/config.hpp"
@@ -33,6 +48,7 @@ private:
 
   TileProposerOptions options_;
   std::mt19937_64 rng_;
+  detail::PriorCache priors_;
 };
 
 }  // namespace tessera::agent

@@ -10,6 +10,7 @@
 
 #include "core/error.hpp"
 #include "core/fs.hpp"
+#include "core/table.hpp"
 
 namespace tessera::bench {
 
@@ -145,38 +146,42 @@ std::string caveat(const Comparison& c) {
       c.other_name, c.other_method, c.our_method);
 }
 
-std::string comparison_markdown(const Comparison& c) {
-  std::string md = fmt::format("Compared with {} ({}), on the {} shapes both have (ours: {} timed, theirs: {}).\n\n",
-                               c.other_name, c.other_path, c.rows.size(), c.our_shapes, c.their_shapes);
-  md += "> " + caveat(c) + "\n\n";
-  md += fmt::format("| bucket | column | shapes | tessera geomean (mean) | {0} geomean (mean) | tessera ahead |\n"
-                    "|---|---|---|---|---|---|\n",
-                    c.other_name);
+Table comparison_table(const Comparison& c) {
+  Table table({"bucket", "column", "shapes", "tessera geomean (mean)", c.other_name + " geomean (mean)",
+               "tessera ahead"});
   for (const auto& b : c.buckets)
     for (const auto& col : c.columns) {
       const auto& o = b.ours.at(col);
       const auto& t = b.theirs.at(col);
       if (o.n == 0) continue;
-      md += fmt::format("| {} | {} | {} | {:.3f}x ({:.3f}x) | {:.3f}x ({:.3f}x) | {} of {} |\n", b.bucket, col, o.n,
-                        o.geomean, o.mean, t.geomean, t.mean, b.ours_ahead.at(col), b.compared.at(col));
+      table.add_row({b.bucket, col, std::to_string(o.n), fmt::format("{:.3f}x ({:.3f}x)", o.geomean, o.mean),
+                     fmt::format("{:.3f}x ({:.3f}x)", t.geomean, t.mean),
+                     fmt::format("{} of {}", b.ours_ahead.at(col), b.compared.at(col))});
     }
-  return md;
+  return table;
+}
+
+std::string comparison_markdown(const Comparison& c) {
+  std::string md = fmt::format("Compared with {} ({}), on the {} shapes both have (ours: {} timed, theirs: {}).\n\n",
+                               c.other_name, c.other_path, c.rows.size(), c.our_shapes, c.their_shapes);
+  md += "> " + caveat(c) + "\n\n";
+  return md + to_markdown(comparison_table(c));
 }
 
 std::string comparison_csv(const Comparison& c) {
-  std::string out = "mnk,bucket";
-  for (const auto& col : c.columns) out += fmt::format(",tessera {0},{1} {0}", col, c.other_name);
-  out += "\n";
+  std::vector<std::string> headers = {"mnk", "bucket"};
+  for (const auto& col : c.columns) headers.insert(headers.end(), {"tessera " + col, c.other_name + " " + col});
+  Table table(std::move(headers));
   for (const auto& r : c.rows) {
-    out += r.mnk + "," + r.bucket;
+    std::vector<std::string> cells = {r.mnk, r.bucket};
     for (const auto& col : c.columns) {
       auto o = r.ours.find(col);
-      if (o == r.ours.end()) out += ",,";
-      else out += fmt::format(",{:.3f},{:.3f}", o->second, r.theirs.at(col));
+      if (o == r.ours.end()) cells.insert(cells.end(), {"", ""});
+      else cells.insert(cells.end(), {fmt::format("{:.3f}", o->second), fmt::format("{:.3f}", r.theirs.at(col))});
     }
-    out += "\n";
+    table.add_row(std::move(cells));
   }
-  return out;
+  return to_csv(table);
 }
 
 nlohmann::json to_json(const Comparison& c) {

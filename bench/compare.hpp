@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/table.hpp"
+#include "core/table.hpp"
 
 namespace tessera::bench {
 
@@ -56,6 +57,9 @@ Comparison compare_runs(const Run& run, const std::vector<ShapeRow>& rows, const
 
 // The plain statement that the two were measured differently.
 std::string caveat(const Comparison& c);
+// Per bucket and column: both sides' geomean (mean) and how often tessera
+// was ahead; the Markdown and the HTML report both write it.
+Table comparison_table(const Comparison& c);
 std::string comparison_markdown(const Comparison& c);
 std::string comparison_csv(const Comparison& c);
 nlohmann::json to_json(const Comparison& c);

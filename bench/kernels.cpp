@@ -12,7 +12,36 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* kKinds = "none, tile:BUDGET, run:DIR, dir:DIR, file:FILE.cu, or a path";
+constexpr const char* kKinds =
+    "none, tile:BUDGET, search:BUDGET[:evolve|bandit][:alone], run:DIR, dir:DIR, file:FILE.cu, or a path";
+
+int parse_budget(const std::string& spec, const std::string& value) {
+  int budget = 0;
+  const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), budget);
+  if (ec != std::errc() || end != value.data() + value.size() || budget < 1)
+    fail_bad_input(fmt::format("--kernels {}: the budget must be a positive integer (configs per shape), e.g. {}:24",
+                               spec, spec.substr(0, spec.find(':'))));
+  return budget;
+}
+
+// search:BUDGET[:evolve|bandit][:alone]
+KernelSource parse_search(const std::string& spec, const std::string& value) {
+  KernelSource s{KernelSourceKind::search, {}, 0};
+  std::vector<std::string> parts;
+  for (std::size_t from = 0;;) {
+    const auto colon = value.find(':', from);
+    parts.push_back(value.substr(from, colon - from));
+    if (colon == std::string::npos) break;
+    from = colon + 1;
+  }
+  s.budget = parse_budget(spec, parts[0]);
+  for (std::size_t i = 1; i < parts.size(); ++i) {
+    if (parts[i] == "evolve" || parts[i] == "bandit") s.method = parts[i];
+    else if (parts[i] == "alone") s.alone = true;
+    else fail_bad_input(fmt::format("--kernels {}: unknown '{}' (search:BUDGET[:evolve|bandit][:alone])", spec, parts[i]));
+  }
+  return s;
+}
 
 fs::path kernel_folder(const KernelSource& s) { return s.kind == KernelSourceKind::run ? s.path / "best" : s.path; }
 
@@ -29,6 +58,7 @@ std::string KernelSource::spec() const {
   switch (kind) {
     case KernelSourceKind::none: return "none";
     case KernelSourceKind::tile: return fmt::format("tile:{}", budget);
+    case KernelSourceKind::search: return fmt::format("search:{}:{}{}", budget, method, alone ? ":alone" : "");
     case KernelSourceKind::run: return "run:" + path.string();
     case KernelSourceKind::dir: return "dir:" + path.string();
     case KernelSourceKind::file: return "file:" + path.string();
@@ -41,13 +71,8 @@ KernelSource parse_kernel_source(const std::string& spec) {
   const auto colon = spec.find(':');
   if (colon == std::string::npos || spec.rfind("/", 0) == 0 || spec.rfind(".", 0) == 0) return from_path(spec);
   const std::string kind = spec.substr(0, colon), value = spec.substr(colon + 1);
-  if (kind == "tile") {
-    int budget = 0;
-    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), budget);
-    if (ec != std::errc() || end != value.data() + value.size() || budget < 1)
-      fail_bad_input(fmt::format("--kernels {}: the budget must be a positive integer (configs per shape), e.g. tile:24", spec));
-    return {KernelSourceKind::tile, {}, budget};
-  }
+  if (kind == "tile") return {KernelSourceKind::tile, {}, parse_budget(spec, value)};
+  if (kind == "search") return parse_search(spec, value);
   if (kind != "run" && kind != "dir" && kind != "file")
     fail_bad_input(fmt::format("--kernels {}: unknown kernel source '{}' (expected {})", spec, kind, kKinds));
   if (value.empty()) fail_bad_input(fmt::format("--kernels {}: no path after '{}:'", spec, kind));

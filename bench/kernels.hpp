@@ -2,6 +2,10 @@
 // Where a suite's kernels come from (`--kernels`, docs/bench.md):
 //   none             baselines only (the default)
 //   tile:BUDGET      tile-tuned per shape, BUDGET configs each (search/tile_tuner.hpp)
+//   search:BUDGET[:evolve|bandit][:alone]
+//                    searched per shape (the tile proposer, BUDGET evaluations;
+//                    evolve by default), beside tile:BUDGET on the same shape
+//                    in the same worker unless `alone`
 //   run:DIR          the best kernels of a search run, DIR/best/<task id>.cu
 //   dir:DIR          a folder of kernels, one per shape: <task id>.cu, MxNxK.cu or M_N_K.cu
 //   file:FILE.cu     one kernel for every shape
@@ -16,12 +20,14 @@
 
 namespace tessera::bench {
 
-enum class KernelSourceKind { none, tile, run, dir, file };
+enum class KernelSourceKind { none, tile, run, dir, file, search };
 
 struct KernelSource {
   KernelSourceKind kind = KernelSourceKind::none;
   std::filesystem::path path;  // run/dir/file
-  int budget = 0;              // tile
+  int budget = 0;              // tile, search
+  std::string method = "evolve";  // search: evolve | bandit
+  bool alone = false;          // search: without the tile tuner beside it
   std::string spec() const;    // canonical "kind:value", as stored in bench.json
 };
 

@@ -2,6 +2,7 @@
 // How a suite measures one shape. Three measurers, one per kind of kernel
 // source (bench/kernels.hpp); each keeps one process or worker for the whole
 // sweep. A kernel's failure is data in the record, never an exception.
+#include <filesystem>
 #include <memory>
 #include <string>
 
@@ -51,5 +52,11 @@ std::unique_ptr<ShapeMeasurer> make_file_measurer(Evaluator& evaluator, const Ke
 // their own cold time, the fastest re-measured with the baselines interleaved
 // and counters.
 std::unique_ptr<ShapeMeasurer> make_tile_measurer(Evaluator& evaluator, int budget, const MeasureSettings& settings);
+
+// Searched per shape (search:BUDGET..., bench/detail/search_measurer.cpp): the
+// search runs in work/<task id>/ (its trajectories, kept), its best is
+// re-measured with the baselines; the tile tuner beside it unless `alone`.
+std::unique_ptr<ShapeMeasurer> make_search_measurer(Evaluator& evaluator, const KernelSource& source,
+                                                    const MeasureSettings& settings, const std::filesystem::path& work);
 
 }  // namespace tessera::bench

@@ -1,14 +1,11 @@
 #include "bench/progress.hpp"
 
-#include <unistd.h>
-
+#include <algorithm>
 #include <chrono>
-#include <cmath>
 
 #include <fmt/format.h>
 
 #include "bench/table.hpp"
-#include "search/progress.hpp"
 
 namespace tessera::bench {
 
@@ -39,10 +36,11 @@ std::string format_duration(double s) {
 }
 
 SweepProgress::SweepProgress(std::FILE* out, int total, int done_before, std::map<std::string, int> remaining)
-    : out_(out), tty_(isatty(fileno(out))), total_(total), done_(done_before), remaining_(std::move(remaining)),
-      started_at_(now_s()) {
-  draw(true);
+    : bar_("bench", out), total_(total), done_(done_before), remaining_(std::move(remaining)), started_at_(now_s()) {
+  bar_.update(fraction(), text());
 }
+
+double SweepProgress::fraction() const { return total_ > 0 ? std::min(1.0, double(done_) / total_) : 1.0; }
 
 double SweepProgress::eta_seconds() const {
   int shapes = 0;
@@ -64,7 +62,7 @@ std::string SweepProgress::text() const {
   for (const auto& [b, t] : timed_) shapes += t.first, seconds += t.second;
   std::string s = fmt::format("{}/{} shapes | ETA {}", done_, total_, shapes ? format_duration(eta_seconds()) : "-");
   if (shapes) s += fmt::format(" | {:.1f} s/shape", seconds / shapes);
-  if (speedups_) s += fmt::format(" | geomean {:.3f}x ({})", std::exp(log_speedup_sum_ / speedups_), speedups_);
+  if (speedups_.count()) s += fmt::format(" | geomean {:.3f}x ({})", speedups_.value(), speedups_.count());
   if (!last_.empty()) s += " | last " + last_;
   return s;
 }
@@ -76,37 +74,13 @@ void SweepProgress::shape_done(const ShapeRecord& r) {
   ++t.first;
   t.second += r.wall_s;
   const ShapeRow row = shape_row(r);
-  if (auto it = row.speedup.find("baseline-max"); it != row.speedup.end()) {
-    log_speedup_sum_ += std::log(it->second);
-    ++speedups_;
-  }
+  if (auto it = row.speedup.find("baseline-max"); it != row.speedup.end()) speedups_.add(it->second);
   last_ = last_text(r);
-  draw(false);
-}
-
-void SweepProgress::draw(bool force) {
-  if (tty_) {
-    const double frac = total_ > 0 ? std::min(1.0, double(done_) / total_) : 1.0;
-    std::string bar(std::size_t(frac * search::kProgressBarWidth), '#');
-    bar.resize(search::kProgressBarWidth, '.');
-    std::fprintf(out_, "\r\033[K[%s] %s", bar.c_str(), text().c_str());
-  } else {
-    const double t = now_s();
-    if (!force && t - last_line_at_ < search::kProgressLineIntervalSeconds) return;
-    last_line_at_ = t;
-    std::fprintf(out_, "bench: %s\n", text().c_str());
-  }
-  std::fflush(out_);
+  bar_.update(fraction(), text());
 }
 
 void SweepProgress::finish(const std::string& how) {
-  if (tty_) {
-    draw(true);
-    std::fprintf(out_, "\n");
-  }
-  std::fprintf(out_, "bench: %s: %s (this session %s)\n", how.c_str(), text().c_str(),
-               format_duration(now_s() - started_at_).c_str());
-  std::fflush(out_);
+  bar_.finish(fraction(), fmt::format("{}: {} (this session {})", how, text(), format_duration(now_s() - started_at_)));
 }
 
 }  // namespace tessera::bench

@@ -1,6 +1,6 @@
 #pragma once
-// The sweep's progress on stderr, in the look of the search's
-// (search/progress.hpp): on a terminal one bar redrawn in place, otherwise a
+// The sweep's progress on stderr, drawn by the one progress bar
+// (core/progress.hpp): on a terminal one bar redrawn in place, otherwise a
 // plain line at most every kProgressLineIntervalSeconds. The ETA weighs the
 // shapes left in each bucket by the mean time a shape of that bucket has
 // taken in this session (small and large shapes differ by orders of magnitude).
@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "bench/record.hpp"
+#include "core/progress.hpp"
+#include "core/stats.hpp"
 
 namespace tessera::bench {
 
@@ -24,17 +26,14 @@ public:
   double eta_seconds() const;  // -1 when nothing has been measured yet
 
 private:
-  void draw(bool force);
+  double fraction() const;
 
-  std::FILE* out_;
-  bool tty_;
+  ProgressBar bar_;
   int total_, done_;
   std::map<std::string, int> remaining_;
   std::map<std::string, std::pair<int, double>> timed_;  // bucket -> (shapes, seconds) this session
-  double log_speedup_sum_ = 0;
-  int speedups_ = 0;
+  stats::GeometricMean speedups_;  // over the baseline-max speedups
   std::string last_;
-  double last_line_at_ = -1e9;
   double started_at_;
 };
 

@@ -18,6 +18,7 @@
 #include "bench/device.hpp"
 #include "harness/compiler.hpp"
 #include "core/error.hpp"
+#include "core/stats.hpp"
 #include "harness/subprocess.hpp"
 #include "worker/candidate_runtime.hpp"
 #include "worker/check.hpp"
@@ -50,12 +51,6 @@ struct Row {
   std::vector<double> old_verify_ms, new_verify_ms;  // without and with the determinism check's second run
   int checked = 0;
 };
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 // A kernel to time: a launch on a parameter block, and whether its output
 // can be checked (the floor kernels write none).
@@ -105,7 +100,7 @@ Subject make_subject(const std::string& spec, int sms, worker::DeviceBuffer& lin
   Compiler compiler(CompilerOptions{{}, 120.0, true, tessera_executable()});
   const CompileOutput out = compiler.compile({detect_kind(source), source, kDefaultArch, {}});
   if (out.status != Status::ok) fail_bad_input(fmt::format("{} does not compile: {}", what, out.reason));
-  s.callable = worker::load_gemm_callable(to_string(detect_kind(source)), out.artifact, out.contract, s.task);
+  s.callable = worker::load_gemm_callable(detect_kind(source), out.artifact, out.contract, s.task);
   s.contract = out.contract;
   return s;
 }
@@ -192,13 +187,13 @@ void run_bench_protocol(const BenchProtocolArgs& a) {
   fmt::print("{:<72}{:>10}{:>10}{:>8}{:>10}{:>10}{:>11}{:>11}{:>8}{:>9}\n", "kernel", "old us", "new us", "cold",
              "old hot", "new hot", "old ver ms", "new ver ms", "verify", "checked");
   const auto cell = [](const std::vector<double>& v, const char* format) {
-    return v.empty() ? std::string("-") : fmt::format(fmt::runtime(format), median(v));
+    return v.empty() ? std::string("-") : fmt::format(fmt::runtime(format), stats::upper_median(v));
   };
   for (const auto& r : rows) {
-    const double o = median(r.old_us), n = median(r.new_us);
-    const double vo = median(r.old_verify_ms), vn = median(r.new_verify_ms);
+    const double o = stats::upper_median(r.old_us), n = stats::upper_median(r.new_us);
+    const double vo = stats::upper_median(r.old_verify_ms), vn = stats::upper_median(r.new_verify_ms);
     fmt::print("{:<72}{:>10.3f}{:>10.3f}{:>+7.2f}%{:>10.3f}{:>10}{:>11}{:>11}{:>8}{:>9}\n", r.kernel, o, n,
-               o > 0 ? 100 * (n / o - 1) : 0, median(r.old_hot), cell(r.new_hot, "{:.3f}"),
+               o > 0 ? 100 * (n / o - 1) : 0, stats::upper_median(r.old_hot), cell(r.new_hot, "{:.3f}"),
                cell(r.old_verify_ms, "{:.2f}"), cell(r.new_verify_ms, "{:.2f}"),
                vo > 0 ? fmt::format("{:+.1f}%", 100 * (vn / vo - 1)) : std::string("-"), r.checked);
   }

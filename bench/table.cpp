@@ -1,12 +1,13 @@
 #include "bench/table.hpp"
 
 #include <algorithm>
-#include <cmath>
 
 #include <fmt/format.h>
 
 #include "worker/baselines/baselines.hpp"
 #include "core/fs.hpp"
+#include "core/stats.hpp"
+#include "core/table.hpp"
 
 namespace tessera::bench {
 
@@ -38,13 +39,6 @@ std::vector<std::string> column_baselines(const std::string& column, Layout layo
 
 std::string num(std::optional<double> v, int precision) {
   return v ? fmt::format("{:.{}f}", *v, precision) : std::string();
-}
-
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
 }
 
 std::optional<double> find(const std::map<std::string, double>& m, const std::string& key) {
@@ -117,19 +111,20 @@ std::vector<ShapeRow> shape_rows(const std::vector<ShapeRecord>& records) {
 
 Stat stat_of(const std::vector<double>& v) {
   Stat s;
-  double log_sum = 0, sum = 0;
+  stats::GeometricMean geomean;
+  double sum = 0;
   for (double x : v) {
     if (!(x > 0)) continue;
     s.min = s.n ? std::min(s.min, x) : x;
     s.max = s.n ? std::max(s.max, x) : x;
     ++s.n;
-    log_sum += std::log(x);
+    geomean.add(x);
     sum += x;
     s.wins += x > 1.0;
     s.losses += x < 1.0;
   }
   if (s.n) {
-    s.geomean = std::exp(log_sum / s.n);
+    s.geomean = geomean.value();
     s.mean = sum / s.n;
   }
   return s;
@@ -176,82 +171,100 @@ std::string model_field(const nlohmann::json& model, const char* key) {
 }  // namespace
 
 std::string shapes_csv(const std::vector<ShapeRow>& rows, const Ceiling& ceiling) {
-  std::string out = "mnk,m,n,k,layout,bucket,gflop,kernel,status,kernel_us,kernel_tflops,kernel_pct_of_peak,"
-                    "kernel_spread,best_baseline,best_baseline_us,best_baseline_tflops";
-  for (const auto& c : speedup_column_names()) out += "," + c;
-  for (const auto& b : kBaselineOrder) out += "," + b + "_us";
-  out += ",model_winner_rank,model_winner_predicted_us,model_first_pick_predicted_us,model_first_pick_measured_us";
-  out += ",note\n";
+  std::vector<std::string> headers = {"mnk", "m", "n", "k", "layout", "bucket", "gflop", "kernel", "status",
+                                      "kernel_us", "kernel_tflops", "kernel_pct_of_peak", "kernel_spread",
+                                      "best_baseline", "best_baseline_us", "best_baseline_tflops"};
+  for (const auto& c : speedup_column_names()) headers.push_back(c);
+  for (const auto& b : kBaselineOrder) headers.push_back(b + "_us");
+  for (const char* h : {"model_winner_rank", "model_winner_predicted_us", "model_first_pick_predicted_us",
+                        "model_first_pick_measured_us", "note"})
+    headers.push_back(h);
+  Table table(std::move(headers));
   for (const auto& r : rows) {
     const auto best_tflops = r.best_baseline_us ? std::optional(r.task.tflops_at(*r.best_baseline_us)) : std::nullopt;
     const auto pct = r.kernel_tflops && ceiling.has_peak() ? std::optional(percent_of_peak(*r.kernel_tflops, ceiling))
                                                            : std::nullopt;
-    out += fmt::format("{},{},{},{},{},{},{:.6g},{},{},{},{},{},{},{},{},{}", r.mnk, r.task.m, r.task.n, r.task.k,
-                       to_string(r.task.layout), r.bucket, r.task.flops() / 1e9, csv_field(r.kernel), r.status,
-                       num(r.kernel_us, 3), num(r.kernel_tflops, 2), num(pct, 1),
-                       r.kernel_us ? fmt::format("{:.4f}", r.kernel_spread) : "", r.best_baseline,
-                       num(r.best_baseline_us, 3), num(best_tflops, 2));
-    for (const auto& c : speedup_column_names()) out += fmt::format(",{}", num(find(r.speedup, c), 3));
-    for (const auto& b : kBaselineOrder) out += fmt::format(",{}", num(find(r.baseline_us, b), 3));
+    std::vector<std::string> cells = {r.mnk,
+                                      std::to_string(r.task.m),
+                                      std::to_string(r.task.n),
+                                      std::to_string(r.task.k),
+                                      to_string(r.task.layout),
+                                      r.bucket,
+                                      fmt::format("{:.6g}", r.task.flops() / 1e9),
+                                      r.kernel,
+                                      r.status,
+                                      num(r.kernel_us, 3),
+                                      num(r.kernel_tflops, 2),
+                                      num(pct, 1),
+                                      r.kernel_us ? fmt::format("{:.4f}", r.kernel_spread) : "",
+                                      r.best_baseline,
+                                      num(r.best_baseline_us, 3),
+                                      num(best_tflops, 2)};
+    for (const auto& c : speedup_column_names()) cells.push_back(num(find(r.speedup, c), 3));
+    for (const auto& b : kBaselineOrder) cells.push_back(num(find(r.baseline_us, b), 3));
     for (const char* key : {"winner_rank", "winner_predicted_us", "first_pick_predicted_us", "first_pick_measured_us"})
-      out += fmt::format(",{}", model_field(r.model, key));
-    out += "," + csv_field(r.note) + "\n";
+      cells.push_back(model_field(r.model, key));
+    cells.push_back(r.note);
+    table.add_row(std::move(cells));
   }
-  return out;
+  return to_csv(table);
 }
 
 std::string buckets_csv(const std::vector<BucketSummary>& summaries) {
-  std::string out = "bucket,column,shapes,done,kernel_ok,n,geomean,mean,min,max,wins,losses\n";
+  Table table({"bucket", "column", "shapes", "done", "kernel_ok", "n", "geomean", "mean", "min", "max", "wins",
+               "losses"});
   for (const auto& s : summaries)
     for (const auto& c : speedup_column_names()) {
       auto it = s.speedup.find(c);
       if (it == s.speedup.end()) continue;
       const Stat& st = it->second;
-      out += fmt::format("{},{},{},{},{},{},{:.4f},{:.4f},{:.4f},{:.4f},{},{}\n", s.bucket, c, s.shapes, s.done,
-                         s.kernel_ok, st.n, st.geomean, st.mean, st.min, st.max, st.wins, st.losses);
+      table.add_row({s.bucket, c, std::to_string(s.shapes), std::to_string(s.done), std::to_string(s.kernel_ok),
+                     std::to_string(st.n), fmt::format("{:.4f}", st.geomean), fmt::format("{:.4f}", st.mean),
+                     fmt::format("{:.4f}", st.min), fmt::format("{:.4f}", st.max), std::to_string(st.wins),
+                     std::to_string(st.losses)});
     }
-  return out;
+  return to_csv(table);
 }
 
 std::string buckets_markdown(const std::vector<BucketSummary>& summaries) {
   const auto& all = summaries.back();
   const bool kernels = all.kernel_ok + all.kernel_failed + all.kernel_compiled > 0;
-  std::string md;
   if (kernels) {
+    std::string md;
     if (all.kernel_compiled > 0)
       md += fmt::format("Compile-only: {} kernels compiled and checked, none run or timed.\n\n", all.kernel_compiled);
-    md += "| bucket | shapes (done) | kernel ok | failed |";
-    for (const auto& c : max_column_names()) md += " vs " + c + ": geomean / mean / wins |";
-    md += "\n|---|---|---|---|";
-    for (std::size_t i = 0; i < max_column_names().size(); ++i) md += "---|";
-    md += "\n";
+    std::vector<std::string> headers = {"bucket", "shapes (done)", "kernel ok", "failed"};
+    for (const auto& c : max_column_names()) headers.push_back("vs " + c + ": geomean / mean / wins");
+    Table table(std::move(headers));
     for (const auto& s : summaries) {
-      md += fmt::format("| {} | {} ({}) | {} | {} |", s.bucket, s.shapes, s.done, s.kernel_ok, s.kernel_failed);
+      std::vector<std::string> cells = {s.bucket, fmt::format("{} ({})", s.shapes, s.done),
+                                        std::to_string(s.kernel_ok), std::to_string(s.kernel_failed)};
       for (const auto& c : max_column_names()) {
         auto it = s.speedup.find(c);
-        if (it == s.speedup.end() || it->second.n == 0) md += " - |";
-        else md += fmt::format(" {:.3f}x / {:.3f}x / {} of {} |", it->second.geomean, it->second.mean, it->second.wins, it->second.n);
+        if (it == s.speedup.end() || it->second.n == 0) cells.push_back("-");
+        else {
+          const Stat& st = it->second;
+          cells.push_back(fmt::format("{:.3f}x / {:.3f}x / {} of {}", st.geomean, st.mean, st.wins, st.n));
+        }
       }
-      md += "\n";
+      table.add_row(std::move(cells));
     }
-    return md;
+    return md + to_markdown(table);
   }
-  md += "| bucket | shapes (done) |";
-  for (const auto& b : kBaselineOrder) md += " " + b + ": TFLOP/s (geomean), fastest on |";
-  md += "\n|---|---|";
-  for (std::size_t i = 0; i < kBaselineOrder.size(); ++i) md += "---|";
-  md += "\n";
+  std::vector<std::string> headers = {"bucket", "shapes (done)"};
+  for (const auto& b : kBaselineOrder) headers.push_back(b + ": TFLOP/s (geomean), fastest on");
+  Table table(std::move(headers));
   for (const auto& s : summaries) {
-    md += fmt::format("| {} | {} ({}) |", s.bucket, s.shapes, s.done);
+    std::vector<std::string> cells = {s.bucket, fmt::format("{} ({})", s.shapes, s.done)};
     for (const auto& b : kBaselineOrder) {
       auto t = s.baseline_tflops.find(b);
       auto f = s.fastest_baseline.find(b);
-      if (t == s.baseline_tflops.end()) md += " - |";
-      else md += fmt::format(" {:.1f}, {} |", t->second, f == s.fastest_baseline.end() ? 0 : f->second);
+      if (t == s.baseline_tflops.end()) cells.push_back("-");
+      else cells.push_back(fmt::format("{:.1f}, {}", t->second, f == s.fastest_baseline.end() ? 0 : f->second));
     }
-    md += "\n";
+    table.add_row(std::move(cells));
   }
-  return md;
+  return to_markdown(table);
 }
 
 nlohmann::json summary_json(const Run& run, const std::vector<BucketSummary>& summaries, const Ceiling& ceiling) {

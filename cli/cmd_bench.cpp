@@ -3,9 +3,7 @@
 // warm. A benchmark, not a test: it prints figures and asserts nothing.
 // tessera bench floor and protocol: bench/floor.cpp, bench/protocol.cpp; suite, compare and report: cmd_bench_suite.cpp
 // and cmd_bench_report.cpp.
-#include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -18,28 +16,26 @@
 #include "bench/floor.hpp"
 #include "bench/protocol.hpp"
 #include "cli/command.hpp"
+#include "cli/sandbox_args.hpp"
 #include "cli/task_args.hpp"
 #include "core/candidate.hpp"
 #include "core/fs.hpp"
-#include "core/counter_set.hpp"
+#include "core/progress.hpp"
+#include "core/stats.hpp"
 #include "harness/sandbox.hpp"
 
 namespace {
 
+using tessera::stats::upper_median;
+
 struct Args {
   int count = 30;
   tessera::cli::TaskArgs task;
-  std::string mode = "auto";
+  tessera::cli::SandboxArgs sandbox;
   bool counters = false;
-  std::string counter_set = "full";
+  std::string counter_set = tessera::kDefaultCounterSet;
   std::string source = TESSERA_SOURCE_DIR "/examples/hgemm_wmma.cu";
 };
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 void run(Args a) {
   if (a.task.shape.empty() && a.task.task_json.empty()) a.task.shape = "1024x1024x1024";
@@ -57,12 +53,11 @@ void run(Args a) {
   const auto cache = std::filesystem::temp_directory_path() / fmt::format("tessera-bench-{}", ::getpid());
   std::filesystem::remove_all(cache);
   ::setenv("TESSERA_CACHE_DIR", cache.c_str(), 1);
-  tessera::SandboxOptions so;
-  so.mode = a.mode;
-  auto ev = tessera::make_evaluator(so);
+  auto ev = tessera::make_evaluator(tessera::cli::sandbox_options_of(a.sandbox));
   tessera::EvalOptions eo;
   eo.counters = a.counters;
-  eo.counter_set = tessera::to_string(tessera::parse_counter_set(a.counter_set));
+  eo.counter_set = a.counter_set;
+  tessera::validate(eo, "options");
   // Start the worker (context, baselines autotune, peak) outside the figures.
   (void)ev->evaluate(cands.front(), task, eo);
   std::filesystem::remove_all(cache / "kernels");
@@ -76,23 +71,24 @@ void run(Args a) {
     std::map<std::string, std::vector<double>> phase_ms;
     std::map<std::string, int> statuses;
     const auto t0 = std::chrono::steady_clock::now();
+    tessera::ProgressBar bar("bench harness");
     for (std::size_t i = 0; i < cands.size(); ++i) {
       auto r = ev->evaluate(cands[i], task, eo);
       compile_ms.push_back(r.compile.ms);
       eval_ms.push_back(r.wall_ms);
       for (const auto& [k, v] : r.phase_ms) phase_ms[k].push_back(v);
       ++statuses[tessera::to_string(r.status)];
-      std::fprintf(stderr, "\r%s %zu/%zu", phase, i + 1, cands.size());
+      bar.update(double(i + 1) / double(cands.size()), fmt::format("{} {}/{}", phase, i + 1, cands.size()));
     }
-    std::fprintf(stderr, "\r");
+    bar.clear();
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::string st;
     for (auto& [k, v] : statuses) st += fmt::format("{}{}={}", st.empty() ? "" : ",", k, v);
     fmt::print("{:<12}{:>7}{:>10.1f}{:>12.1f}{:>13.1f} ms{:>13.1f} ms  {}\n", phase, cands.size(), wall,
-               60.0 * double(cands.size()) / wall, median(compile_ms), median(eval_ms), st);
+               60.0 * double(cands.size()) / wall, upper_median(compile_ms), upper_median(eval_ms), st);
     // Where an evaluation's time goes (EvalResult.phase_ms), median per phase.
     std::string phases;
-    for (const auto& [k, v] : phase_ms) phases += fmt::format("  {} {:.1f}", k, median(v));
+    for (const auto& [k, v] : phase_ms) phases += fmt::format("  {} {:.1f}", k, upper_median(v));
     fmt::print("{:<12}median ms per phase:{}\n", "", phases);
   }
   std::filesystem::remove_all(cache);
@@ -105,7 +101,7 @@ void setup(CLI::App& root) {
   auto* h = bench->add_subcommand("harness", "End-to-end evaluations per minute, cold and warm compile cache");
   h->add_option("--count", a.count, "distinct candidates per phase")->capture_default_str();
   tessera::cli::add_task_options(h, a.task);
-  h->add_option("--mode", a.mode, "auto, full or compile_only")->capture_default_str();
+  tessera::cli::add_mode_options(h, a.sandbox);
   h->add_flag("--counters", a.counters, "collect CUPTI counters in every evaluation");
   h->add_option("--counter-set", a.counter_set, "full or fast (what search reads)")->capture_default_str();
   h->add_option("--source", a.source, "device-only candidate to vary")->capture_default_str();

@@ -7,6 +7,7 @@
 #include "bench/compare.hpp"
 #include "bench/report.hpp"
 #include "bench/run.hpp"
+#include "bench/search_vs_tune.hpp"
 #include "bench/table.hpp"
 #include "cli/bench_commands.hpp"
 #include "core/error.hpp"
@@ -45,6 +46,10 @@ void run_report(ReportArgs a) {
   const bench::Run run = bench::load_run(a.run);
   const auto files = bench::write_report(run, a.options);
   fmt::print("report: {}\n        {}\n", files.html.string(), files.markdown.string());
+  if (const auto versus = bench::search_vs_tune(run)) {
+    bench::write_search_vs_tune(*versus, run.dir);
+    fmt::print("        {} (search against tune, with its chart)\n", (run.dir / "search_vs_tune.md").string());
+  }
 }
 
 void add_against_options(CLI::App* cmd, std::string& name, std::string& method) {

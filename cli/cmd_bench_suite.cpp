@@ -14,11 +14,13 @@
 #include "bench/kernels.hpp"
 #include "bench/measure.hpp"
 #include "bench/run.hpp"
+#include "bench/search_vs_tune.hpp"
 #include "bench/suite.hpp"
 #include "bench/table.hpp"
 #include "cli/bench_commands.hpp"
 #include "cli/build_args.hpp"
 #include "cli/command.hpp"
+#include "cli/sandbox_args.hpp"
 #include "core/error.hpp"
 #include "core/fs.hpp"
 #include "harness/sandbox.hpp"
@@ -37,6 +39,7 @@ struct SuiteArgs {
   std::string resume;
   BuildOptions build;
   bench::MeasureSettings measure;
+  SandboxArgs sandbox;  // --mode full (the default) or compile_only, --compile-only
   double max_minutes = 0;
   bool no_progress = false;
   std::vector<std::string> retry;  // kernel statuses whose shapes are measured again
@@ -96,6 +99,11 @@ void arguments_from_run(SuiteArgs& a) {
 }
 
 void run_suite_command(SuiteArgs a) {
+  // A sweep is never silently compile-only: auto is not one of its modes.
+  const EvalMode mode = mode_of(a.sandbox);
+  if (mode == EvalMode::auto_detect)
+    fail_bad_input("bench suite measures in --mode full or compile_only (--compile-only), never auto");
+  a.measure.compile_only = mode == EvalMode::compile_only;
   if (!a.resume.empty()) arguments_from_run(a);
   if (a.tasks_file.empty()) fail_bad_input("no tasks: give --tasks FILE (e.g. datasets/grid1000.json) or --resume DIR");
   if (a.max_minutes < 0) fail_bad_input("--max-minutes must be >= 0");
@@ -124,18 +132,21 @@ void run_suite_command(SuiteArgs a) {
     measurer = bench::make_baseline_measurer(a.measure);
   } else {
     SandboxOptions so;
-    so.mode = a.measure.compile_only ? "compile_only" : "full";  // never a silent compile-only sweep
+    so.mode = a.measure.compile_only ? EvalMode::compile_only : EvalMode::full;  // never a silent compile-only sweep
     so.device = a.measure.device;
     so.remeasure_baselines = a.measure.remeasure;
     so.autotune_max_algos = a.measure.max_algos;
     evaluator = make_evaluator(so);
     evaluator->start();  // the worker reports the device, which the header line names
-    measurer = source.kind == bench::KernelSourceKind::tile
-                   ? bench::make_tile_measurer(*evaluator, source.budget, a.measure)
-                   : bench::make_file_measurer(*evaluator, source, a.build, a.measure);
   }
-  // The run folder after the measurer: no GPU (or a bad --device) leaves no folder behind.
+  // The run folder after the evaluator: no GPU (or a bad --device) leaves no folder behind.
   const std::string out = a.out.empty() ? default_out(config.task_set, source) : a.out;
+  if (source.kind == bench::KernelSourceKind::tile)
+    measurer = bench::make_tile_measurer(*evaluator, source.budget, a.measure);
+  else if (source.kind == bench::KernelSourceKind::search)
+    measurer = bench::make_search_measurer(*evaluator, source, a.measure, std::filesystem::path(out) / "search");
+  else if (source.kind != bench::KernelSourceKind::none)
+    measurer = bench::make_file_measurer(*evaluator, source, a.build, a.measure);
   bench::RunWriter writer(out, config);
   if (!writer.repair_note().empty()) std::fprintf(stderr, "bench: %s\n", writer.repair_note().c_str());
   if (!retry.empty()) {
@@ -159,6 +170,7 @@ void run_suite_command(SuiteArgs a) {
   const bench::Run run = bench::load_run(out);
   const auto rows = bench::shape_rows(run.records);
   fmt::print("{}", bench::buckets_markdown(bench::summarize(run, rows)));
+  if (const auto versus = bench::search_vs_tune(run)) fmt::print("\n{}", bench::write_search_vs_tune(*versus, out));
   fmt::print("\n{} of {} shapes recorded in {} ({} this session); tables: shapes.csv, buckets.csv, summary.json\n",
              run.records.size(), outcome.total, out, outcome.measured);
   if (!outcome.complete) {
@@ -176,7 +188,8 @@ void add_bench_suite_command(CLI::App* bench) {
   auto* cmd = bench->add_subcommand("suite", "Baselines (and kernels) over a task file, resumable, CSV/JSON out");
   cmd->add_option("--tasks", a->tasks_file, "task file, e.g. datasets/grid1000.json (datasets/README.md)");
   cmd->add_option("--kernels", a->kernels,
-                  "none (baselines only), tile:BUDGET (tile-tuned per shape), run:DIR (a search run's best kernels), "
+                  "none (baselines only), tile:BUDGET (tile-tuned per shape), search:BUDGET[:evolve|bandit][:alone] "
+                  "(searched per shape, beside tile:BUDGET unless alone), run:DIR (a search run's best kernels), "
                   "dir:DIR (a kernel per shape: <task id>.cu, MxNxK.cu or M_N_K.cu), file:FILE.cu (one for all)")
       ->capture_default_str();
   cmd->add_option("--out", a->out, "run folder (default runs/bench-<tasks>-<kernels>-<time>); an existing run "
@@ -190,7 +203,7 @@ void add_bench_suite_command(CLI::App* bench) {
   cmd->add_option("--max-algos", a->measure.max_algos, "cuBLASLt algorithms the autotuner times")->capture_default_str();
   cmd->add_flag("--remeasure", a->measure.remeasure, "autotune cuBLASLt again instead of using the cached choice");
   cmd->add_option("--max-minutes", a->max_minutes, "stop between shapes after this long (exit 5; run again to continue)");
-  cmd->add_flag("--compile-only", a->measure.compile_only, "compile and check the kernels only (no GPU needed)");
+  add_mode_options(cmd, a->sandbox, EvalMode::full);
   cmd->add_option("--device", a->measure.device, "CUDA device ordinal")->capture_default_str();
   cmd->add_flag("--no-progress", a->no_progress, "no progress bar");
   cmd->add_option("--retry", a->retry,

@@ -109,7 +109,7 @@ void gpu_rows(Report& r) {
 // peak_fraction use it (docs/harness.md, "Ceiling").
 void ceiling_rows(Report& r) {
   tessera::SandboxOptions o;
-  o.mode = "full";
+  o.mode = tessera::EvalMode::full;
   o.remeasure_ceiling = true;
   auto ev = tessera::make_evaluator(o);
   ev->start();

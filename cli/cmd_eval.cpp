@@ -10,9 +10,9 @@
 #include "cli/build_args.hpp"
 #include "cli/command.hpp"
 #include "cli/result_print.hpp"
+#include "cli/sandbox_args.hpp"
 #include "cli/task_args.hpp"
 #include "harness/candidate_build.hpp"
-#include "core/counter_set.hpp"
 #include "harness/sandbox.hpp"
 
 namespace {
@@ -22,17 +22,16 @@ struct Args {
   tessera::cli::TaskArgs task;
   tessera::BuildOptions build;
   std::string kind = "auto";
-  std::string mode = "auto";
+  tessera::cli::SandboxArgs sandbox;
   bool json = false;
-  bool compile_only = false;
   bool no_counters = false;
-  std::string counter_set = "full";
+  std::string counter_set = tessera::kDefaultCounterSet;
   bool no_baselines = false;
   bool no_timing = false;
-  int trials = 4;
+  int trials = tessera::kDefaultVerifyTrials;
   int device = 0;
   bool remeasure = false;
-  double compile_timeout = 120.0;
+  double compile_timeout = tessera::kCompileTimeoutSeconds;
   double heartbeat_timeout = tessera::kWorkerHeartbeatTimeoutSeconds;
 };
 
@@ -41,20 +40,21 @@ void run(const Args& a) {
   std::vector<tessera::Candidate> cands;
   for (const auto& f : a.files)  // bad files fail before any work
     cands.push_back(tessera::load_candidate_with(f, a.kind, a.build));
-  tessera::SandboxOptions so;
-  so.mode = a.compile_only ? "compile_only" : a.mode;
-  so.device = a.device;
-  so.remeasure_baselines = a.remeasure;
-  so.compile_timeout_s = a.compile_timeout;
-  so.heartbeat_timeout_s = a.heartbeat_timeout;
-  so.measure_peak = !a.no_timing;
-  auto ev = tessera::make_evaluator(so);
+  tessera::SandboxOptions flags;
+  flags.device = a.device;
+  flags.remeasure_baselines = a.remeasure;
+  flags.compile_timeout_s = a.compile_timeout;
+  flags.heartbeat_timeout_s = a.heartbeat_timeout;
+  flags.measure_peak = !a.no_timing;
+  const tessera::SandboxOptions so = tessera::cli::sandbox_options_of(a.sandbox, flags);
   tessera::EvalOptions eo;
   eo.counters = !a.no_counters;
-  eo.counter_set = tessera::to_string(tessera::parse_counter_set(a.counter_set));  // bad name: exit 2
+  eo.counter_set = a.counter_set;
   eo.baselines = !a.no_baselines;
   eo.timing = !a.no_timing;
   eo.verify_trials = a.trials;
+  tessera::validate(eo, "options");  // a bad counter set or trial count: exit 2
+  auto ev = tessera::make_evaluator(so);
   int code = 0;
   for (std::size_t i = 0; i < cands.size(); ++i) {
     if (!a.json && cands.size() > 1) std::fprintf(stderr, "[%zu/%zu] %s\n", i + 1, cands.size(), cands[i].name.c_str());
@@ -76,10 +76,10 @@ void setup(CLI::App& root) {
   auto* cmd = root.add_subcommand("eval", "Compile, verify and time candidate kernels against cuBLAS (sandboxed)");
   cmd->add_option("files", a.files, "candidate .cu files (device-only or translation unit, docs/abi.md)")->required();
   tessera::cli::add_task_options(cmd, a.task);
-  cmd->add_option("--kind", a.kind, "auto, device or tu")->capture_default_str();
+  cmd->add_option("--kind", a.kind, "auto, device_only (device) or translation_unit (tu)")->capture_default_str();
   tessera::cli::add_build_options(cmd, a.build);
-  cmd->add_option("--mode", a.mode, "auto, full or compile_only")->capture_default_str();
-  cmd->add_flag("--compile-only", a.compile_only, "same as --mode compile_only (as in tile eval and search)");
+  tessera::cli::add_mode_options(cmd, a.sandbox);
+  tessera::cli::add_sandbox_options(cmd, a.sandbox);
   cmd->add_flag("--json", a.json, "print the result record(s) as JSON");
   cmd->add_flag("--no-counters", a.no_counters, "skip CUPTI counters");
   cmd->add_option("--counter-set", a.counter_set, "full (9 profiler passes on H100) or fast (2; what search reads)")

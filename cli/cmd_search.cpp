@@ -13,6 +13,7 @@
 #include "agent/llm_proposer.hpp"
 #include "agent/registry.hpp"
 #include "cli/command.hpp"
+#include "cli/sandbox_args.hpp"
 #include "cli/task_args.hpp"
 #include "core/error.hpp"
 #include "core/fs.hpp"
@@ -36,8 +37,7 @@ struct Args {
   std::string proposers = "tile";
   std::string replay;
   std::string endpoints_file;
-  std::string mode = "auto";
-  bool compile_only = false;
+  tessera::cli::SandboxArgs sandbox;
   bool no_noise_aware = false;
   bool quiet = false;
   CLI::App* cmd = nullptr;
@@ -148,7 +148,8 @@ void run(Args& a) {
     a.proposers = extra.value("proposers", a.proposers);
     a.replay = extra.value("replay", a.replay);
     if (!a.cmd->count("--gpus")) a.gpus = extra.value("gpus", a.gpus);
-    a.mode = extra.value("mode", a.mode);
+    a.sandbox.mode = extra.value("mode", a.sandbox.mode);  // the run's own mode, whatever --mode says now
+    a.sandbox.compile_only = false;
     recorded_llm = extra.value("llm", nlohmann::json());
   } else {
     if (!a.tasks_file.empty()) {
@@ -158,23 +159,23 @@ void run(Args& a) {
       tasks = {tessera::cli::resolve_task(a.task)};
     }
     config.noise_aware = !a.no_noise_aware;
-    if (a.compile_only) a.mode = "compile_only";
+    tessera::EvalMode mode = tessera::cli::mode_of(a.sandbox);
     std::string why;
-    if (a.mode == "auto" && !tessera::gpu_present(&why)) {
+    if (mode == tessera::EvalMode::auto_detect && !tessera::gpu_present(&why)) {
       std::fprintf(stderr, "tessera search: no GPU (%s): COMPILE-ONLY mode: kernels are compiled and checked, not "
                            "verified or timed; no speedup will be claimed\n", why.c_str());
-      a.mode = "compile_only";
+      mode = tessera::EvalMode::compile_only;
     }
-    if (a.mode != "auto" && a.mode != "full" && a.mode != "compile_only")
-      fail_bad_input("--mode must be auto, full or compile_only");
-    config.compile_only = a.mode == "compile_only";
+    a.sandbox.mode = tessera::to_string(mode);
+    a.sandbox.compile_only = false;
+    config.compile_only = mode == tessera::EvalMode::compile_only;
     if (config.run_id.empty()) config.run_id = default_run_id(config);
     dir = a.out.empty() ? std::filesystem::path("runs") / config.run_id : std::filesystem::path(a.out);
     if (std::filesystem::exists(search::config_path(dir)))
       fail_bad_input(dir.string() + " already holds a run; resume it with --resume " + dir.string());
     // Endpoints given: the LLM proposes, unless --proposers says otherwise.
     if (!a.endpoints_file.empty() && !a.cmd->count("--proposers")) a.proposers = "llm";
-    extra = {{"proposers", a.proposers}, {"replay", a.replay}, {"gpus", a.gpus}, {"mode", a.mode}};
+    extra = {{"proposers", a.proposers}, {"replay", a.replay}, {"gpus", a.gpus}, {"mode", a.sandbox.mode}};
   }
   if (!a.endpoints_file.empty() && !has_proposer(a.proposers, "llm"))
     fail_bad_input("--config gives LLM endpoints, but the proposers (" + a.proposers + ") do not include llm");
@@ -186,8 +187,8 @@ void run(Args& a) {
 
   std::vector<std::unique_ptr<tessera::Evaluator>> evaluators;
   for (int d : parse_gpus(a.gpus)) {
-    tessera::SandboxOptions so;
-    so.mode = config.compile_only ? "compile_only" : a.mode;
+    tessera::SandboxOptions so = tessera::cli::sandbox_options_of(a.sandbox);
+    if (config.compile_only) so.mode = tessera::EvalMode::compile_only;
     so.device = d;
     evaluators.push_back(tessera::make_evaluator(so));
   }
@@ -272,8 +273,8 @@ void setup(CLI::App& root) {
                   "LLM endpoint file: one endpoint or {\"endpoints\": [...]}, an ensemble whose models are arms (docs/agent.md)")
       ->check(CLI::ExistingFile);
   cmd->add_option("--replay", a.replay, "replay the actions of this trajectories.jsonl (adds the replay proposer)");
-  cmd->add_option("--mode", a.mode, "auto, full or compile_only")->capture_default_str();
-  cmd->add_flag("--compile-only", a.compile_only, "compile and check candidates only (no GPU needed, nothing timed)");
+  tessera::cli::add_mode_options(cmd, a.sandbox);
+  tessera::cli::add_sandbox_options(cmd, a.sandbox);
   a.config.counter_set = "fast";  // read for every candidate: the cheap set (docs/counters.md)
   cmd->add_option("--counter-set", a.config.counter_set,
                   "CUPTI counters read per candidate: fast (2 profiler passes on H100) or full (9)")

@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cli/command.hpp"
+#include "cli/sandbox_args.hpp"
 #include "cli/task_args.hpp"
 #include "env/env.hpp"
 #include "core/error.hpp"
@@ -27,7 +28,7 @@ constexpr const char* kTokenVariable = "TESSERA_SERVE_TOKEN";
 struct Args {
   serve::ServeOptions o;
   std::string gpus = "all";
-  std::string mode = "auto";
+  tessera::cli::SandboxArgs sandbox;
   std::string token_file;
   std::string env_config;
   tessera::cli::TaskArgs task;
@@ -66,9 +67,8 @@ void run(Args a) {
   if (!a.task.shape.empty() || !a.task.task_json.empty()) a.o.default_task = tessera::cli::resolve_task(a.task);
   const auto config = env_config(a);
 
-  tessera::SandboxOptions so;
-  so.mode = a.mode;
-  const auto devices = serve::parse_gpu_list(a.gpus, a.mode == "compile_only" ? 0 : gpu_count());
+  const tessera::SandboxOptions so = tessera::cli::sandbox_options_of(a.sandbox);
+  const auto devices = serve::parse_gpu_list(a.gpus, so.mode == tessera::EvalMode::compile_only ? 0 : gpu_count());
   auto slots = std::make_shared<serve::EvaluatorSlots>(serve::sandbox_factories(so, devices));
   slots->pool()->start_all();  // workers up (device known) before the first request
   serve::Service service(a.o, serve::make_env_backend(slots, config));
@@ -102,7 +102,9 @@ void setup(CLI::App& root) {
   cmd->add_option("--port", a.o.port, "port (0: any free one, printed at start)")->capture_default_str();
   cmd->add_option("--gpus", a.gpus, "'all' or device ordinals like 0,1: one evaluator each (compile-only: one slot each)")
       ->capture_default_str();
-  cmd->add_option("--mode", a.mode, "auto, full or compile_only")->capture_default_str();
+  tessera::cli::add_mode_options(cmd, a.sandbox);
+  tessera::cli::add_sandbox_options(
+      cmd, a.sandbox, {{"infra_retries", "the service retries an infra_error itself, --env-config's infra_retries times"}});
   cmd->add_option("--queue", a.o.queue_capacity, "evaluations admitted at once (queued + running); more get 429")
       ->capture_default_str();
   cmd->add_option("--max-batch", a.o.max_batch, "items per /v1/evaluate/batch or /get_reward call")->capture_default_str();

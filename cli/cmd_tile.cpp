@@ -140,7 +140,7 @@ void cmd_eval(const TileArgs& a) {
   const tile::Config c = config_of(a, task);
   const auto evaluator = evaluator_of(a);
   EvalOptions opt;
-  opt.compile_only = a.compile_only;
+  opt.compile_only = compile_only(a);
   const EvalResult r = evaluator->evaluate(search::tile_candidate(c, task), task, opt);
   if (a.json) {
     nlohmann::json j = r;
@@ -154,7 +154,7 @@ void cmd_eval(const TileArgs& a) {
 
 void setup(CLI::App& root) {
   auto args = std::make_shared<TileArgs>();
-  auto* tile = root.add_subcommand("tile", "the HGEMM tile compiler: emit, list, check, eval, tune");
+  auto* tile = root.add_subcommand("tile", "the HGEMM tile compiler: emit, list, check, eval, tune, model");
   tile->require_subcommand(1);
 
   auto* emit = tile->add_subcommand("emit", "print the CUDA source of a config");
@@ -179,10 +179,11 @@ void setup(CLI::App& root) {
   auto* eval = tile->add_subcommand("eval", "compile, verify and time a config through the harness");
   eval->add_option("config", args->config, "config JSON or name")->required();
   add_tile_task_options(eval, *args);
-  eval->add_flag("--compile-only", args->compile_only, "compile and check only (no GPU needed)");
+  add_mode_options(eval, args->sandbox);
   eval->callback([args] { cmd_eval(*args); });
 
   add_tune_command(tile);
+  add_model_command(tile);
 }
 
 }  // namespace

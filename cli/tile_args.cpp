@@ -36,11 +36,9 @@ void print_result_line(const std::string& name, const EvalResult& r) {
   }
 }
 
-std::unique_ptr<Evaluator> evaluator_of(const TileArgs& a) {
-  SandboxOptions o;
-  if (a.compile_only) o.mode = "compile_only";
-  return make_evaluator(o);
-}
+std::unique_ptr<Evaluator> evaluator_of(const TileArgs& a) { return make_evaluator(sandbox_options_of(a.sandbox)); }
+
+bool compile_only(const TileArgs& a) { return mode_of(a.sandbox) == EvalMode::compile_only; }
 
 void add_tile_task_options(CLI::App* c, TileArgs& a) {
   c->add_option("--shape", a.shape, "MxNxK")->capture_default_str();

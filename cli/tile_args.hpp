@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/sandbox_args.hpp"
 #include "core/result.hpp"
 #include "core/task.hpp"
 #include "harness/evaluator.hpp"
@@ -29,7 +30,7 @@ struct TileArgs {
   std::size_t limit = 50;
   std::string backend;  // list/tune: only this backend (mma_sync | wgmma_tma); empty = all
   bool json = false;
-  bool compile_only = false;
+  SandboxArgs sandbox;  // eval/tune: --mode, --compile-only
   bool model = false;  // list: the cost model's order
 };
 
@@ -39,10 +40,14 @@ tile::Limits limits_of(const TileArgs& a);
 tile::Config config_of(const TileArgs& a, const Task& task);
 void print_result_line(const std::string& name, const EvalResult& r);
 std::unique_ptr<Evaluator> evaluator_of(const TileArgs& a);
+// --compile-only or --mode compile_only.
+bool compile_only(const TileArgs& a);
 // --shape/--layout/--epilogue/--arch/--json on a tile subcommand.
 void add_tile_task_options(CLI::App* c, TileArgs& a);
 
 // `tessera tile tune` (cli/tile_tune.cpp).
 void add_tune_command(CLI::App* tile);
+// `tessera tile model train|eval` (tile_model.cpp).
+void add_model_command(CLI::App* tile);
 
 }  // namespace tessera::cli

@@ -1,8 +1,6 @@
 // `tessera tile tune`: the tile tuner (search/tile_tuner.hpp) for one shape
 // (--shape) or a task file (--tasks), with a progress bar per task, a summary
 // table (Markdown, rewritten after every task) and the geometric mean.
-#include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -15,6 +13,9 @@
 #include "cli/tile_args.hpp"
 #include "core/error.hpp"
 #include "core/fs.hpp"
+#include "core/progress.hpp"
+#include "core/stats.hpp"
+#include "core/table.hpp"
 #include "tile/config.hpp"
 #include "search/descriptor.hpp"
 #include "core/tasks_file.hpp"
@@ -23,8 +24,6 @@
 namespace tessera::cli {
 
 namespace {
-
-constexpr int kProgressBarWidth = 30;
 
 using search::TileTuneOutcome;
 
@@ -44,12 +43,22 @@ std::string best_label(double best_speedup, double best_us) {
   return "best n/a (nothing timed)";  // compile-only, or nothing ran yet: rather than "0.000x"
 }
 
-void progress(const std::string& label, int done, int total, const std::string& best) {
-  const int filled = total > 0 ? std::min(kProgressBarWidth, done * kProgressBarWidth / total) : kProgressBarWidth;
-  std::fprintf(stderr, "\r%s [%s%s] %d/%d  %s", label.c_str(), std::string(filled, '#').c_str(),
-               std::string(kProgressBarWidth - filled, '.').c_str(), done, total, best.c_str());
-  if (done >= total) std::fprintf(stderr, "\n");
-}
+// One task's tuning on the progress bar: "[1/3] 4096x4096x4096 12/64 configs | best 1.031x".
+class TaskProgress {
+public:
+  explicit TaskProgress(std::string label) : label_(std::move(label)) {}
+  void update(int done, int total, double best_speedup, double best_us) {
+    fraction_ = total > 0 ? double(done) / total : 1.0;
+    text_ = fmt::format("{} {}/{} configs | {}", label_, done, total, best_label(best_speedup, best_us));
+    bar_.update(fraction_, text_);
+  }
+  void finish() { bar_.finish(fraction_, text_.empty() ? label_ : text_); }
+
+private:
+  std::string label_, text_;
+  double fraction_ = 0;
+  ProgressBar bar_{"tune"};
+};
 
 // With the epilogue when there is one: a task file may hold one shape twice, plain and fused.
 std::string shape_of(const Task& t) {
@@ -59,61 +68,62 @@ std::string shape_of(const Task& t) {
 
 // Geometric mean of the confirmed speedups; tasks without one are left out
 // (and counted in the table's footer).
-double geomean(const std::vector<TileTuneOutcome>& outs, int& counted) {
-  double log_sum = 0;
-  counted = 0;
+stats::GeometricMean geomean(const std::vector<TileTuneOutcome>& outs) {
+  stats::GeometricMean g;
   for (const auto& o : outs)
-    if (o.confirmed() && o.best().result.status == Status::ok && o.best().result.speedup > 0) {
-      log_sum += std::log(o.best().result.speedup);
-      ++counted;
-    }
-  return counted ? std::exp(log_sum / counted) : 0.0;
+    if (o.confirmed() && o.best().result.status == Status::ok && o.best().result.speedup > 0)
+      g.add(o.best().result.speedup);
+  return g;
 }
 
 // The cost model against the sweep: its first pick predicted / measured, and
 // the winner's rank in its order with its predicted / measured time.
-std::string model_cells(const search::ModelCheck& m, bool timed) {
-  if (!m.ranked) return "| | ";
+std::vector<std::string> model_cells(const search::ModelCheck& m, bool timed) {
+  if (!m.ranked) return {"", ""};
   const std::string none = timed ? "failed" : "not timed";  // compile-only sweeps measure nothing
   const auto us = [&](double v) { return v > 0 ? fmt::format("{:.2f}", v) : none; };
   const std::string first = fmt::format("{} / {}", us(m.first_pick_predicted_us), us(m.first_pick_measured_us));
-  if (m.winner_rank == 0) return fmt::format("| {} | ", first);
-  return fmt::format("| {} | {} ({} / {}) ", first, m.winner_rank, us(m.winner_predicted_us), us(m.winner_measured_us));
+  if (m.winner_rank == 0) return {first, ""};
+  return {first, fmt::format("{} ({} / {})", m.winner_rank, us(m.winner_predicted_us), us(m.winner_measured_us))};
+}
+
+// One task's row: the winner's figures when it was confirmed and ran, else
+// why there are none.
+std::vector<std::string> outcome_cells(const TileTuneOutcome& o) {
+  const bool timed = o.evaluated.empty() || o.evaluated.front().result.status != Status::compiled;
+  std::vector<std::string> cells = {shape_of(o.task), to_string(o.task.layout)};
+  if (!o.confirmed()) {
+    cells.insert(cells.end(), {timed ? "(none ok)" : "(compile-only: not timed)", "", "", "", "", "", ""});
+  } else if (const auto& r = o.best().result; r.status != Status::ok) {
+    cells.insert(cells.end(), {fmt::format("`{}`", o.best().name),
+                               fmt::format("confirmation {}: {}", to_string(r.status), r.reason), "", "", "", "", ""});
+  } else {
+    cells.insert(cells.end(), {fmt::format("`{}`", o.best().name), fmt::format("{:.2f}", r.cold.median_us),
+                               fmt::format("{:.1f}", r.tflops), fmt::format("{:.1f}", 100.0 * r.peak_fraction),
+                               fmt::format("{:.3f}x", r.speedup),
+                               fmt::format("{} ({:.2f})", r.best_baseline, r.best_baseline_us),
+                               search::bottleneck(r.counters)});
+  }
+  cells.push_back(fmt::format("{} ({})", o.evaluated.size(), o.failures));
+  for (auto& c : model_cells(o.model, timed)) cells.push_back(std::move(c));
+  return cells;
 }
 
 std::string markdown_table(const std::vector<TileTuneOutcome>& outs, const std::string& device) {
   std::string md = fmt::format(
       "Device: {}. Cold-L2 kernel GPU time (CUPTI), the winner re-measured once after the sweep; speedup = best "
       "cuBLAS/cuBLASLt baseline / kernel, both from that same run. Model: the cost model's first pick, predicted / "
-      "measured µs (sweep), and the winner's rank in the model's order (predicted / measured µs).\n\n"
-      "| shape | layout | best config | µs | TFLOP/s | % of peak | speedup | best baseline (µs) | bottleneck | "
-      "evaluated (failed) | model #1 µs | winner's model rank |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+      "measured µs (sweep), and the winner's rank in the model's order (predicted / measured µs).\n\n",
       device);
-  for (const auto& o : outs) {
-    const bool timed = o.evaluated.empty() || o.evaluated.front().result.status != Status::compiled;
-    const std::string model = model_cells(o.model, timed) + "|\n";
-    if (!o.confirmed()) {
-      md += fmt::format("| {} | {} | {} | | | | | | | {} ({}) {}", shape_of(o.task), to_string(o.task.layout),
-                        timed ? "(none ok)" : "(compile-only: not timed)",
-                        o.evaluated.size(), o.failures, model);
-      continue;
-    }
-    const auto& r = o.best().result;
-    if (r.status != Status::ok) {
-      md += fmt::format("| {} | {} | `{}` | confirmation {}: {} | | | | | | {} ({}) {}", shape_of(o.task),
-                        to_string(o.task.layout), o.best().name, to_string(r.status), r.reason, o.evaluated.size(),
-                        o.failures, model);
-    } else {
-      md += fmt::format("| {} | {} | `{}` | {:.2f} | {:.1f} | {:.1f} | {:.3f}x | {} ({:.2f}) | {} | {} ({}) {}",
-                        shape_of(o.task), to_string(o.task.layout), o.best().name, r.cold.median_us, r.tflops,
-                        100.0 * r.peak_fraction, r.speedup, r.best_baseline, r.best_baseline_us,
-                        search::bottleneck(r.counters), o.evaluated.size(), o.failures, model);
-    }
-  }
-  int counted = 0;
-  const double g = geomean(outs, counted);
-  if (counted == 0) md += "\nNo task was timed: no geometric mean.\n";
-  else md += fmt::format("\nGeometric-mean speedup over {} of {} tasks: **{:.3f}x**.\n", counted, outs.size(), g);
+  Table table({"shape", "layout", "best config", "µs", "TFLOP/s", "% of peak", "speedup", "best baseline (µs)",
+               "bottleneck", "evaluated (failed)", "model #1 µs", "winner's model rank"});
+  for (const auto& o : outs) table.add_row(outcome_cells(o));
+  md += to_markdown(table);
+  const auto g = geomean(outs);
+  if (g.count() == 0) md += "\nNo task was timed: no geometric mean.\n";
+  else
+    md += fmt::format("\nGeometric-mean speedup over {} of {} tasks: **{:.3f}x**.\n", g.count(), outs.size(),
+                      g.value());
   return md;
 }
 
@@ -132,9 +142,8 @@ nlohmann::json outcomes_json(const std::vector<TileTuneOutcome>& outs, int top) 
     t["confirmations"] = again;
     tasks.push_back(std::move(t));
   }
-  int counted = 0;
-  const double g = geomean(outs, counted);
-  return {{"tasks", tasks}, {"geomean_speedup", g}, {"geomean_tasks", counted}};
+  const auto g = geomean(outs);
+  return {{"tasks", tasks}, {"geomean_speedup", g.value()}, {"geomean_tasks", g.count()}};
 }
 
 void cmd_tune(const TuneArgs& a) {
@@ -143,7 +152,7 @@ void cmd_tune(const TuneArgs& a) {
   if (a.tune.confirm_top < 1) fail_bad_input("--confirm must be >= 1 (the winner is always re-measured)");
   search::TileTuneOptions options = a.tune;
   options.backend = a.tile.backend;
-  options.compile_only = a.tile.compile_only;
+  options.compile_only = compile_only(a.tile);
   search::check_backend(options.backend);  // before any work
   std::vector<Task> tasks;
   if (!a.tasks_file.empty()) tasks = load_tasks_file(a.tasks_file);
@@ -173,11 +182,12 @@ void cmd_tune(const TuneArgs& a) {
   std::fprintf(stderr, "tune %zu task(s) for %s on %s (%d SMs, %d B smem per block), budget %d each\n", tasks.size(),
                limits.arch.c_str(), device().c_str(), limits.sm_count, limits.smem_optin_bytes, a.tune.budget);
   for (std::size_t i = 0; i < tasks.size(); ++i) {
-    const std::string label = fmt::format("[{}/{}] {}", i + 1, tasks.size(), shape_of(tasks[i]));
+    TaskProgress progress(fmt::format("[{}/{}] {}", i + 1, tasks.size(), shape_of(tasks[i])));
     outs.push_back(search::tune_tile(*evaluator, tasks[i], limits, options,
                                      [&](int done, int total, double best_speedup, double best_us) {
-                                       progress(label, done, total, best_label(best_speedup, best_us));
+                                       progress.update(done, total, best_speedup, best_us);
                                      }));
+    progress.finish();
     write_report(outs);
   }
   if (a.tile.json) {
@@ -231,7 +241,7 @@ void add_tune_command(CLI::App* tile) {
       ->capture_default_str();
   tune->add_flag("--sweep-baselines", args->tune.sweep_baselines,
                  "time the cuBLAS/cuBLASLt baselines with every config, not only with the winner's confirmation");
-  tune->add_flag("--compile-only", args->tile.compile_only, "compile and check only (no GPU needed)");
+  add_mode_options(tune, args->tile.sandbox);
   tune->callback([args] { cmd_tune(*args); });
 }
 

@@ -29,3 +29,21 @@ target_link_libraries(tessera_boost_process INTERFACE Threads::Threads)
 set(TESSERA_CUDA_INCLUDE_DIR "${CUDAToolkit_INCLUDE_DIRS}")
 list(GET TESSERA_CUDA_INCLUDE_DIR 0 TESSERA_CUDA_INCLUDE_DIR)
 find_program(TESSERA_NVCC nvcc HINTS ${CUDAToolkit_BIN_DIR} REQUIRED)
+
+# XGBoost's C API, for the learned cost model (tile/learned_model.hpp). From
+# Debian's libxgboost-dev here and in CI; on a machine without a package
+# manager (the GPU machines) a copy unpacked from those packages, named by
+# TESSERA_XGBOOST_ROOT (include/ and lib/ beneath it). Optional: without it the
+# tile compiler ranks with the analytical model alone and says so.
+set(TESSERA_XGBOOST_ROOT "$ENV{TESSERA_XGBOOST_ROOT}" CACHE PATH "a folder with include/xgboost/c_api.h and lib/libxgboost.so")
+find_path(TESSERA_XGBOOST_INCLUDE xgboost/c_api.h HINTS ${TESSERA_XGBOOST_ROOT}/include)
+find_library(TESSERA_XGBOOST_LIB xgboost HINTS ${TESSERA_XGBOOST_ROOT}/lib)
+if(TESSERA_XGBOOST_INCLUDE AND TESSERA_XGBOOST_LIB)
+  add_library(tessera_xgboost INTERFACE)
+  target_include_directories(tessera_xgboost SYSTEM INTERFACE ${TESSERA_XGBOOST_INCLUDE})
+  target_link_libraries(tessera_xgboost INTERFACE ${TESSERA_XGBOOST_LIB})
+  target_compile_definitions(tessera_xgboost INTERFACE TESSERA_HAVE_XGBOOST=1)
+  message(STATUS "XGBoost: ${TESSERA_XGBOOST_LIB} (the learned cost model is built)")
+else()
+  message(STATUS "XGBoost: not found; the learned cost model is left out (install libxgboost-dev)")
+endif()

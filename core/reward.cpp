@@ -124,7 +124,9 @@ Reward compute_reward(const RewardInput& in, const RewardConfig& c) {
   k["compiled"] = r != nullptr && reached_load(*r);
   k["correct"] = r != nullptr && r->status == Status::ok;
   k["timed"] = r != nullptr && timed(*r);
-  k["status"] = r ? to_string(r->status) : cls;
+  // The evaluation's status in the words of every record (docs/result-schema.md,
+  // the service's records): "format_error" when the action was not a kernel.
+  k["status"] = r ? to_string(r->status) : (cls == "format" ? std::string("format_error") : cls);
   k["reference"] = in.use_reference ? "given" : "baseline";
   k["reference_us"] = in.use_reference ? in.reference_us : (r ? r->best_baseline_us : 0.0);
   k["shape"] = to_string(c.shape);

@@ -1,7 +1,9 @@
 #include "core/task.hpp"
 
+#include <cctype>
 #include <charconv>
 #include <set>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -104,7 +106,12 @@ Task parse_task_string(const std::string& text) {
   return parse_task(j);
 }
 
-Task task_from_shape(const std::string& shape, const std::string& layout, const std::string& epilogue) {
+namespace {
+
+constexpr const char* kShapeHelp =
+    "expected MxNxK (e.g. 4096x4096x4096) or a task id (e.g. hgemm_4096x4096x4096_TN_none)";
+
+Task task_of_dims(const std::string& shape, const std::string& text) {
   std::int64_t dims[3] = {0, 0, 0};
   const char* p = shape.data();
   const char* end = shape.data() + shape.size();
@@ -112,15 +119,64 @@ Task task_from_shape(const std::string& shape, const std::string& layout, const 
     auto [next, ec] = std::from_chars(p, end, dims[i]);
     if (ec != std::errc() || (i < 2 && (next == end || (*next != 'x' && *next != 'X' && *next != ','))) ||
         (i == 2 && next != end))
-      fail_bad_input(fmt::format("bad shape '{}': expected MxNxK, e.g. 4096x4096x4096", shape));
+      fail_bad_input(fmt::format("bad shape '{}': {}", text, kShapeHelp));
     p = next + 1;
   }
   Task t;
   t.m = dims[0];
   t.n = dims[1];
   t.k = dims[2];
-  t.layout = parse_layout(layout);
-  t.epilogue = parse_epilogue(epilogue);
+  return t;
+}
+
+std::vector<std::string> split_underscores(const std::string& s) {
+  std::vector<std::string> parts;
+  std::size_t from = 0;
+  for (auto at = s.find('_'); at != std::string::npos; at = s.find('_', from)) {
+    parts.push_back(s.substr(from, at - from));
+    from = at + 1;
+  }
+  parts.push_back(s.substr(from));
+  return parts;
+}
+
+// Task::id()'s form, op_MxNxK_LAYOUT_EPILOGUE (the epilogue may hold '_'),
+// also without the op, the epilogue or the layout.
+Task task_of_id(const std::string& text) {
+  auto parts = split_underscores(text);
+  std::string op = "hgemm";
+  if (!parts.empty() && !parts.front().empty() && !std::isdigit(static_cast<unsigned char>(parts.front()[0]))) {
+    op = parts.front();
+    parts.erase(parts.begin());
+  }
+  if (parts.empty()) fail_bad_input(fmt::format("bad shape '{}': {}", text, kShapeHelp));
+  Task t = task_of_dims(parts[0], text);
+  t.op = op;
+  if (parts.size() > 1) t.layout = parse_layout(parts[1]);
+  if (parts.size() > 2) {
+    std::string epilogue = parts[2];
+    for (std::size_t i = 3; i < parts.size(); ++i) epilogue += "_" + parts[i];
+    t.epilogue = parse_epilogue(epilogue);
+  }
+  return t;
+}
+
+}  // namespace
+
+Task task_from_shape(const std::string& shape, const std::string& layout, const std::string& epilogue) {
+  if (shape.find('_') == std::string::npos) {
+    Task t = task_of_dims(shape, shape);
+    t.layout = parse_layout(layout);
+    t.epilogue = parse_epilogue(epilogue);
+    validate(t);
+    return t;
+  }
+  Task t = task_of_id(shape);
+  // Explicit settings that disagree with the id's are an error, not a silent choice.
+  if (layout != "TN" && parse_layout(layout) != t.layout)
+    fail_bad_input(fmt::format("task '{}' has layout {}, not {}", shape, to_string(t.layout), layout));
+  if (epilogue != "none" && parse_epilogue(epilogue) != t.epilogue)
+    fail_bad_input(fmt::format("task '{}' has epilogue {}, not {}", shape, to_string(t.epilogue), epilogue));
   validate(t);
   return t;
 }
@@ -128,6 +184,18 @@ Task task_from_shape(const std::string& shape, const std::string& layout, const 
 nlohmann::json to_json(const Task& t) {
   return {{"op", t.op},   {"m", t.m},     {"n", t.n}, {"k", t.k}, {"layout", to_string(t.layout)},
           {"acc", t.acc}, {"epilogue", to_string(t.epilogue)}};
+}
+
+void to_json(nlohmann::json& j, const Task& t) { j = to_json(t); }
+
+void from_json(const nlohmann::json& j, Task& t) { t = parse_task(j); }
+
+void from_json_strict(const nlohmann::json& j, Task& t, const std::string& where) {
+  try {
+    t = parse_task(j);
+  } catch (const Error& e) {
+    fail_bad_input(fmt::format("{}: {}", where, e.what()));
+  }
 }
 
 }  // namespace tessera

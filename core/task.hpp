@@ -42,10 +42,18 @@ Epilogue parse_epilogue(const std::string& s);  // throws bad_input
 // with one clear line, never a crash.
 Task parse_task(const nlohmann::json& j);
 Task parse_task_string(const std::string& text);
-// "MxNxK" (also "M,N,K").
+// "MxNxK" (also "M,N,K"), or a task id as tessera prints it
+// ("hgemm_4096x4096x4096_TN_none"; the op, layout and epilogue may be left
+// off the end). An id's layout and epilogue must agree with `layout` and
+// `epilogue` where those are not the defaults.
 Task task_from_shape(const std::string& shape, const std::string& layout = "TN",
                      const std::string& epilogue = "none");
 nlohmann::json to_json(const Task& t);
+// The same as members of other JSON structs (core/json_struct.hpp); both
+// readers are parse_task's, the strict one names `where` in its errors.
+void to_json(nlohmann::json& j, const Task& t);
+void from_json(const nlohmann::json& j, Task& t);
+void from_json_strict(const nlohmann::json& j, Task& t, const std::string& where);
 void validate(const Task& t);  // throws bad_input
 
 }  // namespace tessera

@@ -15,6 +15,14 @@ grid1000_sample300.json keeps 300 of them, each bucket in proportion to its
 size and FLOP-stratified within it, ordered so that any prefix of the file is
 spread over every bucket (a sweep stopped early still covers all of them).
 
+The learned cost model is judged on shape families it never saw (a family is
+the N x K of a weight: every M of one layer). grid1000_heldout100.json keeps
+100 shapes of N_HELDOUT_FAMILIES families (FLOP-stratified over the grid's
+N x K pairs); grid1000_model_train.json keeps N_TRAIN shapes of the other
+families, leaving out every family of llm_shapes.json too and every shape
+above TRAIN_MAX_FLOPS (a training sweep measures many configs per shape),
+interleaved like the sample300 so that any prefix covers every bucket.
+
 Re-running this script reproduces the files byte for byte.
 
 usage: python3 datasets/generate_grid.py [--out-dir datasets] [--count 24]
@@ -34,6 +42,10 @@ BUCKETS = [{"name": "small", "max_flops": 2**30},
            {"name": "medium", "max_flops": 2**36},
            {"name": "large", "max_flops": None}]
 N_SAMPLE = 300
+N_HELDOUT_FAMILIES = 20
+N_HELDOUT = 100
+N_TRAIN = 96
+TRAIN_MAX_FLOPS = 2**37
 
 
 def task(m, n, k, layout="TN"):
@@ -82,6 +94,16 @@ def interleaved_sample(shapes, count):
     return [s for _, _, s in sorted(keyed)]
 
 
+def model_split(grid, llm_families):
+    """(training shapes, held-out shapes) of the grid, split by N x K family."""
+    families = sorted({(n, k) for _, n, k in grid}, key=lambda f: (f[0] * f[1], f))
+    held = set(stratified(families, N_HELDOUT_FAMILIES))
+    heldout = [s for s in grid if (s[1], s[2]) in held]
+    train = [s for s in grid if (s[1], s[2]) not in held and (s[1], s[2]) not in llm_families
+             and 2 * s[0] * s[1] * s[2] <= TRAIN_MAX_FLOPS]
+    return interleaved_sample(train, N_TRAIN), interleaved_sample(heldout, N_HELDOUT)
+
+
 def write(path, doc, one_task_per_line=False):
     with open(path, "w") as f:
         if one_task_per_line:  # the large files: a task per line keeps them small and diffable
@@ -125,6 +147,23 @@ def main():
                           "(datasets/generate_grid.py).",
            "buckets": BUCKETS,
            "tasks": [task(*s) for s in interleaved_sample(grid, N_SAMPLE)]}, one_task_per_line=True)
+    with open(os.path.join(a.out_dir, "llm_shapes.json")) as f:
+        llm_families = {(t["n"], t["k"]) for t in json.load(f)["tasks"]}
+    train, heldout = model_split(grid, llm_families)
+    write(os.path.join(a.out_dir, "grid1000_model_train.json"),
+          {"name": "grid1000_model_train",
+           "description": f"{len(train)} grid1000 shapes to train the learned cost model on: none of the "
+                          f"{N_HELDOUT_FAMILIES} held-out N x K families nor of llm_shapes.json's, at most "
+                          f"2^{TRAIN_MAX_FLOPS.bit_length() - 1} FLOP, interleaved over the buckets "
+                          "(datasets/generate_grid.py).",
+           "buckets": BUCKETS,
+           "tasks": [task(*s) for s in train]}, one_task_per_line=True)
+    write(os.path.join(a.out_dir, "grid1000_heldout100.json"),
+          {"name": "grid1000_heldout100",
+           "description": f"{len(heldout)} grid1000 shapes of {N_HELDOUT_FAMILIES} N x K families the learned cost "
+                          "model is never trained on, interleaved over the buckets (datasets/generate_grid.py).",
+           "buckets": BUCKETS,
+           "tasks": [task(*s) for s in heldout]}, one_task_per_line=True)
     # The issue's acceptance runs: 4096^3 and two small grid shapes (one square, one skinny).
     write(os.path.join(a.out_dir, "acceptance.json"),
           {"name": "acceptance", "description": "4096^3 TN plus two small CUDA-L2 grid shapes (issue 4).",

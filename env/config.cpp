@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include "env/env.hpp"
-#include "core/counter_set.hpp"
 #include "core/error.hpp"
 #include "core/tasks_file.hpp"
 
@@ -36,10 +35,13 @@ void require_object(const nlohmann::json& j, const std::string& what) {
   if (!j.is_object()) fail_bad_input(what + " must be a JSON object");
 }
 
+// An episode's eval settings as written: counters and baselines are the
+// environment's own settings (counters_in_feedback, reuse_baselines).
 nlohmann::json eval_to_json(const EvalOptions& e) {
-  return {{"compile_only", e.compile_only}, {"counter_set", e.counter_set}, {"timing", e.timing},
-          {"hot", e.hot},                   {"verify_trials", e.verify_trials}, {"shape_generic", e.shape_generic},
-          {"rank_by", e.rank_by}};
+  nlohmann::json j = e;
+  j.erase("counters");
+  j.erase("baselines");
+  return j;
 }
 
 // An episode's eval settings: the harness's, but counters_in_feedback decides
@@ -60,25 +62,7 @@ std::vector<Task> tasks_from_json(const nlohmann::json& j) {
 
 }  // namespace
 
-EvalOptions eval_options_from_json(const nlohmann::json& j, EvalOptions e) {
-  require_object(j, "eval");
-  for (const auto& [key, v] : j.items()) {
-    const std::string k = "eval." + key;
-    if (key == "compile_only") e.compile_only = get_bool(v, k);
-    else if (key == "counters") e.counters = get_bool(v, k);
-    else if (key == "counter_set") e.counter_set = to_string(parse_counter_set(get_string(v, k)));
-    else if (key == "baselines") e.baselines = get_bool(v, k);
-    else if (key == "timing") e.timing = get_bool(v, k);
-    else if (key == "hot") e.hot = get_bool(v, k);
-    else if (key == "verify_trials") e.verify_trials = get_int(v, k, 1, 64);
-    else if (key == "shape_generic") e.shape_generic = get_bool(v, k);
-    else if (key == "rank_by") e.rank_by = get_string(v, k);
-    else fail_bad_input("unknown evaluation option '" + key +
-                        "' (compile_only, counters, counter_set, baselines, timing, hot, verify_trials, "
-                        "shape_generic, rank_by)");
-  }
-  return e;
-}
+EvalOptions eval_options_from_json(const nlohmann::json& j, EvalOptions e) { return parse_eval_options(j, e, "eval"); }
 
 EvalOptions default_env_eval_options() {
   EvalOptions e;
@@ -119,6 +103,7 @@ nlohmann::json EnvConfig::to_json() const {
           {"counters_in_feedback", counters_in_feedback},
           {"reuse_baselines", reuse_baselines},
           {"max_log_chars", max_log_chars},
+          {"max_observation_chars", max_observation_chars},
           {"prompt_dir", prompt_dir},
           {"abi_header", abi_header}};
 }
@@ -137,12 +122,14 @@ EnvConfig EnvConfig::from_json(const nlohmann::json& j) {
     else if (key == "counters_in_feedback") c.counters_in_feedback = get_bool(v, key);
     else if (key == "reuse_baselines") c.reuse_baselines = get_bool(v, key);
     else if (key == "max_log_chars") c.max_log_chars = std::size_t(get_int(v, key, 0, 1 << 20));
+    else if (key == "max_observation_chars")
+      c.max_observation_chars = std::size_t(get_int(v, key, int(kMinObservationChars), 1 << 24));
     else if (key == "prompt_dir") c.prompt_dir = get_string(v, key);
     else if (key == "abi_header") c.abi_header = get_string(v, key);
     else
       fail_bad_input("unknown environment setting '" + key +
                      "' (max_turns, actions, reward, eval, tasks, tasks_file, infra_retries, counters_in_feedback, "
-                     "reuse_baselines, max_log_chars, prompt_dir, abi_header)");
+                     "reuse_baselines, max_log_chars, max_observation_chars, prompt_dir, abi_header)");
   }
   if (j.contains("tasks") && j.contains("tasks_file")) fail_bad_input("give tasks or tasks_file, not both");
   c.validate();

@@ -38,6 +38,13 @@ inline constexpr std::size_t kMaxActionChars = 256 * 1024;
 // 30000 blanks overflow an 8 MiB stack. Code never needs a thousand in a row.
 inline constexpr std::size_t kMaxBlankRun = 1024;
 inline constexpr std::size_t kDefaultMaxLogChars = 3000;  // compiler log shown in an observation (as the agent's prompts)
+// Characters of one step's observation, all sections together (docs/env.md):
+// at most about 1,300 tokens of a 131k-token vocabulary (Tekken) for this
+// text, so the first prompt (about 1,800 tokens), a reply and an observation
+// fit a 4k-token context (tests/python/test_observation_sizes.py). The
+// compiler log, then the measurement, give way first.
+inline constexpr std::size_t kDefaultMaxObservationChars = 4000;
+inline constexpr std::size_t kMinObservationChars = 1000;  // the turn, score and reply format need this much
 
 // What a policy may send. Device-only kernels, SEARCH/REPLACE diffs of the
 // previous turn's kernel and tile configs run no host code of the policy's;
@@ -80,6 +87,7 @@ struct EnvConfig {
   // info["baseline_protocol"] says which.
   bool reuse_baselines = false;
   std::size_t max_log_chars = kDefaultMaxLogChars;
+  std::size_t max_observation_chars = kDefaultMaxObservationChars;
   std::string prompt_dir;  // agent prompt templates; empty: the agent's default (or $TESSERA_PROMPT_DIR)
   std::string abi_header;  // empty: the agent's default (or $TESSERA_ABI_HEADER)
 

@@ -65,11 +65,12 @@ nlohmann::json Verdict::record() const {
                       {"attempts", attempts},
                       {"retried", attempts.size() > 1},
                       {"baseline_protocol", baseline_protocol},
-                      {"task_id", task.id()}};
-  if (!action.ok) j["format_error"] = action.error;
-  if (action.fuzzy_matches > 0) j["fuzzy_matches"] = action.fuzzy_matches;
-  if (!action.tile_config.is_null()) j["tile_config"] = action.tile_config;
-  if (!baseline_source.is_null()) j["baseline_source"] = baseline_source;
+                      {"task_id", task.id()},
+                      // Every key on every record (docs/env.md): trainers gather them into columns.
+                      {"format_error", action.ok ? std::string() : action.error},
+                      {"fuzzy_matches", action.fuzzy_matches},
+                      {"tile_config", action.tile_config},
+                      {"baseline_source", baseline_source}};
   return j;
 }
 

@@ -52,7 +52,7 @@ Candidate load_candidate_with(const fs::path& path, const std::string& kind, con
   const auto args = build_arguments(build);
   Candidate c;
   if (!build.torch_entry.empty()) {
-    if (kind != "auto" && kind != "tu")
+    if (const auto k = parse_kind_choice(kind); k && *k != CandidateKind::translation_unit)
       fail_bad_input("--torch-entry makes a translation unit; --kind " + kind + " does not fit it");
     c.kind = CandidateKind::translation_unit;
     c.name = path.filename().string();

@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "core/fs.hpp"
 #include "core/hash.hpp"
+#include "core/json_struct.hpp"
 #include "harness/detail/build_directives.hpp"
 #include "harness/detail/compile_steps.hpp"
 #include "harness/subprocess.hpp"
@@ -42,22 +43,7 @@ constexpr bool kAddressSanitizer = false;
 
 const std::string& abi_header_source() { return detail::embedded_abi_header(); }
 
-void to_json(nlohmann::json& j, const CompileOutput& v) {
-  j = {{"status", v.status},       {"reason", v.reason},
-       {"info", v.info},           {"resources", v.resources},
-       {"artifact", v.artifact.string()}, {"contract", v.contract}};
-  if (!v.artifact_hash.empty()) j["artifact_hash"] = v.artifact_hash;
-}
-
-void from_json(const nlohmann::json& j, CompileOutput& v) {
-  v.status = j.at("status").get<Status>();
-  v.reason = j.value("reason", "");
-  v.info = j.value("info", CompileInfo{});
-  v.resources = j.value("resources", Resources{});
-  v.artifact = j.value("artifact", "");
-  v.contract = j.value("contract", nlohmann::json());
-  v.artifact_hash = j.value("artifact_hash", "");
-}
+TESSERA_JSON_STRUCT(CompileOutput, status, reason, info, resources, artifact, contract, artifact_hash)
 
 Compiler::Compiler(CompilerOptions options) : options_(std::move(options)) {
   if (options_.cache_dir.empty()) options_.cache_dir = cache_dir() / "kernels";
@@ -135,11 +121,9 @@ CompileOutput Compiler::compile_in_process(const CompileRequest& request, const 
 }
 
 CompileOutput Compiler::compile_in_child(const CompileRequest& request, const std::string& key) {
-  nlohmann::json req = {{"kind", to_string(request.kind)}, {"source", request.source}, {"arch", request.arch},
-                        {"options", request.extra_options}, {"cache_dir", options_.cache_dir.string()},
-                        {"key", key}, {"timeout_seconds", options_.timeout_seconds}};
+  const CompileChildRequest req{request, options_.cache_dir, key, options_.timeout_seconds};
   const auto exe = options_.self_exe.empty() ? tessera_executable() : options_.self_exe;
-  auto pr = run_process(exe, {"__compile"}, req.dump(), options_.timeout_seconds,
+  auto pr = run_process(exe, {"__compile"}, nlohmann::json(req).dump(), options_.timeout_seconds,
                                 4 * kCompileLogLimitBytes + (1 << 20), options_.cache_dir / "child-work");
   CompileOutput out;
   out.info.compiler = request.kind == CandidateKind::device_only ? "nvrtc" : "nvcc";
@@ -158,7 +142,7 @@ CompileOutput Compiler::compile_in_child(const CompileRequest& request, const st
   try {
     auto line_end = pr.output.find('\n', pos);
     auto j = nlohmann::json::parse(pr.output.substr(pos, line_end == std::string::npos ? line_end : line_end - pos));
-    return j.at("TESSERA_COMPILE").get<CompileOutput>();
+    return read_strict<CompileOutput>(j.at("TESSERA_COMPILE"), "the compile child's answer");
   } catch (const std::exception& e) {
     out.status = Status::infra_error;
     out.reason = fmt::format("unreadable answer from the compiler process: {}", e.what());
@@ -178,19 +162,13 @@ int compile_child_main() {
   CompileOutput out;
   try {
     std::string input((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
-    auto j = nlohmann::json::parse(input);
-    CompileRequest r;
-    r.kind = j.at("kind").get<std::string>() == "device_only" ? CandidateKind::device_only
-                                                             : CandidateKind::translation_unit;
-    r.source = j.at("source").get<std::string>();
-    r.arch = j.at("arch").get<std::string>();
-    r.extra_options = j.at("options").get<std::vector<std::string>>();
+    const auto req = read_strict<CompileChildRequest>(nlohmann::json::parse(input), "compile request");
     CompilerOptions o;
-    o.cache_dir = j.at("cache_dir").get<std::string>();
+    o.cache_dir = req.cache_dir;
     o.out_of_process = false;
-    o.timeout_seconds = j.at("timeout_seconds").get<double>();
+    o.timeout_seconds = req.timeout_seconds;
     Compiler c(o);
-    out = c.compile_in_process(r, j.at("key").get<std::string>());
+    out = c.compile_in_process(req.request, req.key);
     out.info.log = detail::trim_log(out.info.log, kCompileLogLimitBytes);
   } catch (const std::exception& e) {
     out.status = Status::infra_error;

@@ -14,21 +14,15 @@
 
 #include "core/candidate.hpp"
 #include "core/result.hpp"
+#include "core/json_struct.hpp"
+#include "core/wire.hpp"
 
 namespace tessera {
 
-// Defaults, each with its unit.
-inline constexpr double kCompileTimeoutSeconds = 120.0;
+// Defaults, each with its unit (kCompileTimeoutSeconds and kDefaultArch, and
+// CompileRequest, are wire definitions: core/wire.hpp).
 inline constexpr std::size_t kCompileLogLimitBytes = 16 * 1024;
 inline constexpr std::size_t kCompileMemoryLimitBytes = 16ull << 30;
-inline constexpr const char* kDefaultArch = "sm_90a";
-
-struct CompileRequest {
-  CandidateKind kind = CandidateKind::device_only;
-  std::string source;
-  std::string arch = kDefaultArch;        // sm_90a, sm_90, sm_80 ...
-  std::vector<std::string> extra_options;  // appended to the compiler's options
-};
 
 struct CompileOutput {
   Status status = Status::infra_error;  // ok, compile_error, timeout, rejected, infra_error
@@ -41,8 +35,9 @@ struct CompileOutput {
   // whose file no longer matches (tampered, truncated) is a miss.
   std::string artifact_hash;
 };
-void to_json(nlohmann::json& j, const CompileOutput& v);
-void from_json(const nlohmann::json& j, CompileOutput& v);
+// The compile child's answer (read strictly) and a cache entry's record
+// (read leniently: entries of older versions stay readable, then checked).
+TESSERA_JSON_DECLARE(CompileOutput);
 
 struct CompilerOptions {
   std::filesystem::path cache_dir;       // default: cache_dir()/kernels
@@ -71,7 +66,8 @@ private:
   CompilerOptions options_;
 };
 
-// Entry point of `tessera __compile`: request JSON on stdin, output JSON on stdout.
+// Entry point of `tessera __compile`: a CompileChildRequest (core/wire.hpp)
+// on stdin, its CompileOutput as the last line of stdout.
 int compile_child_main();
 
 // The ABI header's text, injected into every NVRTC compile.

@@ -9,27 +9,9 @@
 #include "core/candidate.hpp"
 #include "core/result.hpp"
 #include "core/task.hpp"
+#include "core/wire.hpp"  // EvalOptions
 
 namespace tessera {
-
-struct EvalOptions {
-  bool compile_only = false;   // no GPU: compile + static checks, verify/timing reported as skipped
-  bool counters = true;        // collect CUPTI counters (never fatal if unavailable)
-  // "full" or "fast" (worker::CounterSet): fast leaves out the two breakdown
-  // metrics that need most of the profiler's passes.
-  std::string counter_set = "full";
-  bool baselines = true;       // measure cuBLAS/cuBLASLt in the same run
-  bool timing = true;          // false: verify only (status ok, timing reported as skipped)
-  // Also time back-to-back calls (warm L2, graph replay) and the host latency
-  // per call, after the cold timing. Nothing ranks by them; a sweep that only
-  // ranks by cold time skips them (reported as skipped / 0).
-  bool hot = true;
-  int verify_trials = 4;       // random trials, plus one integer-exact trial
-  // Also verify on other shapes (kShapeGenericProbes): for candidates that
-  // claim to be shape-generic (this flag, or meta["shape_generic"] = true).
-  bool shape_generic = false;
-  std::string rank_by = "cold";
-};
 
 class Evaluator {
 public:

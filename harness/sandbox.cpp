@@ -19,7 +19,6 @@
 
 #include "harness/compiler.hpp"
 #include "core/ceiling.hpp"
-#include "core/ceiling_store.hpp"
 #include "harness/detail/machine_state.hpp"
 #include "core/error.hpp"
 #include "core/fs.hpp"
@@ -40,13 +39,27 @@ constexpr int kSm80SmemOptin = 166912;  // bytes per block, A100
 
 int smem_limit_for_arch(const std::string& arch) { return arch.rfind("sm_8", 0) == 0 ? kSm80SmemOptin : kSm90SmemOptin; }
 
-// Checks that need the task and the device limits but no GPU.
-std::string static_check(const nlohmann::json& contract_json, const Task& task, int smem_limit) {
+// What the checks that need the task and the device limits, but no GPU,
+// found wrong with a device-only kernel.
+enum class StaticProblem {
+  none,
+  contract,       // its contract does not fit the task: a policy violation (rejected)
+  shared_memory,  // it asks for more shared memory than the device has: it cannot launch (launch_error)
+};
+
+struct StaticCheck {
+  StaticProblem problem = StaticProblem::none;
+  std::string reason;
+};
+
+Status status_of(StaticProblem p) { return p == StaticProblem::shared_memory ? Status::launch_error : Status::rejected; }
+
+StaticCheck static_check(const nlohmann::json& contract_json, const Task& task, int smem_limit) {
   const auto c = contract_from_json(contract_json);
-  if (auto why = check_contract_for_task(c, task); !why.empty()) return why;
+  if (auto why = check_contract_for_task(c, task); !why.empty()) return {StaticProblem::contract, why};
   if (c.dynamic_smem_bytes > smem_limit)
-    return fmt::format("the kernel asks for {} bytes of dynamic shared memory; the device allows {}",
-                       c.dynamic_smem_bytes, smem_limit);
+    return {StaticProblem::shared_memory, fmt::format("the kernel asks for {} bytes of dynamic shared memory; the "
+                                                      "device allows {}", c.dynamic_smem_bytes, smem_limit)};
   return {};
 }
 
@@ -59,11 +72,9 @@ public:
         rng_(std::random_device{}()) {
     std::string why;
     const bool gpu = gpu_present(&why);
-    if (options_.mode == "full" && !gpu)
+    if (options_.mode == EvalMode::full && !gpu)
       throw Error(Error::Kind::unavailable, "full evaluation needs a CUDA GPU: " + why);
-    if (options_.mode != "auto" && options_.mode != "full" && options_.mode != "compile_only")
-      throw Error(Error::Kind::bad_input, "unknown evaluation mode '" + options_.mode + "' (auto, full, compile_only)");
-    full_ = options_.mode == "full" || (options_.mode == "auto" && gpu);
+    full_ = options_.mode == EvalMode::full || (options_.mode == EvalMode::auto_detect && gpu);
     if (options_.log_dir.empty()) options_.log_dir = cache_dir() / "logs";
     if (!full_) device_.arch = options_.arch.empty() ? kDefaultArch : options_.arch;
     update_compile_arch();
@@ -85,13 +96,14 @@ public:
     r.candidate_name = cand.name;
     r.candidate_kind = to_string(cand.kind);
     r.candidate_hash = content_hash(cand.source);
-    r.mode = full_ && !eo.compile_only ? "full" : "compile_only";
+    const EvalMode mode = full_ && !eo.compile_only ? EvalMode::full : EvalMode::compile_only;
+    r.mode = to_string(mode);
     auto finish = [&](EvalResult& res) -> EvalResult {
       res.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       return res;
     };
     try {
-      if (r.mode == "full") {
+      if (mode == EvalMode::full) {
         if (auto why = ensure_worker(); !why.empty()) {
           r.status = Status::infra_error;
           r.reason = why;
@@ -113,13 +125,13 @@ public:
       }
       if (cand.kind == CandidateKind::device_only) {
         const int limit = device_.smem_per_block_optin > 0 ? device_.smem_per_block_optin : smem_limit_for_arch(req.arch);
-        if (auto why = static_check(out.contract, task, limit); !why.empty()) {
-          r.status = why.find("shared memory") != std::string::npos ? Status::launch_error : Status::rejected;
-          r.reason = why;
+        if (auto check = static_check(out.contract, task, limit); check.problem != StaticProblem::none) {
+          r.status = status_of(check.problem);
+          r.reason = check.reason;
           return finish(r);
         }
       }
-      if (r.mode == "compile_only") {
+      if (mode == EvalMode::compile_only) {
         r.status = Status::compiled;
         r.reason = "compile-only mode: compiled and statically checked; not verified and not timed";
         return finish(r);
@@ -193,7 +205,7 @@ private:
       worker_.reset();
       return why;
     }
-    auto hello = worker_->call({{"op", "hello"}}, "hello", kWorkerStartTimeoutSeconds);
+    auto hello = worker_->call(WorkerCommand{WorkerOp::hello}, "hello", kWorkerStartTimeoutSeconds);
     if (hello.kind != detail::WorkerReply::Kind::answer) {
       auto why = fmt::format("sandbox worker failed its first request: {}", hello.reason);
       worker_.reset();
@@ -201,7 +213,7 @@ private:
     }
     auto d = hello.body.at("device").get<DeviceSummary>();
     if (device_.peak_tflops > 0) {  // one ceiling per harness (it only goes up)
-      apply_ceiling(d, ceiling_json(device_));
+      apply_ceiling(d, ceiling_of(device_));
     } else if (auto why = load_or_measure_ceiling(d); !why.empty()) {
       worker_.reset();
       return why;
@@ -210,11 +222,6 @@ private:
     update_compile_arch();
     spdlog::debug("worker pid {} on {}", worker_->pid(), device_.name);
     return {};
-  }
-
-  static nlohmann::json ceiling_json(const DeviceSummary& d) {
-    return {{"peak_tflops", d.peak_tflops}, {"peak_source", d.peak_source}, {"dram_gbps", d.dram_gbps},
-            {"floor_us", d.floor_us}};
   }
 
   // The device's ceiling: stored once per GPU, measured when missing (or
@@ -228,13 +235,13 @@ private:
       }
     if (!options_.measure_peak && !options_.remeasure_ceiling) return {};
     spdlog::info("measuring the ceiling of {} (peak, bandwidth, floor): once per GPU", d.name);
-    auto reply = worker_->call({{"op", "ceiling"}}, "ceiling", kCeilingTimeoutSeconds);
+    auto reply = worker_->call(WorkerCommand{WorkerOp::ceiling}, "ceiling", kCeilingTimeoutSeconds);
     if (reply.kind != detail::WorkerReply::Kind::answer)
       return fmt::format("sandbox worker could not measure the device's ceiling: {}", reply.reason);
-    const auto c = reply.body.at("ceiling");
+    const auto c = read_strict<DeviceCeiling>(reply.body.at("ceiling"), "the worker's ceiling");
     apply_ceiling(d, c);
     try {
-      store_ceiling(d, c);
+      store_ceiling(d, nlohmann::json(c));
     } catch (const std::exception& e) {
       spdlog::warn("could not store the measured ceiling: {}", e.what());
     }
@@ -304,23 +311,14 @@ private:
 
   void run_in_worker(EvalResult& r, const Candidate& cand, const CompileOutput& out, const EvalOptions& eo) {
     oom_kills_at_start_ = detail::oom_kills();
-    nlohmann::json req = {{"op", "eval"},
-                          {"task", to_json(r.task)},
-                          {"kind", to_string(cand.kind)},
-                          {"artifact", out.artifact.string()},
-                          {"contract", out.contract},
-                          {"peak_tflops", device_.peak_tflops},
-                          {"peak_source", device_.peak_source},
-                          {"dram_gbps", device_.dram_gbps},
-                          {"floor_us", device_.floor_us},
-                          {"options",
-                           {{"verify_trials", eo.verify_trials},
-                            {"counters", eo.counters},
-                            {"counter_set", eo.counter_set},
-                            {"baselines", eo.baselines},
-                            {"timing", eo.timing},
-                            {"hot", eo.hot},
-                            {"seed", rng_()}}}};
+    WorkerEvalRequest req;
+    req.task = r.task;
+    req.kind = cand.kind;
+    req.artifact = out.artifact.string();
+    req.contract = out.contract;
+    req.ceiling = ceiling_of(device_);
+    req.options = eo;
+    req.seed = rng_();
     auto reply = worker_->call(req, "result", options_.heartbeat_timeout_s);
     using K = detail::WorkerReply::Kind;
     if (reply.kind == K::answer) {

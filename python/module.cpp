@@ -21,6 +21,8 @@
 #include "env/judge.hpp"
 #include "env/score.hpp"
 #include "core/error.hpp"
+#include "core/json_read.hpp"
+#include "core/wire.hpp"
 #include "harness/sandbox.hpp"
 
 namespace nb = nanobind;
@@ -46,35 +48,28 @@ nb::bytes bytes_of(const std::string& s) { return nb::bytes(s.data(), s.size());
 
 Task task_of(const json& j) { return j.is_string() ? task_from_shape(j.get<std::string>()) : parse_task(j); }
 
-// {"mode", "self_exe", "log_dir", "compile_timeout_s", "heartbeat_timeout_s", "measure_peak", "remeasure_baselines", "arch"}
+// Every SandboxOptions key (core/wire.hpp), read strictly, but two that are
+// set elsewhere: the devices are Pool's own argument (one evaluator each), and
+// a judged pool's retries are its EnvConfig's (env::judging_sandbox).
 SandboxOptions sandbox_options(const json& j) {
-  SandboxOptions o;
-  for (const auto& [key, v] : j.items()) {
-    if (key == "mode") o.mode = v.get<std::string>();
-    else if (key == "self_exe") o.self_exe = v.get<std::string>();
-    else if (key == "log_dir") o.log_dir = v.get<std::string>();
-    else if (key == "compile_timeout_s") o.compile_timeout_s = v.get<double>();
-    else if (key == "heartbeat_timeout_s") o.heartbeat_timeout_s = v.get<double>();
-    else if (key == "measure_peak") o.measure_peak = v.get<bool>();
-    else if (key == "remeasure_baselines") o.remeasure_baselines = v.get<bool>();
-    else if (key == "arch") o.arch = v.get<std::string>();
-    else fail_bad_input("unknown pool setting '" + key + "'");
-  }
-  return o;
+  if (j.is_object() && j.contains("device"))
+    fail_bad_input("pool options: 'device' is given by Pool's devices argument (one evaluator per device)");
+  if (j.is_object() && j.contains("infra_retries"))
+    fail_bad_input("pool options: 'infra_retries' is the judge's: give it in evaluate_batch's config "
+                   "(config={\"infra_retries\": n}) or the Environment's");
+  return parse_sandbox_options(j, SandboxOptions{}, "pool options");
 }
 
-// {"source", "task", "name"?, "kind"? (auto | device | tu)}
+// {"source", "task", "name"?, "kind"? (auto, device_only, translation_unit, device, tu)}
 EvalRequest request_of(const json& j) {
   if (!j.is_object() || !j.contains("source") || !j.contains("task"))
     fail_bad_input("each evaluation request needs \"source\" and \"task\"");
+  static constexpr const char* kKeys[] = {"source", "task", "name", "kind"};
+  reject_unknown_keys(j, kKeys, "evaluation request");
   EvalRequest r;
   r.candidate.source = j.at("source").get<std::string>();
   r.candidate.name = j.value("name", std::string());
-  const std::string kind = j.value("kind", std::string("auto"));
-  if (kind == "auto") r.candidate.kind = detect_kind(r.candidate.source);
-  else if (kind == "device" || kind == "device_only") r.candidate.kind = CandidateKind::device_only;
-  else if (kind == "tu" || kind == "translation_unit") r.candidate.kind = CandidateKind::translation_unit;
-  else fail_bad_input("unknown candidate kind '" + kind + "' (auto, device, tu)");
+  r.candidate.kind = candidate_kind_for(j.value("kind", std::string("auto")), r.candidate.source);
   r.task = task_of(j.at("task"));
   validate(r.task);
   return r;
@@ -254,5 +249,9 @@ NB_MODULE(_core, m) {
         nb::arg("actions_json"));
   m.def("score_actions", &score_actions_json, nb::arg("requests_json"), nb::arg("config_json"), nb::arg("pool"));
   m.def("default_config", [] { return dump(tessera::env::EnvConfig{}.to_json()); });
+  // The option structs' keys and defaults (core/wire.hpp), for Python to name
+  // them without a copy of its own.
+  m.def("default_pool_options", [] { return dump(json(tessera::SandboxOptions{})); });
+  m.def("default_eval_options", [] { return dump(json(tessera::EvalOptions{})); });
   m.def("device_count", &device_count);
 }

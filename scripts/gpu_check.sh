@@ -19,6 +19,10 @@
 #            worker masked, evaluate_batch against bench harness)
 #   serve    scripts/serve_bench.py --compare: evaluations per minute through tessera serve against
 #            tessera bench harness, and p50/p99 per stage (after python, whose packages it uses)
+#   grpo     scripts/grpo_demo.py: TRL's GRPOTrainer on a tiny policy with rewards from real
+#            evaluations through the pool; rewards per second and the share of step time spent
+#            waiting for rewards (after python, whose package it uses; TRL, datasets, accelerate,
+#            dill and multiprocess as wheels in .whl/: the script's docstring has the command)
 #   sweep    tessera bench suite over $SWEEP_TASKS (default datasets/grid1000.json) with $SWEEP_KERNELS
 #            (default none: the baselines) into $SWEEP_DIR (default runs/sweep) for $SWEEP_MINUTES (7);
 #            the folder comes back as $OUT/<name>.tgz; carried back, the next call continues it
@@ -57,6 +61,11 @@ step() {  # step NAME COMMAND...: runs it, logs to $LOGS/NAME.log, records PASS/
   table > "$OUT/summary.txt"
 }
 
+# XGBoost for the learned cost model, carried from Debian's packages where the
+# machine has none (scripts/carry_xgboost.sh writes .deps/xgboost; carry .deps).
+if [ -d .deps/xgboost ] && [ -z "${TESSERA_XGBOOST_ROOT:-}" ]; then
+  export TESSERA_XGBOOST_ROOT=$PWD/.deps/xgboost LD_LIBRARY_PATH=$PWD/.deps/xgboost/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+fi
 step configure cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release
 step build cmake --build "$BUILD" -j "$(nproc)" -- -k 0
 step nvidia_smi nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv
@@ -197,6 +206,11 @@ if has serve; then
   step serve_bench env PYTHONUNBUFFERED=1 "${PY:-python3}" scripts/serve_bench.py --compare --binary "$T" \
     --json "$OUT/serve_bench.json"
   tail -n 20 "$LOGS/serve_bench.log"
+fi
+
+if has grpo; then
+  step grpo_demo env PYTHONUNBUFFERED=1 "${PY:-python3}" scripts/grpo_demo.py --steps "${GRPO_STEPS:-6}"
+  grep -E "^(step|GRPO_DEMO|devices|policy)|rewards in" "$LOGS/grpo_demo.log" | head -n 30
 fi
 
 if has sweep; then

@@ -17,6 +17,9 @@ have_header CLI/CLI.hpp || need+=(libcli11-dev)
 have_header spdlog/spdlog.h || need+=(libspdlog-dev)
 have_header fmt/format.h || need+=(libfmt-dev)
 have_header boost/process.hpp || need+=(libboost-dev)
+# XGBoost for the learned cost model; a machine without a package manager
+# names an unpacked copy in TESSERA_XGBOOST_ROOT (scripts/gpu_check.sh).
+[ -n "${TESSERA_XGBOOST_ROOT:-}" ] || have_header xgboost/c_api.h || need+=(libxgboost-dev)
 have_cmake_pkg GTest || need+=(libgtest-dev)
 # The sanitizer and fuzz step of scripts/test.sh: clang with libFuzzer's runtime.
 if [ "${SANITIZERS:-1}" != 0 ]; then

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/stats.hpp"
+
 namespace tessera::search {
 
 std::string to_string(Verdict v) {
@@ -23,7 +25,7 @@ double improvement(const EvalResult& candidate, const EvalResult& incumbent) {
 namespace {
 double spread_of(const TimingStats& t) {
   if (t.rel_spread > 0) return t.rel_spread;
-  if (t.median_us > 0 && t.p90_us > t.p10_us) return (t.p90_us - t.p10_us) / t.median_us;
+  if (t.p90_us > t.p10_us) return stats::relative_spread(t.p10_us, t.p90_us, t.median_us);
   return 0;
 }
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "agent/proposer.hpp"
 #include "core/error.hpp"
 #include "core/fs.hpp"
 #include "core/json_read.hpp"
@@ -47,18 +48,13 @@ void truncate_to(const fs::path& path, std::size_t bytes) {
   atomic_write_file(path, std::string_view(text).substr(0, bytes));
 }
 
-agent::GpuInfo gpu_info(const DeviceSummary& d) {
-  agent::GpuInfo g;
-  if (!d.name.empty()) g.name = d.name;
-  g.sm_count = d.sm_count;
-  g.smem_per_block_optin = d.smem_per_block_optin;
-  g.l2_bytes = d.l2_bytes;
-  g.peak_tflops = d.peak_tflops;
-  if (!d.arch.empty()) g.arch = d.arch;
-  return g;
-}
-
 agent::Evaluated evaluated(const IndividualPtr& i) { return {i->candidate, i->result}; }
+
+agent::Measured measured(const IndividualPtr& i) {
+  const auto& r = i->result;
+  const bool timed = r.status == Status::ok && r.cold.status == "measured" && r.cold.median_us > 0;
+  return {i->candidate.name, i->candidate.meta, r.status, timed ? r.cold.median_us : 0.0};
+}
 
 bool is_masked(const StepOutcome& o) { return o.evaluated && o.result.status == Status::infra_error; }
 
@@ -105,7 +101,7 @@ SearchEngine::SearchEngine(SearchConfig config, std::vector<Task> tasks, std::ve
     for (const auto& s : slots_info_) config_.proposers.push_back(s.name);
   state_ = std::make_unique<SearchState>(tasks_, config_);
   method_ = make_method(config_, slots_info_);
-  gpu_ = gpu_info(pool_->evaluator(0).device());
+  gpu_ = agent::gpu_info(pool_->evaluator(0).device());
   busy_.assign(pool_->size(), false);
   permanent_in_a_row_.assign(slots_info_.size(), 0);
   last_permanent_error_.assign(slots_info_.size(), std::string());
@@ -207,6 +203,7 @@ void SearchEngine::plan_more() {
     if (p.parent_ind) c.parent = evaluated(p.parent_ind);
     for (const auto& i : p.inspiration_inds) c.inspirations.push_back(evaluated(i));
     for (const auto& i : p.history) c.history.push_back(evaluated(i));
+    for (const auto& i : ts.evaluated) c.measured.push_back(measured(i));
     c.strategy = p.strategy;
     c.model = p.model;
     c.temperature = p.temperature;

@@ -1,11 +1,10 @@
 #include "search/progress.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <chrono>
 
 #include <fmt/format.h>
+
+#include "core/progress.hpp"
 
 namespace tessera::search {
 
@@ -26,55 +25,19 @@ std::string progress_text(const ProgressSnapshot& s) {
 
 namespace {
 
-class TtyProgress final : public ProgressSink {
+double fraction(const ProgressSnapshot& s) {
+  return s.budget_steps > 0 ? std::min(1.0, double(s.totals.steps) / double(s.budget_steps)) : 0;
+}
+
+class BarProgress final : public ProgressSink {
 public:
-  explicit TtyProgress(std::FILE* out) : out_(out) {}
-  void update(const ProgressSnapshot& s) override {
-    const double frac = s.budget_steps > 0 ? std::min(1.0, double(s.totals.steps) / double(s.budget_steps)) : 0;
-    const int filled = int(frac * kProgressBarWidth);
-    std::string bar(filled, '#');
-    bar.resize(kProgressBarWidth, '.');
-    std::fprintf(out_, "\r\033[K[%s] %s", bar.c_str(), progress_text(s).c_str());
-    std::fflush(out_);
-  }
-  void finish(const ProgressSnapshot& s) override {
-    update(s);
-    std::fprintf(out_, "\n");
-  }
-  void message(const std::string& line) override {
-    // Clears the bar's line; the next update draws the bar again below.
-    std::fprintf(out_, "\r\033[K%s\n", line.c_str());
-    std::fflush(out_);
-  }
+  explicit BarProgress(std::FILE* out) : bar_("search", out) {}
+  void update(const ProgressSnapshot& s) override { bar_.update(fraction(s), progress_text(s)); }
+  void finish(const ProgressSnapshot& s) override { bar_.finish(fraction(s), "done: " + progress_text(s)); }
+  void message(const std::string& line) override { bar_.message(line); }
 
 private:
-  std::FILE* out_;
-};
-
-class LineProgress final : public ProgressSink {
-public:
-  explicit LineProgress(std::FILE* out) : out_(out) {}
-  void update(const ProgressSnapshot& s) override {
-    const auto now = std::chrono::steady_clock::now();
-    if (printed_ && now - last_ < std::chrono::duration<double>(kProgressLineIntervalSeconds)) return;
-    printed_ = true;
-    last_ = now;
-    std::fprintf(out_, "search: %s\n", progress_text(s).c_str());
-    std::fflush(out_);
-  }
-  void finish(const ProgressSnapshot& s) override {
-    std::fprintf(out_, "search: done: %s\n", progress_text(s).c_str());
-    std::fflush(out_);
-  }
-  void message(const std::string& line) override {
-    std::fprintf(out_, "search: %s\n", line.c_str());
-    std::fflush(out_);
-  }
-
-private:
-  std::FILE* out_;
-  bool printed_ = false;
-  std::chrono::steady_clock::time_point last_;
+  ProgressBar bar_;
 };
 
 class MessagesOnly final : public ProgressSink {
@@ -95,8 +58,7 @@ private:
 
 std::unique_ptr<ProgressSink> make_progress(std::FILE* out, bool quiet) {
   if (quiet) return std::make_unique<MessagesOnly>(out);
-  if (isatty(fileno(out))) return std::make_unique<TtyProgress>(out);
-  return std::make_unique<LineProgress>(out);
+  return std::make_unique<BarProgress>(out);
 }
 
 }  // namespace tessera::search

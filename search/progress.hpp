@@ -1,6 +1,7 @@
 #pragma once
-// Progress on stderr: a one-line bar redrawn in place on a terminal; periodic
-// plain lines otherwise (logs, CI), never carriage returns in a file.
+// The search's progress on stderr, drawn by the one progress bar
+// (core/progress.hpp): a bar redrawn in place on a terminal; periodic plain
+// lines otherwise (logs, CI), never carriage returns in a file.
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -8,9 +9,6 @@
 #include "search/state.hpp"
 
 namespace tessera::search {
-
-inline constexpr double kProgressLineIntervalSeconds = 10.0;  // non-TTY: at most one line per interval
-inline constexpr int kProgressBarWidth = 24;                  // characters
 
 struct ProgressSnapshot {
   Totals totals;

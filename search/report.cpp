@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "core/fs.hpp"
 #include "core/json_read.hpp"
+#include "core/table.hpp"
 #include "search/descriptor.hpp"
 #include "search/run_files.hpp"
 #include "search/svg.hpp"
@@ -66,13 +67,14 @@ std::string proposers_table(const std::vector<nlohmann::json>& records) {
     if (r.value("reward", nlohmann::json::object()).value("timed", false))
       row.best = std::max(row.best, r["eval"].value("speedup", 0.0));
   }
-  std::string md = "## Proposers and models\n\n| proposer | model | steps | no proposal | repeats | valid kernels | "
-                   "best speedup | tokens | cost |\n|---|---|---|---|---|---|---|---|---|\n";
+  Table table({"proposer", "model", "steps", "no proposal", "repeats", "valid kernels", "best speedup", "tokens",
+               "cost"});
   for (const auto& [key, row] : rows)
-    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | ${:.4f} |\n", key.first,
-                      key.second.empty() ? "-" : key.second, row.steps, row.failed, row.repeats, row.valid,
-                      row.best > 0 ? fmt::format("{:.3f}x", row.best) : "-", row.tokens, row.cost);
-  return md + "\n";
+    table.add_row({key.first, key.second.empty() ? "-" : key.second, std::to_string(row.steps),
+                   std::to_string(row.failed), std::to_string(row.repeats), std::to_string(row.valid),
+                   row.best > 0 ? fmt::format("{:.3f}x", row.best) : "-", std::to_string(row.tokens),
+                   fmt::format("${:.4f}", row.cost)});
+  return "## Proposers and models\n\n" + to_markdown(table) + "\n";
 }
 
 }  // namespace
@@ -190,19 +192,21 @@ fs::path write_report(const RunView& run) {
   if (run.compile_only)
     md += "**Compile-only run: no kernel was verified or timed on a GPU; no speedup is claimed.**\n\n";
   md += "## Best kernel per task\n\n";
-  md += "| task | best speedup | TFLOP/s | cuBLAS TFLOP/s | cuBLASLt autotuned TFLOP/s | cold median (us) | best at step "
-        "| evaluations | evals to 98% of best | kernel |\n|---|---|---|---|---|---|---|---|---|---|\n";
+  Table best({"task", "best speedup", "TFLOP/s", "cuBLAS TFLOP/s", "cuBLASLt autotuned TFLOP/s", "cold median (us)",
+              "best at step", "evaluations", "evals to 98% of best", "kernel"});
   for (const auto& t : run.tasks) {
     const bool has = t.best.is_object();
-    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", t.id,
-                      has ? fmt::format("{:.3f}x", t.best_speedup) : "-", has ? fmt::format("{:.1f}", t.best_tflops) : "-",
-                      t.cublas_tflops > 0 ? fmt::format("{:.1f}", t.cublas_tflops) : "-",
-                      t.cublaslt_autotuned_tflops > 0 ? fmt::format("{:.1f}", t.cublaslt_autotuned_tflops) : "-",
-                      has ? fmt::format("{:.2f}", t.best_median_us) : "-",
-                      has ? std::to_string(integer_value<long long>(t.best, "step", -1)) : "-", t.evaluations,
-                      t.evals_to_near_best >= 0 ? std::to_string(t.evals_to_near_best) : "-",
-                      has ? fmt::format("[best/{0}.cu](best/{0}.cu)", t.id) : "-");
+    best.add_row({t.id, has ? fmt::format("{:.3f}x", t.best_speedup) : "-",
+                  has ? fmt::format("{:.1f}", t.best_tflops) : "-",
+                  t.cublas_tflops > 0 ? fmt::format("{:.1f}", t.cublas_tflops) : "-",
+                  t.cublaslt_autotuned_tflops > 0 ? fmt::format("{:.1f}", t.cublaslt_autotuned_tflops) : "-",
+                  has ? fmt::format("{:.2f}", t.best_median_us) : "-",
+                  has ? std::to_string(integer_value<long long>(t.best, "step", -1)) : "-",
+                  std::to_string(t.evaluations),
+                  t.evals_to_near_best >= 0 ? std::to_string(t.evals_to_near_best) : "-",
+                  has ? fmt::format("[best/{0}.cu](best/{0}.cu)", t.id) : "-"});
   }
+  md += to_markdown(best);
   md += "\nSpeedups are cold-L2 kernel GPU time of the best baseline divided by the kernel's, both measured in the "
         "same run, interleaved (docs/search.md). Kernels replace incumbents only when faster beyond the "
         "measurement spread.\n\n";
@@ -211,12 +215,12 @@ fs::path write_report(const RunView& run) {
   for (const auto& h : heatmaps) md += fmt::format("![MAP-Elites archive](plots/{})\n\n", h);
   md += "Archive rows: block-tile size class (S <= 64x64, M <= 128x128, L larger) / pipeline stages; columns: "
         "achieved occupancy bucket / bottleneck from the CUPTI counters (memory, tensor, latency).\n\n";
-  md += "## Outcomes\n\n| status | steps |\n|---|---|\n";
+  Table outcomes({"status", "steps"});
   const nlohmann::json by_status = run.totals.value("by_status", nlohmann::json::object());
-  for (const auto& [status, n] : by_status.items())
-    md += fmt::format("| {} | {} |\n", status, n.get<long long>());
-  md += fmt::format("| duplicate (not evaluated) | {} |\n| no proposal | {} |\n\n", run.totals.value("duplicates", 0),
-                    run.totals.value("proposal_failures", 0));
+  for (const auto& [status, n] : by_status.items()) outcomes.add_row({status, std::to_string(n.get<long long>())});
+  outcomes.add_row({"duplicate (not evaluated)", std::to_string(run.totals.value("duplicates", 0))});
+  outcomes.add_row({"no proposal", std::to_string(run.totals.value("proposal_failures", 0))});
+  md += "## Outcomes\n\n" + to_markdown(outcomes) + "\n";
   md += fmt::format("{} proposal(s) repeated a kernel that was already evaluated and were asked again.\n\n",
                     run.totals.value("repeated_proposals", 0));
   md += fmt::format("Noise-aware acceptance changed {} decision(s) compared with a plain median comparison.\n\n",
@@ -226,14 +230,13 @@ fs::path write_report(const RunView& run) {
   if (fs::exists(state)) {
     const auto st = nlohmann::json::parse(read_file(state), nullptr, false);
     if (!st.is_discarded() && st.contains("method") && st["method"].contains("arms")) {
-      md += fmt::format("## Bandit arms ({})\n\n| arm | target | pulls | mean reward |\n|---|---|---|---|\n",
-                        st["method"].value("rule", std::string()));
+      Table arms({"arm", "target", "pulls", "mean reward"});
       for (const auto& a : st["method"]["arms"]) {
         const long long pulls = a.value("pulls", 0LL);
-        md += fmt::format("| {} | {} | {} | {:.3f} |\n", a.value("arm", std::string()), a.value("target", std::string()),
-                          pulls, pulls ? a.value("reward_sum", 0.0) / double(pulls) : 0.0);
+        arms.add_row({a.value("arm", std::string()), a.value("target", std::string()), std::to_string(pulls),
+                      fmt::format("{:.3f}", pulls ? a.value("reward_sum", 0.0) / double(pulls) : 0.0)});
       }
-      md += "\n";
+      md += fmt::format("## Bandit arms ({})\n\n", st["method"].value("rule", std::string())) + to_markdown(arms) + "\n";
     }
   }
   md += "Files: `config.json`, `trajectories.jsonl` (docs/trajectory-schema.md), `outcomes.jsonl`, `state.json`, "

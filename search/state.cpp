@@ -1,9 +1,9 @@
 #include "search/state.hpp"
 
 #include <algorithm>
-#include <cmath>
 
 #include "core/reward.hpp"
+#include "core/stats.hpp"
 
 namespace tessera::search {
 
@@ -78,6 +78,7 @@ Applied SearchState::apply(const Plan& plan, const StepOutcome& o) {
     ind->parent = plan.parent;
     ind->island = plan.island % ts.population.islands();
     ts.history.push_back(ind);
+    ts.evaluated.push_back(ind);
     while (int(ts.history.size()) > std::max(0, config_.history)) ts.history.pop_front();
     out.descriptor = ind->descriptor;
     if (valid_kernel(o)) {
@@ -151,20 +152,18 @@ Applied SearchState::apply(const Plan& plan, const StepOutcome& o) {
 }
 
 void SearchState::update_totals() {
-  double log_sum = 0;
-  int n = 0;
+  stats::GeometricMean speedup;
   double min_peak = 1e300;
   for (const auto& t : tasks_) {
     if (!t.best) {
       min_peak = 0;
       continue;
     }
-    log_sum += std::log(std::max(1e-12, t.best->result.speedup));
-    ++n;
+    speedup.add(std::max(1e-12, t.best->result.speedup));
     min_peak = std::min(min_peak, t.best->result.peak_fraction);
   }
-  totals_.any_timed = n > 0;
-  totals_.best_speedup = n ? std::exp(log_sum / n) : 0;
+  totals_.any_timed = speedup.count() > 0;
+  totals_.best_speedup = speedup.value();
   totals_.best_peak_fraction = tasks_.empty() ? 0 : min_peak;
 }
 

@@ -26,6 +26,7 @@ struct TaskState {
   Archive archive;
   IndividualPtr best;  // fastest timed kernel (noise-aware)
   std::deque<IndividualPtr> history;  // recent attempts (failures included), newest last
+  std::vector<IndividualPtr> evaluated;  // every evaluated attempt, oldest first (what learning proposers read)
   long long steps = 0;
   long long evaluations = 0;
   std::vector<double> best_curve;  // best speedup after each of this task's steps (0 = none yet)

@@ -35,8 +35,9 @@ nlohmann::json candidate_json(const Candidate& c) {
 
 Candidate candidate_from_json(const nlohmann::json& j) {
   Candidate c;
-  c.kind = j.value("kind", std::string("device_only")) == "translation_unit" ? CandidateKind::translation_unit
-                                                                             : CandidateKind::device_only;
+  // A record without a kind is of a device-only candidate; an unknown kind is
+  // an error, never taken for device-only.
+  c.kind = j.value("kind", CandidateKind::device_only);
   c.name = j.value("name", std::string());
   c.meta = j.value("meta", nlohmann::json::object());
   c.source = j.value("source", std::string());

@@ -56,7 +56,9 @@ public:
       measure(all);
     } else {
       out.plan = "model + explore + refine";
-      for (auto& r : tile::rank_configs(task_, limits_, std::size_t(-1)))
+      const tile::LearnedModel learned =
+          o_.learned ? tile::model_for_device(tile::device_kind(ev_.device().name)) : tile::LearnedModel{};
+      for (auto& r : tile::rank_configs(task_, limits_, std::size_t(-1), learned))
         if (in_backend(r.config, o_.backend)) model_.push_back(std::move(r));
       // The model's first picks always run; refine gets its share of the rest.
       const int refine = std::clamp(int(std::lround(o_.budget * o_.refine)), 0, o_.budget - 1);
@@ -170,7 +172,7 @@ private:
     tessera::ThreadPool ahead(compile_threads());
     for (std::size_t i = 1; i < cands.size(); ++i) ahead.submit([this, &cands, i] { ev_.compile_ahead(cands[i]); });
     for (std::size_t i = 0; i < batch.size(); ++i) {
-      TunedConfig e{tile::name(batch[i]), batch[i], ev_.evaluate(cands[i], task_, opt_)};
+      TunedConfig e{tile::name(batch[i]), batch[i], ev_.evaluate(cands[i], task_, opt_), int(done_.size())};
       if (e.result.status == Status::ok) {
         best_speedup_ = std::max(best_speedup_, e.result.speedup);
         const double us = e.result.cold.median_us;

@@ -43,6 +43,9 @@ struct TileTuneOptions {
   int confirm_top = 3;         // the sweep's fastest ok configs re-measured with baselines and counters (>= 1)
   bool compile_only = false;   // no GPU: compile and check only; nothing is confirmed
   std::string backend;         // "" = every backend of the space, else mma_sync | wgmma_tma
+  // Rank with the learned cost model of the device's kind (tile/learned_model.hpp)
+  // when one is stored; false: the analytical model alone.
+  bool learned = true;
 };
 
 inline constexpr int kModelFirst = 8;  // the first configs a tune measures are the model's best
@@ -51,6 +54,7 @@ struct TunedConfig {
   std::string name;
   tile::Config config;
   EvalResult result;
+  int order = 0;  // when it was measured: 0 for the tune's first config
 };
 
 // How the cost model's order compared with the measurements of one tune.

@@ -304,6 +304,7 @@ Prediction predict(const Config& c, const Task& t, const Limits& l) {
   double slowdown = c.stream_k ? kStreamKSlowdown : 1.0;
   if (sparse_rows) slowdown *= kSparseRowsSlowdown;
   r.time_us = (main + r.overhead_us) * slowdown;
+  r.analytical_us = r.time_us;
   r.tiles = s.tiles;
   r.ctas = int(p.ctas);
   r.ctas_per_sm = resident;

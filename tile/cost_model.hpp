@@ -15,12 +15,14 @@
 
 #include "core/task.hpp"
 #include "tile/config.hpp"
+#include "tile/learned_model.hpp"
 #include "tile/legality.hpp"
 
 namespace tessera::tile {
 
 struct Prediction {
-  double time_us = 0;          // predicted cold kernel time
+  double time_us = 0;          // predicted cold kernel time (a learned model's, when rank_configs was given one)
+  double analytical_us = 0;    // this model's own time, before any learned correction
   int tiles = 0;               // output tiles of the MMA's problem
   int ctas = 0;                // CTAs launched
   int ctas_per_sm = 0;         // resident at once
@@ -50,8 +52,15 @@ struct Ranked {
 // diversified: each structural family (tile, warps, swap-AB, schedule,
 // split) gives its best config once before any gives a second, since
 // variants of one family tend to rise and fall together and the tuner's
-// refine rounds explore them anyway. At most max_count.
-std::vector<Ranked> rank_configs(const Task& task, const Limits& limits, std::size_t max_count);
+// refine rounds explore them anyway. At most max_count. With a learned model
+// (learned_model.hpp) its corrected times order the list and stand in
+// time_us; the analytical ones stay in analytical_us.
+std::vector<Ranked> rank_configs(const Task& task, const Limits& limits, std::size_t max_count,
+                                 const LearnedModel& learned = LearnedModel{});
+
+// predict() for many configs of one task, corrected by `learned` (when not empty).
+std::vector<Prediction> predict_all(const std::vector<Config>& configs, const Task& task, const Limits& limits,
+                                    const LearnedModel& learned);
 
 // 1-based rank of `config` in `ranking` (by name); when absent, 1 + the number
 // of ranked configs predicted faster than it.

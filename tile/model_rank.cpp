@@ -6,7 +6,10 @@
 #include <set>
 #include <tuple>
 
+#include <cmath>
+
 #include "tile/cost_model.hpp"
+#include "tile/features.hpp"
 #include "tile/space.hpp"
 
 namespace tessera::tile {
@@ -219,14 +222,33 @@ Family family_of(const Config& c) {
 
 }  // namespace
 
-std::vector<Ranked> rank_configs(const Task& t, const Limits& l, std::size_t max_count) {
-  std::vector<Ranked> all;
+std::vector<Prediction> predict_all(const std::vector<Config>& configs, const Task& t, const Limits& l,
+                                    const LearnedModel& learned) {
+  std::vector<Prediction> out;
+  std::vector<std::vector<float>> rows;
+  for (const Config& c : configs) {
+    out.push_back(predict(c, t, l));
+    out.back().analytical_us = out.back().time_us;
+    if (!learned.empty()) rows.push_back(features(c, t, l, out.back()));
+  }
+  if (!learned.empty()) {
+    const auto r = learned.residuals(rows);
+    for (std::size_t i = 0; i < out.size(); ++i) out[i].time_us *= std::exp2(r[i]);
+  }
+  return out;
+}
+
+std::vector<Ranked> rank_configs(const Task& t, const Limits& l, std::size_t max_count, const LearnedModel& learned) {
+  std::vector<Config> legal;
   std::set<std::string> seen;
   for (Config c : candidates(t, l)) {
     canonicalize(c, t);
     if (!legality(c, t, l).ok || !seen.insert(name(c)).second) continue;
-    all.push_back({c, predict(c, t, l)});
+    legal.push_back(c);
   }
+  const auto predictions = predict_all(legal, t, l, learned);
+  std::vector<Ranked> all;
+  for (std::size_t i = 0; i < legal.size(); ++i) all.push_back({legal[i], predictions[i]});
   std::stable_sort(all.begin(), all.end(), [](const Ranked& a, const Ranked& b) {
     if (a.prediction.time_us != b.prediction.time_us) return a.prediction.time_us < b.prediction.time_us;
     return name(a.config) < name(b.config);

@@ -144,9 +144,9 @@ private:
 
 }  // namespace
 
-std::unique_ptr<GemmCallable> load_gemm_callable(const std::string& kind, const std::filesystem::path& artifact,
+std::unique_ptr<GemmCallable> load_gemm_callable(CandidateKind kind, const std::filesystem::path& artifact,
                                                  const nlohmann::json& contract, const Task& task) {
-  if (kind == "device_only") return std::make_unique<DeviceOnlyKernel>(artifact, contract, task);
+  if (kind == CandidateKind::device_only) return std::make_unique<DeviceOnlyKernel>(artifact, contract, task);
   return load_translation_unit(artifact, task);
 }
 

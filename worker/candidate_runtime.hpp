@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/abi/tessera_abi.cuh"
+#include "core/candidate.hpp"
 #include "core/result.hpp"
 #include "core/task.hpp"
 
@@ -31,8 +32,8 @@ public:
   virtual void prepare_params(TesseraGemmParams& params) const = 0;
 };
 
-// kind: "device_only" | "translation_unit". Throws CandidateFault.
-std::unique_ptr<GemmCallable> load_gemm_callable(const std::string& kind, const std::filesystem::path& artifact,
+// Throws CandidateFault.
+std::unique_ptr<GemmCallable> load_gemm_callable(CandidateKind kind, const std::filesystem::path& artifact,
                                                  const nlohmann::json& contract, const Task& task);
 
 // Classifies a CUDA error raised while a candidate ran: a machine failure

@@ -29,7 +29,7 @@ void warm_up(const LaunchFn& launch, cudaStream_t s, double seconds) {
   }
 }
 
-void measure_peak(Timer& timer, cudaStream_t s, nlohmann::json& out) {
+void measure_peak(Timer& timer, cudaStream_t s, DeviceCeiling& out) {
   double best = 0;
   std::string source;
   for (int dim : kPeakDims) {
@@ -63,25 +63,25 @@ void measure_peak(Timer& timer, cudaStream_t s, nlohmann::json& out) {
       }
     }
   }
-  out["peak_tflops"] = best;
-  out["peak_source"] = source;
+  out.peak_tflops = best;
+  out.peak_source = source;
 }
 
 }  // namespace
 
-nlohmann::json measure_ceiling(Timer& timer, cudaStream_t s, int sm_count) {
-  nlohmann::json out;
+DeviceCeiling measure_ceiling(Timer& timer, cudaStream_t s, int sm_count) {
+  DeviceCeiling out;
   {
     DeviceBuffer in(kCopyBytes / 2), dst(kCopyBytes / 2);
     fill_bytes(in.get(), in.bytes(), 1, s);
     auto copy = [&](cudaStream_t st) { TESSERA_CUDA_CHECK(launch_floor_copy(in.get(), dst.get(), in.bytes(), sm_count, st)); };
     warm_up(copy, s, kWarmupSeconds);
     const TimingStats t = timer.cold(copy);
-    out["dram_gbps"] = t.median_us > 0 ? double(kCopyBytes) / (t.median_us * 1e-6) / 1e9 : 0.0;
+    out.dram_gbps = t.median_us > 0 ? double(kCopyBytes) / (t.median_us * 1e-6) / 1e9 : 0.0;
   }
   {
     auto empty = [](cudaStream_t st) { TESSERA_CUDA_CHECK(launch_floor_empty(1, 128, 0, st)); };
-    out["floor_us"] = timer.cold(empty).median_us;
+    out.floor_us = timer.cold(empty).median_us;
   }
   measure_peak(timer, s, out);
   return out;

@@ -5,13 +5,12 @@
 // empty kernel), all cold, under the same timer as every result.
 #include <cuda_runtime_api.h>
 
-#include <nlohmann/json.hpp>
-
+#include "core/wire.hpp"
 #include "worker/timing.hpp"
 
 namespace tessera::worker {
 
-// {"peak_tflops", "peak_source", "dram_gbps", "floor_us"}. Takes tens of seconds.
-nlohmann::json measure_ceiling(Timer& timer, cudaStream_t stream, int sm_count);
+// Takes tens of seconds.
+DeviceCeiling measure_ceiling(Timer& timer, cudaStream_t stream, int sm_count);
 
 }  // namespace tessera::worker

@@ -149,24 +149,19 @@ std::string CandidateGuards::audit_hot_inputs() {
   return changed;
 }
 
-std::string CandidateGuards::audit() {
+Damage CandidateGuards::audit() {
   auto* sc = b_.scratch.as<unsigned long long>();
-  auto digest_of = [&](const void* p, std::size_t bytes) {
-    unsigned long long v = 0;
-    digest(p, bytes, sc, s_);
-    TESSERA_CUDA_CHECK(cudaMemcpyAsync(&v, sc, sizeof v, cudaMemcpyDeviceToHost, s_));
-    TESSERA_CUDA_CHECK(cudaStreamSynchronize(s_));
-    return v;
-  };
+  auto digest_of = [&](const void* p, std::size_t bytes) { return digest_now(p, bytes, sc, s_); };
   if (digest_of(b_.A.data(), b_.A.bytes()) != digest_of(b_.A_copy.get(), b_.A.bytes()) ||
       digest_of(b_.B.data(), b_.B.bytes()) != digest_of(b_.B_copy.get(), b_.B.bytes()))
-    return "the candidate modified its inputs while it was timed";
-  if (auto changed = audit_hot_inputs(); !changed.empty()) return changed;
+    return {Damage::Kind::inputs, "the candidate modified its inputs while it was timed"};
+  if (auto changed = audit_hot_inputs(); !changed.empty()) return {Damage::Kind::inputs, changed};
   std::string damage = b_.describe_canaries(s_, /*with_rotation=*/rotation_armed_);
   if (ws_.bytes() > 0)
     if (auto n = ws_.damaged_canaries(sc, s_); n > 0)
       damage += fmt::format("{}{} canary bytes around the workspace overwritten", damage.empty() ? "" : "; ", n);
-  return damage.empty() ? damage : damage + " while it was timed";
+  if (damage.empty()) return {};
+  return {Damage::Kind::canaries, damage + " while it was timed"};
 }
 
 }  // namespace tessera::worker

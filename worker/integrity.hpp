@@ -20,6 +20,13 @@
 
 namespace tessera::worker {
 
+// What the audit after timing found changed: the inputs (against the hidden
+// copies), or canary bytes around a buffer.
+struct Damage {
+  enum class Kind { none, inputs, canaries } kind = Kind::none;
+  std::string what;  // for the verdict
+};
+
 class CandidateGuards {
 public:
   // `workspace` may be empty (no workspace).
@@ -42,8 +49,8 @@ public:
   // After all timing: A and B compared with the hidden copies (and hot
   // timing's other input sets with copies written from their seeds), every
   // canary (output, rotated outputs, hot input sets, inputs, workspace) with
-  // what it was. Empty, or what was changed.
-  std::string audit();
+  // what it was.
+  Damage audit();
 
   int checks() const { return checks_total_; }
 

@@ -24,6 +24,7 @@
 
 #include "core/abi/tessera_abi.cuh"
 #include "confine/confine.hpp"
+#include "core/wire_runner.hpp"
 #include "worker/channel.hpp"
 #include "worker/driver.hpp"
 #include "worker/tu_graph.hpp"
@@ -31,10 +32,6 @@
 namespace tessera::worker {
 
 namespace {
-
-nlohmann::json error_event(const char* status, const std::string& reason) {
-  return {{"event", "error"}, {"status", status}, {"reason", reason}};
-}
 
 using LaunchFn = int (*)(const TesseraGemmParams*, cudaStream_t);
 using WorkspaceFn = unsigned long long (*)(int, int, int);
@@ -97,12 +94,18 @@ CapturedCall describe(cudaGraph_t graph) {
   return call;
 }
 
+RunnerEvent event(RunnerEventKind kind) {
+  RunnerEvent e;
+  e.event = kind;
+  return e;
+}
+
 // One call of tessera_launch under capture. Any C++ exception from the
 // candidate's host code is the candidate's failure.
-nlohmann::json capture(LaunchFn launch, const TesseraGemmParams& p, long long id) {
+RunnerEvent capture(LaunchFn launch, const TesseraGemmParams& p, long long id) {
   cudaStream_t s = cudaStreamPerThread;  // also where `<<<g, b>>>` goes under --default-stream per-thread
   if (cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal) != cudaSuccess)
-    return error_event("infra_error", "the runner could not start a stream capture");
+    return runner_error(Status::infra_error, "the runner could not start a stream capture");
   int rc = 0;
   std::string threw;
   try {
@@ -120,10 +123,10 @@ nlohmann::json capture(LaunchFn launch, const TesseraGemmParams& p, long long id
       if (g) cudaGraphDestroy(g);
     }
   } guard{graph};
-  if (!threw.empty()) return error_event("launch_error", "the candidate's host code threw: " + threw);
-  if (rc != 0) return error_event("launch_error", fmt::format("tessera_launch returned {}", rc));
+  if (!threw.empty()) return runner_error(Status::launch_error, "the candidate's host code threw: " + threw);
+  if (rc != 0) return runner_error(Status::launch_error, fmt::format("tessera_launch returned {}", rc));
   if (end != cudaSuccess || !graph)
-    return error_event("launch_error",
+    return runner_error(Status::launch_error,
                        fmt::format("tessera_launch did something that cannot be captured into a CUDA graph ({}): "
                                    "it may only enqueue kernels and memsets on the stream it is given, without "
                                    "synchronising, allocating or copying to the host", cudaGetErrorString(end)));
@@ -131,12 +134,15 @@ nlohmann::json capture(LaunchFn launch, const TesseraGemmParams& p, long long id
   // process: it faults, and it would never have been timed.
   const cudaError_t sync = cudaDeviceSynchronize();
   if (sync != cudaSuccess)
-    return error_event("rejected", fmt::format("the candidate launched work outside the stream it was given "
-                                               "(it ran in the runner and failed: {})", cudaGetErrorString(sync)));
+    return runner_error(Status::rejected, fmt::format("the candidate launched work outside the stream it was given "
+                                                      "(it ran in the runner and failed: {})", cudaGetErrorString(sync)));
   try {
-    return {{"event", "captured"}, {"id", id}, {"call", to_json(describe(graph))}};
+    RunnerEvent captured = event(RunnerEventKind::captured);
+    captured.id = id;
+    captured.call = to_json(describe(graph));
+    return captured;
   } catch (const std::exception& e) {
-    return error_event("launch_error", e.what());
+    return runner_error(Status::launch_error, e.what());
   }
 }
 
@@ -146,71 +152,74 @@ int runner_main(const RunnerConfig& config) {
   Channel ch;
   std::string line;
   if (!std::getline(std::cin, line)) return 1;
-  nlohmann::json open;
+  RunnerOpen open;
   try {
-    open = nlohmann::json::parse(line);
-  } catch (const std::exception&) {
+    open = read_strict<RunnerOpen>(nlohmann::json::parse(line), "runner open");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "runner: bad first line: %s\n", e.what());
     return 1;
   }
   // Landlock binds the threads started after it, so it goes first; seccomp
   // binds every thread and goes once the CUDA context exists. The working
   // directory is the scratch directory the worker made for this runner.
   ProtectionReport protections;
-  std::string artifact;
+  const std::string& artifact = open.artifact;
   try {
-    artifact = open.at("artifact").get<std::string>();
     const ConfinePolicy policy = runner_policy(std::filesystem::current_path(), {artifact});
     protections = confine_self(policy, ConfineStep::filesystem);
     cudaError_t err = cudaSetDevice(config.device);
     if (err == cudaSuccess) err = cudaFree(nullptr);
     if (err != cudaSuccess) {
-      ch.send(error_event("infra_error", fmt::format("the runner cannot create a CUDA context: {}", cudaGetErrorString(err))));
+      ch.send(runner_error(Status::infra_error,
+                           fmt::format("the runner cannot create a CUDA context: {}", cudaGetErrorString(err))));
       return 1;
     }
     protections.merge(confine_self(policy, ConfineStep::syscalls));
   } catch (const std::exception& e) {
-    ch.send(error_event("infra_error", std::string("the runner cannot confine itself: ") + e.what()));
+    ch.send(runner_error(Status::infra_error, std::string("the runner cannot confine itself: ") + e.what()));
     return 1;
   }
   std::fprintf(stderr, "runner protections: %s\n", nlohmann::json(protections).dump().c_str());
   // Everything the runner says from here on may have been written by the
   // candidate (its constructors run at dlopen): the worker trusts only this
   // line, and blames what follows on the candidate.
-  ch.send({{"event", "ready"}});
+  ch.send(event(RunnerEventKind::ready));
   void* so = ::dlopen(artifact.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!so) {
-    ch.send(error_event("launch_error", std::string("cannot load the shared object: ") + ::dlerror()));
+    ch.send(runner_error(Status::launch_error, std::string("cannot load the shared object: ") + ::dlerror()));
     return 0;
   }
   auto launch = reinterpret_cast<LaunchFn>(::dlsym(so, "tessera_launch"));
   auto workspace = reinterpret_cast<WorkspaceFn>(::dlsym(so, "tessera_workspace_bytes"));
   if (!launch) {
-    ch.send(error_event("launch_error", "the shared object does not export tessera_launch"));
+    ch.send(runner_error(Status::launch_error, "the shared object does not export tessera_launch"));
     return 0;
   }
   unsigned long long ws = 0;
   try {
-    if (workspace) ws = workspace(open.at("m").get<int>(), open.at("n").get<int>(), open.at("k").get<int>());
+    if (workspace) ws = workspace(int(open.m), int(open.n), int(open.k));
   } catch (...) {
-    ch.send(error_event("launch_error", "tessera_workspace_bytes threw"));
+    ch.send(runner_error(Status::launch_error, "tessera_workspace_bytes threw"));
     return 0;
   }
-  ch.send({{"event", "opened"}, {"workspace_bytes", ws}});
+  RunnerEvent opened = event(RunnerEventKind::opened);
+  opened.workspace_bytes = ws;
+  ch.send(opened);
   while (std::getline(std::cin, line)) {
-    nlohmann::json req;
+    RunnerCommand cmd;
+    std::string bytes;
     try {
-      req = nlohmann::json::parse(line);
-    } catch (const std::exception&) {
+      cmd = read_strict<RunnerCommand>(nlohmann::json::parse(line), "runner command");
+      if (cmd.op == RunnerOp::quit) return 0;
+      bytes = from_hex(cmd.params);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "runner: bad command: %s\n", e.what());
       return 1;
     }
-    const std::string op = req.value("op", "");
-    if (op == "quit") return 0;
-    if (op != "capture") return 1;
-    const std::string bytes = from_hex(req.at("params").get<std::string>());
     if (bytes.size() != sizeof(TesseraGemmParams)) return 1;
     TesseraGemmParams p;
     std::memcpy(&p, bytes.data(), sizeof p);
-    ch.send(capture(launch, p, req.at("id").get<long long>()));
+    ch.send(capture(launch, p, cmd.id));
   }
   return 0;
 }

@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "core/stats.hpp"
 #include "worker/check.hpp"
 #include "worker/detail/activity.hpp"
 #include "worker/detail/timer.hpp"
@@ -53,14 +54,6 @@ void choose_checks(std::vector<TimedSlot>& slots, const std::vector<GuardedCall>
 
 }  // namespace
 
-double percentile(const std::vector<double>& sorted, double q) {
-  if (sorted.empty()) return 0;
-  double pos = q * double(sorted.size() - 1);
-  auto lo = static_cast<std::size_t>(std::floor(pos));
-  auto hi = std::min(lo + 1, sorted.size() - 1);
-  return sorted[lo] + (pos - double(lo)) * (sorted[hi] - sorted[lo]);
-}
-
 bool converged(const TimingStats& s, const TimingOptions& o) {
   return s.samples >= o.min_samples && (s.rel_spread <= o.max_rel_spread || s.median_ci <= o.max_median_ci);
 }
@@ -78,14 +71,14 @@ TimingStats summarize(std::vector<double> xs, const std::string& method) {
   s.status = "measured";
   s.min_us = xs.front();
   s.max_us = xs.back();
-  s.median_us = percentile(xs, 0.5);
-  s.p10_us = percentile(xs, 0.1);
-  s.p90_us = percentile(xs, 0.9);
+  s.median_us = stats::quantile(xs, 0.5);
+  s.p10_us = stats::quantile(xs, 0.1);
+  s.p90_us = stats::quantile(xs, 0.9);
   s.mean_us = std::accumulate(xs.begin(), xs.end(), 0.0) / double(xs.size());
-  s.rel_spread = s.median_us > 0 ? (s.p90_us - s.p10_us) / s.median_us : 0;
+  s.rel_spread = stats::relative_spread(s.p10_us, s.p90_us, s.median_us);
   // Large-sample CI of the median: 1.58 * IQR / sqrt(n) (McGill et al.) is the
   // 95% notch half-width; tight enough means more samples would not move it.
-  const double iqr = percentile(xs, 0.75) - percentile(xs, 0.25);
+  const double iqr = stats::quantile(xs, 0.75) - stats::quantile(xs, 0.25);
   s.median_ci = s.median_us > 0 ? 1.58 * iqr / std::sqrt(double(xs.size())) / s.median_us : 0;
   return s;
 }

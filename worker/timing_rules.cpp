@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "core/stats.hpp"
+
 #include "worker/detail/timer.hpp"
 
 namespace tessera::worker {
@@ -13,11 +15,10 @@ namespace {
 
 constexpr int kMinGuardedBatches = 2;  // so a guarded timing ends with at least two checks
 
-double median_of(std::vector<float> xs) {
-  if (xs.empty()) return 0;
-  std::sort(xs.begin(), xs.end());
-  const std::size_t n = xs.size();
-  return n % 2 ? xs[n / 2] : 0.5 * (double(xs[n / 2 - 1]) + double(xs[n / 2]));
+double median_of(const std::vector<float>& xs) {
+  std::vector<double> sorted(xs.begin(), xs.end());
+  std::sort(sorted.begin(), sorted.end());
+  return stats::quantile(sorted, 0.5);
 }
 
 // Why a callable kept no sample: the counts say which of the machine's failures it was.
@@ -40,7 +41,7 @@ std::string why_no_sample(const SampleSet& s, const TimingOptions& o, double ela
 float reference_clock(std::vector<float> clocks_ghz) {
   clocks_ghz.erase(std::remove_if(clocks_ghz.begin(), clocks_ghz.end(), [](float c) { return !(c > 0); }),
                    clocks_ghz.end());
-  return static_cast<float>(median_of(std::move(clocks_ghz)));
+  return static_cast<float>(median_of(clocks_ghz));
 }
 
 void sort_batch(const std::vector<int>& call_of, const std::vector<double>& times_us,

@@ -18,6 +18,7 @@
 
 #include "core/fs.hpp"
 #include "core/elf.hpp"
+#include "core/wire_runner.hpp"
 #include "worker/check.hpp"
 #include "worker/child_process.hpp"
 #include "worker/module.hpp"
@@ -88,12 +89,12 @@ ConfinedSpawn runner_spawn(const std::filesystem::path& scratch, int log_fd, int
   return spec;
 }
 
-Status status_named(const std::string& s) {
-  if (s == "rejected") return Status::rejected;
-  if (s == "timeout") return Status::timeout;
-  if (s == "infra_error") return Status::infra_error;
-  return Status::launch_error;
+// The statuses a runner's error may carry; any other is a launch_error.
+Status runner_error_status(Status s) {
+  return s == Status::rejected || s == Status::timeout || s == Status::infra_error ? s : Status::launch_error;
 }
+
+std::string line_of(const nlohmann::json& message) { return message.dump(); }
 
 // One replayed step: a kernel with its arguments, or a memset.
 struct Step {
@@ -110,14 +111,13 @@ public:
         log_(scratch_.path() / "runner.log"),
         runner_(runner_spawn(scratch_.path(), log_.fd(), current_device())),
         task_(task) {
-    runner_.send_line(nlohmann::json{{"artifact", so.string()}, {"m", task.m}, {"n", task.n}, {"k", task.k}}.dump());
-    (void)expect("ready", /*candidate_loaded=*/false);
-    const auto opened = expect("opened");
-    workspace_ = opened.value("workspace_bytes", 0ull);
+    runner_.send_line(line_of(RunnerOpen{so.string(), task.m, task.n, task.k}));
+    (void)expect(RunnerEventKind::ready, /*candidate_loaded=*/false);
+    workspace_ = expect(RunnerEventKind::opened).workspace_bytes;
   }
 
   ~CapturedTranslationUnit() override {
-    runner_.send_line(R"({"op":"quit"})");
+    runner_.send_line(line_of(RunnerCommand{RunnerOp::quit, 0, {}}));
     if (!runner_.wait(kRunnerQuitSeconds).exited) runner_.kill();
     if (const std::string t = log_.tail(); !t.empty()) std::fprintf(stderr, "runner log (tail):\n%s\n", t.c_str());
   }
@@ -185,7 +185,7 @@ private:
   // in it, so a failure it reports is the machine's; after it, the
   // candidate's code can write the channel, so every failure is the
   // candidate's and a claim of a machine failure is a forgery.
-  nlohmann::json expect(const std::string& event, bool candidate_loaded = true) const {
+  RunnerEvent expect(RunnerEventKind event, bool candidate_loaded = true) const {
     auto line = runner_.read_line(kRunnerTimeoutSeconds);
     if (!line) {
       if (runner_.timed_out()) {
@@ -199,24 +199,24 @@ private:
       throw CandidateFault{Status::runtime_fault,
                            fmt::format("the candidate's host code ended the runner ({})", e.describe())};
     }
-    nlohmann::json j;
+    RunnerEvent got;
     try {
-      j = nlohmann::json::parse(*line);
+      got = read_strict<RunnerEvent>(nlohmann::json::parse(*line), "runner event");
     } catch (const std::exception&) {
       throw CandidateFault{Status::rejected, "the runner's channel carried a line tessera did not write"};
     }
-    const std::string got = j.value("event", "");
-    if (got == "error") {
-      const Status st = status_named(j.value("status", ""));
-      const std::string reason = j.value("reason", std::string("runner error"));
+    if (got.event == RunnerEventKind::error) {
+      const Status st = runner_error_status(got.status);
+      const std::string reason = got.reason.empty() ? std::string("runner error") : got.reason;
       if (st == Status::infra_error && candidate_loaded)
         throw CandidateFault{Status::rejected, "the runner's channel claimed a failure of the machine after the "
                                                "candidate's code was loaded (only the candidate could have written it): " + reason};
       throw CandidateFault{st, reason};
     }
-    if (got != event)
-      throw CandidateFault{Status::rejected, fmt::format("the runner's channel carried an unexpected '{}' event", got)};
-    return j;
+    if (got.event != event)
+      throw CandidateFault{Status::rejected, fmt::format("the runner's channel carried an unexpected '{}' event",
+                                                        to_string(got.event))};
+    return got;
   }
 
   CUfunction function(const std::string& name) const {
@@ -288,11 +288,11 @@ private:
     std::string key(reinterpret_cast<const char*>(&p), sizeof p);
     if (auto it = replays_.find(key); it != replays_.end()) return it->second;
     const long long id = static_cast<long long>(replays_.size());
-    runner_.send_line(nlohmann::json{{"op", "capture"}, {"id", id}, {"params", to_hex(&p, sizeof p)}}.dump());
-    const auto captured = expect("captured");
+    runner_.send_line(line_of(RunnerCommand{RunnerOp::capture, id, to_hex(&p, sizeof p)}));
+    const auto captured = expect(RunnerEventKind::captured);
     CapturedCall call;
     try {
-      call = captured_call_from_json(captured.at("call"));
+      call = captured_call_from_json(captured.call);
     } catch (const std::exception& e) {
       throw CandidateFault{Status::rejected, std::string("the runner sent a malformed capture: ") + e.what()};
     }

@@ -11,6 +11,7 @@
 #include "confine/confine.hpp"
 #include "core/error.hpp"
 #include "core/fs.hpp"
+#include "core/wire.hpp"
 #include "worker/channel.hpp"
 #include "worker/worker_session.hpp"
 
@@ -32,6 +33,31 @@ ProtectionReport confine_worker() {
   r.gpu_isolated = cudaGetDeviceCount(&devices) == cudaSuccess && devices == 1;
   std::fprintf(stderr, "worker protections: %s\n", nlohmann::json(r).dump().c_str());
   return r;
+}
+
+// Answers one request line; false when the worker is to exit (quit, or a
+// candidate poisoned the CUDA context: a fresh worker takes over).
+bool answer(Channel& ch, WorkerSession& session, const nlohmann::json& req, WorkerOp op) {
+  if (op != WorkerOp::eval) (void)read_strict<WorkerCommand>(req, "worker request");
+  switch (op) {
+    case WorkerOp::quit:
+      return false;
+    case WorkerOp::hello:
+      ch.send({{"event", "hello"}, {"device", session.hello()}});
+      return true;
+    case WorkerOp::ceiling:
+      ch.send({{"event", "heartbeat"}, {"phase", "ceiling"}});
+      ch.send({{"event", "ceiling"}, {"ceiling", session.ceiling()}});
+      return true;
+    case WorkerOp::eval:
+      break;
+  }
+  const EvalResult result = session.evaluate(read_strict<WorkerEvalRequest>(req, "eval request"),
+                                             [&](const std::string& phase) {
+                                               ch.send({{"event", "heartbeat"}, {"phase", phase}});
+                                             });
+  ch.send({{"event", "result"}, {"result", result}, {"healthy", session.healthy()}});
+  return session.healthy();
 }
 
 }  // namespace
@@ -56,30 +82,16 @@ int worker_main(const WorkerConfig& config) {
   std::string line;
   while (std::getline(std::cin, line)) {
     nlohmann::json req;
+    WorkerOp op = WorkerOp::quit;
     try {
       req = nlohmann::json::parse(line);
+      op = worker_op_of(req);
     } catch (const std::exception& e) {
       ch.send({{"event", "fatal"}, {"reason", std::string("bad request: ") + e.what()}});
       return 1;
     }
-    const std::string op = req.value("op", "");
     try {
-      if (op == "quit") return 0;
-      if (op == "hello") {
-        ch.send({{"event", "hello"}, {"device", session->hello()}});
-      } else if (op == "ceiling") {
-        ch.send({{"event", "heartbeat"}, {"phase", "ceiling"}});
-        ch.send({{"event", "ceiling"}, {"ceiling", session->ceiling()}});
-      } else if (op == "eval") {
-        auto result = session->evaluate(req, [&](const std::string& phase) {
-          ch.send({{"event", "heartbeat"}, {"phase", phase}});
-        });
-        ch.send({{"event", "result"}, {"result", result}, {"healthy", session->healthy()}});
-        if (!session->healthy()) return 0;  // the context is poisoned: a fresh worker takes over
-      } else {
-        ch.send({{"event", "fatal"}, {"reason", "unknown op '" + op + "'"}});
-        return 1;
-      }
+      if (!answer(ch, *session, req, op)) return 0;
     } catch (const std::exception& e) {
       ch.send({{"event", "fatal"}, {"reason", std::string("worker error: ") + e.what()}});
       return 1;

@@ -58,7 +58,7 @@ bool measure_candidate(MeasureContext& ctx, EvalResult& r) {
   r.cold = cold.stats[0];
   for (std::size_t i = 0; i < bls.size(); ++i) r.baselines.push_back({bls[i]->name, bls[i]->algo, cold.stats[i + 1], ""});
 
-  if (ctx.options.value("hot", true)) {
+  if (ctx.options.hot) {
     // Every call of the replayed graph reads inputs and writes an output of
     // its own, so every back-to-back call can be the one that is checked and
     // none can reuse another's answer.
@@ -74,9 +74,9 @@ bool measure_candidate(MeasureContext& ctx, EvalResult& r) {
     if (!host_violation.empty()) return fail(r, "host latency", host_violation);
   }
 
-  if (ctx.options.value("counters", true)) {
+  if (ctx.options.counters) {
     ctx.heartbeat("counters");
-    const CounterSet set = parse_counter_set(ctx.options.value("counter_set", std::string("full")));
+    const CounterSet set = parse_counter_set(ctx.options.counter_set);
     CounterOptions co;
     co.metrics = metrics_for(set);
     // The profiler replays the call on the same inputs; its last output is checked.
@@ -91,10 +91,10 @@ bool measure_candidate(MeasureContext& ctx, EvalResult& r) {
     if (!r.counters.contains("error")) r.counters["counter_set"] = to_string(set);
   }
 
-  if (const auto damage = guards.audit(); !damage.empty()) {
-    if (damage.find("inputs") != std::string::npos) r.verify.inputs_intact = false;
+  if (const Damage damage = guards.audit(); damage.kind != Damage::Kind::none) {
+    if (damage.kind == Damage::Kind::inputs) r.verify.inputs_intact = false;
     else r.verify.canaries_intact = false;
-    return fail(r, "after timing", damage);
+    return fail(r, "after timing", damage.what);
   }
   return true;
 }

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/result.hpp"
+#include "core/wire.hpp"
 #include "worker/candidate_runtime.hpp"
 #include "worker/task_buffers.hpp"
 #include "worker/timing.hpp"
@@ -30,7 +31,7 @@ struct MeasureContext {
   Timer& timer;
   baselines::BaselineSuite* suite;  // null: no baselines
   std::uint64_t seed;               // the request's seed: where the checks fall
-  const nlohmann::json& options;    // the request's options (hot, counters, counter_set)
+  const EvalOptions& options;       // the request's options (hot, counters, counter_set)
   std::function<void(const std::string&)> heartbeat;
 };
 

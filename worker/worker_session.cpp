@@ -46,9 +46,9 @@ WorkerSession::WorkerSession(WorkerConfig config) : config_(config) {
 
 WorkerSession::~WorkerSession() = default;
 
-nlohmann::json WorkerSession::hello() { return state_->device; }
+DeviceSummary WorkerSession::hello() const { return state_->device; }
 
-nlohmann::json WorkerSession::ceiling() {
+DeviceCeiling WorkerSession::ceiling() {
   return measure_ceiling(*state_->timer, state_->stream.get(), state_->device.sm_count);
 }
 
@@ -101,8 +101,8 @@ private:
 
 }  // namespace
 
-nlohmann::json WorkerSession::evaluate(const nlohmann::json& req,
-                                       const std::function<void(const std::string&)>& heartbeat) {
+EvalResult WorkerSession::evaluate(const WorkerEvalRequest& req,
+                                   const std::function<void(const std::string&)>& heartbeat) {
   PhaseClock clock;
   EvalResult r = run_eval(req, [&](const std::string& what) {
     const std::string& phase = clock.enter(what);
@@ -111,8 +111,7 @@ nlohmann::json WorkerSession::evaluate(const nlohmann::json& req,
   clock.enter("done");
   for (const auto& [phase, ms] : clock.ms()) r.phase_ms[phase] += ms;
   // Whichever way the evaluation ended, its status follows from its stages.
-  const auto& opt = req.at("options");
-  settle_status(r, StagePlan{opt.value("timing", true), opt.value("baselines", true)});
+  settle_status(r, StagePlan{req.options.timing, req.options.baselines});
   return r;
 }
 
@@ -123,16 +122,13 @@ void WorkerSession::taint_if_it_wrote_outside(const EvalResult& r) {
   if (!r.verify.canaries_intact || !r.verify.inputs_intact) healthy_ = false;
 }
 
-EvalResult WorkerSession::run_eval(const nlohmann::json& req,
+EvalResult WorkerSession::run_eval(const WorkerEvalRequest& req,
                                    const std::function<void(const std::string&)>& heartbeat) {
   EvalResult r;
-  r.task = parse_task(req.at("task"));
+  r.task = req.task;
   r.device = state_->device;
-  if (req.contains("peak_tflops")) r.device.peak_tflops = req.at("peak_tflops").get<double>();
-  if (req.contains("peak_source")) r.device.peak_source = req.at("peak_source").get<std::string>();
-  r.device.dram_gbps = req.value("dram_gbps", 0.0);
-  r.device.floor_us = req.value("floor_us", 0.0);
-  const auto& opt = req.at("options");
+  apply_ceiling(r.device, req.ceiling);
+  const EvalOptions& opt = req.options;
   cudaStream_t s = state_->stream.get();
   auto& st = *state_;
   // The timer reports progress through this request's heartbeat, and forgets
@@ -149,12 +145,11 @@ EvalResult WorkerSession::run_eval(const nlohmann::json& req,
       st.suite.reset();
       st.buffers.reset();
       // The seed places the hidden reference: a fresh one per worker and task.
-      st.buffers = std::make_unique<TaskBuffers>(r.task, opt.value("seed", std::uint64_t{1}) ^ std::uint64_t(::getpid()));
+      st.buffers = std::make_unique<TaskBuffers>(r.task, req.seed ^ std::uint64_t(::getpid()));
     }
     TaskBuffers& b = *st.buffers;
     heartbeat("load");
-    auto callable = load_gemm_callable(req.at("kind").get<std::string>(), req.at("artifact").get<std::string>(),
-                                       req.value("contract", nlohmann::json()), r.task);
+    auto callable = load_gemm_callable(req.kind, req.artifact, req.contract, r.task);
     const auto ws_bytes = callable->workspace_bytes(r.task);
     GuardedBuffer workspace = allocate_workspace(ws_bytes, s);
 
@@ -162,9 +157,9 @@ EvalResult WorkerSession::run_eval(const nlohmann::json& req,
     callable->prepare_params(p);
     r.resources = callable->resources();  // a translation unit knows its kernels once its call is captured
 
-    VerifyContext vc{b, *callable, p, s, opt.value("seed", std::uint64_t{1}), heartbeat};
-    vc.determinism = determinism_required(req.value("contract", nlohmann::json()), ws_bytes);
-    r.verify = verify_candidate(vc, std::max(1, opt.value("verify_trials", 4)));
+    VerifyContext vc{b, *callable, p, s, req.seed, heartbeat};
+    vc.determinism = determinism_required(req.contract, ws_bytes);
+    r.verify = verify_candidate(vc, std::max(1, opt.verify_trials));
     if (ws_bytes) {
       unsigned long long nonzero = 0;
       count_not_equal(workspace.data(), ws_bytes, 0, b.scratch.as<unsigned long long>(), s);
@@ -184,13 +179,13 @@ EvalResult WorkerSession::run_eval(const nlohmann::json& req,
       return r;
     }
 
-    if (!opt.value("timing", true)) {
+    if (!opt.timing) {
       r.status = Status::ok;
       r.reason = "verified; timing not requested";
       return r;
     }
     // Timing on the last trial's inputs (fresh uniform data, never zeros).
-    if (opt.value("baselines", true) && !st.suite) {
+    if (opt.baselines && !st.suite) {
       heartbeat("baselines");
       auto ops = baselines::operands_for(r.task, p.A, p.B, static_cast<__half*>(b.C_baseline.data()), p.bias);
       baselines::SuiteOptions so;
@@ -199,9 +194,9 @@ EvalResult WorkerSession::run_eval(const nlohmann::json& req,
       st.suite = std::make_unique<baselines::BaselineSuite>(r.task, ops, s, so);
       st.suite->prepare(*st.timer);
     }
-    baselines::BaselineSuite* suite = opt.value("baselines", true) ? st.suite.get() : nullptr;
+    baselines::BaselineSuite* suite = opt.baselines ? st.suite.get() : nullptr;
     if (suite) suite->refresh_inputs();
-    MeasureContext mc{b, *callable, p, workspace, s, *st.timer, suite, opt.value("seed", std::uint64_t{1}), opt, heartbeat};
+    MeasureContext mc{b, *callable, p, workspace, s, *st.timer, suite, req.seed, opt, heartbeat};
     if (!measure_candidate(mc, r)) {
       taint_if_it_wrote_outside(r);
       return r;

@@ -9,13 +9,15 @@
 #include <nlohmann/json.hpp>
 
 #include "core/result.hpp"
+#include "core/wire.hpp"
 
 namespace tessera::worker {
 
+// The worker's command line (harness/child_roles.cpp), from SandboxOptions.
 struct WorkerConfig {
   int device = 0;
   bool remeasure_baselines = false;
-  int autotune_max_algos = 16;
+  int autotune_max_algos = kDefaultAutotuneMaxAlgos;
 };
 
 class WorkerSession {
@@ -25,18 +27,16 @@ public:
   WorkerSession(const WorkerSession&) = delete;
   WorkerSession& operator=(const WorkerSession&) = delete;
 
-  // Device summary (DeviceSummary JSON).
-  nlohmann::json hello();
+  DeviceSummary hello() const;
   // Measures the device's ceiling (ceiling_probe.hpp): tens of seconds.
-  nlohmann::json ceiling();
-  // request: {"task", "kind", "artifact", "contract", "options"}; returns
-  // EvalResult fields (JSON). Never throws for a candidate's failure.
-  nlohmann::json evaluate(const nlohmann::json& request, const std::function<void(const std::string&)>& heartbeat);
+  DeviceCeiling ceiling();
+  // Never throws for a candidate's failure.
+  EvalResult evaluate(const WorkerEvalRequest& request, const std::function<void(const std::string&)>& heartbeat);
   // False once a candidate poisoned the CUDA context: the worker must exit.
   bool healthy() const { return healthy_; }
 
 private:
-  EvalResult run_eval(const nlohmann::json& request, const std::function<void(const std::string&)>& heartbeat);
+  EvalResult run_eval(const WorkerEvalRequest& request, const std::function<void(const std::string&)>& heartbeat);
   void taint_if_it_wrote_outside(const EvalResult& r);
   struct State;
   std::unique_ptr<State> state_;
@@ -44,9 +44,9 @@ private:
   bool healthy_ = true;
 };
 
-// The `tessera __worker` process: JSON lines on stdin, answers on the
-// original stdout (fd 1 is redirected to stderr so candidate printf cannot
-// corrupt the protocol).
+// The `tessera __worker` process: WorkerCommand and WorkerEvalRequest lines
+// (core/wire.hpp) on stdin, answers on the original stdout (fd 1 is
+// redirected to stderr so candidate printf cannot corrupt the protocol).
 int worker_main(const WorkerConfig& config);
 
 }  // namespace tessera::worker

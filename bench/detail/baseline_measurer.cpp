@@ -11,7 +11,7 @@
 #include "bench/measure.hpp"
 #include "core/error.hpp"
 #include "core/fs.hpp"
-#include "core/ceiling_store.hpp"
+#include "core/ceiling.hpp"
 #include "worker/check.hpp"
 #include "worker/device_summary.hpp"
 

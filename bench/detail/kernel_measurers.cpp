@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "bench/detail/sweep_log.hpp"
 #include "bench/measure.hpp"
 #include "core/error.hpp"
 #include "core/fs.hpp"
@@ -18,27 +19,6 @@ namespace tessera::bench {
 namespace {
 
 constexpr int kSweepTopRecorded = 3;  // the tile sweep's fastest configs kept in a record
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-ShapeRecord start_record(const Task& task, const std::string& bucket, const DeviceSummary& device) {
-  ShapeRecord r;
-  r.task = task;
-  r.bucket = bucket;
-  r.device = device;
-  return r;
-}
-
-void finish_record(ShapeRecord& r, std::chrono::steady_clock::time_point t0) {
-  if (r.kernel) {
-    r.baselines = r.kernel->result.baselines;
-    if (!r.kernel->result.device.name.empty()) r.device = r.kernel->result.device;
-  }
-  r.wall_s = seconds_since(t0);
-  r.finished_at = utc_now_iso();
-}
 
 EvalOptions eval_options(const MeasureSettings& s) {
   EvalOptions o;
@@ -121,11 +101,9 @@ nlohmann::json tune_summary(const search::TileTuneOutcome& o) {
     const auto& e = o.evaluated[std::size_t(i)];
     top.push_back({{"name", e.name}, {"status", to_string(e.result.status)}, {"cold_us", e.result.cold.median_us}});
   }
-  return {{"plan", o.plan},
-          {"evaluated", o.evaluated.size()},
-          {"failures", o.failures},
-          {"sweep_fastest", top},
-          {"model", search::to_json(o.model)}};
+  nlohmann::json j = sweep_of_tune(o);
+  j["sweep_fastest"] = top;
+  return j;
 }
 
 class TileMeasurer final : public ShapeMeasurer {

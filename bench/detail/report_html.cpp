@@ -10,6 +10,7 @@
 #include "bench/detail/charts.hpp"
 #include "bench/detail/report_parts.hpp"
 #include "bench/report.hpp"
+#include "core/table.hpp"
 #include "search/svg.hpp"
 
 namespace tessera::bench {
@@ -68,8 +69,7 @@ std::string cell_html(const std::string& c) {
 }
 
 // `groups`: an optional first header row of (label, columns spanned).
-std::string table_html(const std::string& id, const std::vector<std::string>& headers,
-                       const std::vector<std::vector<std::string>>& rows,
+std::string table_html(const std::string& id, const Table& table,
                        const std::vector<std::pair<std::string, int>>& groups = {}) {
   std::string s = fmt::format("<table id=\"{}\">", id);
   if (!groups.empty()) {
@@ -79,9 +79,9 @@ std::string table_html(const std::string& id, const std::vector<std::string>& he
     s += "</tr>\n";
   }
   s += "<tr>";
-  for (const auto& h : headers) s += "<th>" + escape(h) + "</th>";
+  for (const auto& h : table.headers()) s += "<th>" + escape(h) + "</th>";
   s += "</tr>\n";
-  for (const auto& r : rows) {
+  for (const auto& r : table.rows()) {
     s += "<tr>";
     for (const auto& c : r) s += cell_html(c);
     s += "</tr>\n";
@@ -106,7 +106,6 @@ std::string cards_html(const ReportData& d) {
 std::string buckets_html(const ReportData& d) {
   std::vector<std::string> headers = {"bucket", "shapes", "done"};
   std::vector<std::pair<std::string, int>> groups = {{"", 3}};
-  std::vector<std::vector<std::string>> rows;
   if (d.kernels) {
     headers.insert(headers.end(), {"kernel ok", "failed"});
     groups.front().second = 5;
@@ -120,6 +119,7 @@ std::string buckets_html(const ReportData& d) {
       groups.push_back({b, 2});
     }
   }
+  Table table(std::move(headers));
   for (const auto& s : d.buckets) {
     std::vector<std::string> r = {s.bucket, std::to_string(s.shapes), std::to_string(s.done)};
     if (d.kernels) {
@@ -143,7 +143,7 @@ std::string buckets_html(const ReportData& d) {
         r.push_back(std::to_string(f == s.fastest_baseline.end() ? 0 : f->second));
       }
     }
-    rows.push_back(std::move(r));
+    table.add_row(std::move(r));
   }
   std::string edges;
   for (const auto& b : d.run->config.buckets)
@@ -153,7 +153,7 @@ std::string buckets_html(const ReportData& d) {
                                           "counts the shapes with a speedup above 1."
                                         : "Each baseline's geometric-mean TFLOP/s; \"fastest on\" counts the shapes "
                                           "where it was the fastest of the four.";
-  return "<h2>By size bucket</h2>\n" + table_html("buckets", headers, rows, groups) +
+  return "<h2>By size bucket</h2>\n" + table_html("buckets", table, groups) +
          fmt::format("<p class=\"note\">Buckets by FLOPs = 2·M·N·K ({}). {}</p>\n", escape(edges), escape(reading));
 }
 
@@ -261,11 +261,9 @@ std::string roofline_html(const ReportData& d) {
 std::string extremes_html(const ReportData& d, int n) {
   std::string s = "<h2>The worst and the best shapes</h2>\n";
   for (bool worst : {true, false}) {
-    std::vector<std::vector<std::string>> rows;
-    for (const auto* r : detail::extremes(d, worst, n)) rows.push_back(detail::cells_of(detail::extreme_row(d, *r)));
     s += fmt::format("<h3>{}</h3>\n", d.kernels ? (worst ? "Lowest speedups" : "Highest speedups")
                                                 : (worst ? "Lowest TFLOP/s" : "Highest TFLOP/s"));
-    s += table_html(worst ? "worst" : "best", detail::extreme_headers(d), rows);
+    s += table_html(worst ? "worst" : "best", detail::extremes_table(d, worst, n));
   }
   return s + "<p class=\"note\">Counters (CUPTI, percent of peak throughput) where the sweep collected them: "
              "tile-tuned winners always, other kernels with --counters.</p>\n";
@@ -275,19 +273,7 @@ std::string comparison_html(const ReportData& d) {
   if (!d.comparison) return {};
   const Comparison& c = *d.comparison;
   std::string s = fmt::format("<h2>Compared with {}</h2>\n<p class=\"warn\">{}</p>\n", escape(c.other_name), escape(caveat(c)));
-  std::vector<std::vector<std::string>> rows;
-  for (const auto& b : c.buckets)
-    for (const auto& col : c.columns) {
-      const auto& o = b.ours.at(col);
-      if (o.n == 0) continue;
-      const auto& t = b.theirs.at(col);
-      rows.push_back({b.bucket, col, std::to_string(o.n), fmt::format("{:.3f}x ({:.3f}x)", o.geomean, o.mean),
-                      fmt::format("{:.3f}x ({:.3f}x)", t.geomean, t.mean),
-                      fmt::format("{} of {}", b.ours_ahead.at(col), b.compared.at(col))});
-    }
-  s += table_html("compare", {"bucket", "column", "shapes", "tessera geomean (mean)", c.other_name + " geomean (mean)",
-                              "tessera ahead"},
-                  rows);
+  s += table_html("compare", comparison_table(c));
   const std::string col = std::find(c.columns.begin(), c.columns.end(), "cuBLASLt-auto-tuning-max") != c.columns.end()
                               ? "cuBLASLt-auto-tuning-max"
                               : c.columns.front();

@@ -3,38 +3,18 @@
 
 #include "bench/detail/report_parts.hpp"
 #include "bench/report.hpp"
+#include "core/table.hpp"
 
 namespace tessera::bench {
-
-namespace {
-
-std::string md_table(const std::vector<std::string>& headers, const std::vector<std::vector<std::string>>& rows) {
-  std::string s = "|";
-  for (const auto& h : headers) s += " " + h + " |";
-  s += "\n|";
-  for (std::size_t i = 0; i < headers.size(); ++i) s += "---|";
-  s += "\n";
-  for (const auto& r : rows) {
-    s += "|";
-    for (const auto& c : r) s += " " + c + " |";
-    s += "\n";
-  }
-  return s;
-}
-
-}  // namespace
 
 std::string report_markdown(const ReportData& d, const ReportOptions& o) {
   std::string md = "# " + detail::report_title(d) + "\n\n" + detail::method_text(d) + "\n\n";
   for (const auto& [k, v] : detail::headline(d)) md += fmt::format("- {}: {}\n", k, v);
   md += "\n## By size bucket\n\n" + buckets_markdown(d.buckets) + "\n";
   for (bool worst : {true, false}) {
-    std::vector<std::vector<std::string>> rows;
-    for (const auto* r : detail::extremes(d, worst, o.extremes))
-      rows.push_back(detail::cells_of(detail::extreme_row(d, *r)));
     md += fmt::format("## {}\n\n", d.kernels ? (worst ? "Lowest speedups" : "Highest speedups")
                                              : (worst ? "Lowest TFLOP/s" : "Highest TFLOP/s"));
-    md += md_table(detail::extreme_headers(d), rows) + "\n";
+    md += to_markdown(detail::extremes_table(d, worst, o.extremes)) + "\n";
   }
   if (d.comparison) md += fmt::format("## Compared with {}\n\n{}\n", d.comparison->other_name, comparison_markdown(*d.comparison));
   md += "## Ceilings\n\n" + detail::ceiling_text(d) + "\n";

@@ -147,4 +147,10 @@ std::vector<std::string> cells_of(const ExtremeRow& e) {
   return c;
 }
 
+Table extremes_table(const ReportData& d, bool worst, int n) {
+  Table table(extreme_headers(d));
+  for (const auto* r : extremes(d, worst, n)) table.add_row(cells_of(extreme_row(d, *r)));
+  return table;
+}
+
 }  // namespace tessera::bench::detail

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/report.hpp"
+#include "core/table.hpp"
 
 namespace tessera::bench::detail {
 
@@ -34,6 +35,8 @@ struct ExtremeRow {
 std::vector<std::string> extreme_headers(const ReportData& d);
 ExtremeRow extreme_row(const ReportData& d, const ShapeRow& r);
 std::vector<std::string> cells_of(const ExtremeRow& e);
+// The n worst or best shapes as a table, one ExtremeRow each.
+Table extremes_table(const ReportData& d, bool worst, int n);
 
 std::string tflops_text(const Task& t, double us);
 

@@ -1,5 +1,8 @@
 #include "env/detail/feedback.hpp"
 
+#include <algorithm>
+#include <vector>
+
 #include <fmt/format.h>
 
 #include "tile/config.hpp"
@@ -7,6 +10,9 @@
 namespace tessera::env::detail {
 
 namespace {
+
+constexpr std::size_t kDiagnosticContextLines = 2;  // NVRTC prints the source line and a caret under each
+constexpr std::size_t kMinLogChars = 200;           // a shorter log explains nothing: left out instead
 
 agent::PromptOptions prompt_options(const EnvConfig& c) {
   agent::PromptOptions o;
@@ -60,6 +66,46 @@ std::string best_line(const StepView& v) {
   return fmt::format("- best so far: {}x against the best baseline (turn {})\n", fixed(*v.best_speedup, 3), *v.best_turn);
 }
 
+// Compiler output that changes what the policy writes next: each error and
+// warning with the two lines NVRTC prints under it (the source line and the
+// caret) and the closing count. Informational lines (ptxas info, function
+// properties) repeat what the resources line says. A log with no error or
+// warning is kept as it is.
+std::string decision_log(const std::string& log) {
+  std::vector<std::string> lines;
+  std::size_t from = 0;
+  for (auto at = log.find('\n'); from <= log.size(); at = log.find('\n', from)) {
+    if (at == std::string::npos) at = log.size();
+    lines.push_back(log.substr(from, at - from));
+    from = at + 1;
+  }
+  std::string out;
+  std::size_t keep_until = 0;  // lines below an error or warning, kept as its context
+  bool any = false;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const auto& l = lines[i];
+    const bool diagnostic = l.find("error") != std::string::npos || l.find("warning") != std::string::npos;
+    if (diagnostic) {
+      any = true;
+      keep_until = i + 1 + kDiagnosticContextLines;
+    }
+    if (diagnostic || i < keep_until) out += l + "\n";
+  }
+  return any ? without_trailing_newlines(out) : log;
+}
+
+std::size_t minus(std::size_t a, std::size_t b) { return a > b ? a - b : 0; }
+
+// `text` cut at a line boundary to at most `room` characters, saying so.
+std::string cut_to(const std::string& text, std::size_t room) {
+  if (text.size() <= room) return text;
+  const std::string note = fmt::format("[... {} characters cut to fit the observation budget]\n", text.size());
+  if (room <= note.size()) return "";
+  auto end = text.rfind('\n', room - note.size());
+  end = end == std::string::npos ? 0 : end + 1;
+  return text.substr(0, end) + note;
+}
+
 }  // namespace
 
 std::string TaskPrompt::text() const { return system + "\n\n" + user; }
@@ -71,6 +117,7 @@ nlohmann::json TaskPrompt::messages() const {
 Feedback::Feedback(const EnvConfig& config)
     : actions_(config.actions),
       max_log_chars_(config.max_log_chars),
+      max_observation_chars_(config.max_observation_chars),
       builder_(prompt_options(config)),
       templates_(prompt_dir(config)) {}
 
@@ -83,25 +130,61 @@ TaskPrompt Feedback::task_prompt(const Task& task, const DeviceSummary& device, 
           without_trailing_newlines(msgs.at(1).content) + "\n\n" + rules(max_turns, actions_)};
 }
 
-// The parent section of the agent's prompt when the policy has not seen the
-// kernel's text (a diff or a tile config made it), else the measurement alone.
-std::string Feedback::measured(const StepView& v) const {
-  const EvalResult& r = *v.verdict->result;
-  const ParsedAction& a = v.verdict->action;
-  const std::string result = agent::describe_result(r, max_log_chars_);
-  if (a.kind == "device_only" || a.kind == "translation_unit") return "## What the harness measured\n" + result;
-  return agent::render_template(templates_.get("parent"),
-                                {{"name", a.candidate.name},
-                                 {"source", without_trailing_newlines(a.candidate.source)},
-                                 {"result", result}},
-                                "parent");
+std::string Feedback::fitted_result(const EvalResult& full, std::size_t room) const {
+  EvalResult r = full;
+  r.compile.log = decision_log(r.compile.log);
+  std::string text;
+  for (std::size_t log_chars = std::min(max_log_chars_, room);; log_chars /= 2) {
+    if (log_chars < kMinLogChars) {
+      r.compile.log.clear();
+      log_chars = 0;
+    }
+    text = agent::describe_result(r, log_chars);
+    if (text.size() <= room || log_chars == 0) break;
+  }
+  return cut_to(text, room);
 }
 
-std::string Feedback::next_reply(const StepView& v) const {
+// The kernel is shown when the policy did not write its text itself and it
+// fits: after a diff (so the next diff can quote it). A tile config's kernel
+// is the tile compiler's, tens of kilobytes the policy cannot act on: the
+// config as compiled stands for it.
+Feedback::Measured Feedback::measured(const StepView& v, std::size_t room) const {
+  const EvalResult& r = *v.verdict->result;
+  const std::string& kind = v.verdict->action.kind;
+  const std::string heading = "## What the harness measured\n";
+  if (kind == "device_only" || kind == "translation_unit")
+    return {heading + fitted_result(r, minus(room, heading.size())), true};
+  if (kind == "tile_config") {
+    const std::string config = "- your tile config, as compiled (the tile compiler wrote the kernel, not shown: reply "
+                               "with a tile config or a complete kernel): " + v.verdict->action.tile_config.dump() + "\n";
+    return {cut_to(heading + config, room) + fitted_result(r, minus(room, heading.size() + config.size())),
+            false};
+  }
+  const std::string source = without_trailing_newlines(v.verdict->action.candidate.source);
+  const auto with_kernel = [&](const std::string& result) {
+    return agent::render_template(templates_.get("parent"),
+                                  {{"name", v.verdict->action.candidate.name}, {"source", source}, {"result", result}},
+                                  "parent");
+  };
+  const std::size_t frame = with_kernel("").size();
+  if (frame + kMinLogChars < room) {
+    const std::string result = fitted_result(r, minus(room, frame));
+    return {with_kernel(result), true};
+  }
+  const std::string note = fmt::format(
+      "- the kernel after your diff ({} characters) is not shown: it does not fit the observation budget of {} "
+      "characters; reply with a complete kernel\n",
+      source.size(), max_observation_chars_);
+  return {heading + note + fitted_result(r, minus(room, heading.size() + note.size())), false};
+}
+
+std::string Feedback::next_reply(const StepView& v, bool diff_offered) const {
   if (v.done) return "The episode is over.\n";
   const int left = v.max_turns - v.turn;
   std::string out = fmt::format("You have {} more turn{}. ", left, left == 1 ? "" : "s");
-  out += templates_.get(v.have_kernel && actions_.diff ? "response_format_diff" : "response_format_full");
+  const bool diff = v.have_kernel && diff_offered && actions_.diff;
+  out += templates_.get(diff ? "response_format_diff" : "response_format_full");
   if (actions_.tile_config) out += "\nOr reply with a tile configuration as one ```json block.\n";
   return out;
 }
@@ -111,19 +194,27 @@ std::string Feedback::step(const StepView& v) const {
   const Verdict& j = *v.verdict;
   std::string head = fmt::format("# Turn {} of {}: ", v.turn, v.max_turns);
   std::string body;
+  bool kernel_shown = true;
+  // The end is fixed; what the harness measured gets the room that is left
+  // (sized with the longer reply format, so the budget holds either way).
+  const std::string end = score_line(j) + best_line(v) + "\n";
+  const std::size_t fixed = end.size() + next_reply(v, true).size();
   if (!a.ok) {
     head += "your reply is not a kernel\n";
-    body = "- format error: " + a.error + "\n";
+    body = cut_to("- format error: " + a.error + "\n", room_left(head.size() + fixed));
   } else if (j.reward.masked) {
     head += "the machine failed, not your kernel\n";
     body = fmt::format("- {} (after {} attempt{})\n", agent::summarise_result(*j.result), j.attempts.size(),
                        j.attempts.size() == 1 ? "" : "s");
   } else {
     head += agent::summarise_result(*j.result) + "\n";
-    body = without_trailing_newlines(measured(v)) + "\n";
+    auto m = measured(v, room_left(head.size() + fixed));
+    body = without_trailing_newlines(m.text) + "\n";
+    kernel_shown = m.kernel_shown;
   }
-  body += score_line(j) + best_line(v);
-  return head + body + "\n" + next_reply(v);
+  return head + body + end + next_reply(v, kernel_shown);
 }
+
+std::size_t Feedback::room_left(std::size_t used) const { return minus(max_observation_chars_, used); }
 
 }  // namespace tessera::env::detail

@@ -2,7 +2,9 @@
 // What the policy reads: the task prompt at reset and the feedback after each
 // step. The words are the agent's (agent/prompt.hpp: the prompt builder, the
 // result description, the reply formats); this file adds only what an
-// episode has and a search prompt does not: turns, the score, the best so far.
+// episode has and a search prompt does not: turns, the score, the best so far,
+// and a budget: a step's observation is at most max_observation_chars, so it
+// fits a policy's context (docs/env.md, "Observations").
 #include <optional>
 #include <string>
 
@@ -40,11 +42,22 @@ public:
   std::string step(const StepView& view) const;
 
 private:
-  std::string measured(const StepView& v) const;
-  std::string next_reply(const StepView& v) const;
+  struct Measured {
+    std::string text;
+    bool kernel_shown = false;  // the policy has this turn's kernel text (a next diff can quote it)
+  };
+  // The measurement (and the kernel when the policy has not seen it) in at
+  // most `room` characters.
+  Measured measured(const StepView& v, std::size_t room) const;
+  // The result description in at most `room` characters: the compiler log
+  // gives way first, then the description's end.
+  std::string fitted_result(const EvalResult& r, std::size_t room) const;
+  std::string next_reply(const StepView& v, bool diff_offered) const;
+  std::size_t room_left(std::size_t used) const;  // of the observation budget
 
   ActionSpace actions_;
   std::size_t max_log_chars_;
+  std::size_t max_observation_chars_;
   agent::PromptBuilder builder_;
   agent::PromptTemplates templates_;
 };

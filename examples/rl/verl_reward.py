@@ -1,13 +1,15 @@
-"""verl's custom reward function file. In the trainer's configuration:
+"""verl's custom reward function file. In the trainer's configuration (verl 0.9; 0.8 reads these
+too, and the same keys without the leading "reward."):
 
-    custom_reward_function.path=examples/rl/verl_reward.py
-    custom_reward_function.name=compute_score
-    # or, every sample of a step as one batch across all GPUs:
-    reward_model.reward_manager=batch custom_reward_function.name=compute_score_batch
-    # optional: custom_reward_function.reward_kwargs.masked_score=0.0 (and reward / eval / infra_retries settings)
+    reward.custom_reward_function.path=examples/rl/verl_reward.py
+    reward.custom_reward_function.name=compute_score
+    # optional: reward.custom_reward_function.reward_kwargs.masked_score=0.0 (and reward / eval / infra_retries settings)
+
+verl's reward loop calls compute_score once per sample, many at a time in threads: the
+pool spreads them over every GPU. compute_score_batch serves the older batch manager.
 
 Each dataset row: data_source "tessera/hgemm", reward_model.ground_truth the
-task ("4096x4096x4096" or a task object as JSON), prompt from
+task ("4096x4096x4096", "hgemm_4096x4096x4096_TN_none" or a task object as JSON), prompt from
 tessera.Environment().reset(task)[1]["messages"].
 """
 

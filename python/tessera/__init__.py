@@ -13,8 +13,13 @@ the trainer hooks (tessera.hooks.verl, .trl, .skyrl); ``gymnasium.make(
 from __future__ import annotations
 
 import importlib.util
+import os
 
-from ._resources import binary_path, datasets_dir
+from ._resources import binary_path, cost_model_dir, datasets_dir
+
+# The C++ side looks for learned cost models here when the cache holds none
+# (tile/learned_model.hpp); the source tree's copy is not there once installed.
+os.environ.setdefault("TESSERA_COST_MODEL_DIR", str(cost_model_dir()))
 from .env import Environment, default_config, make_config, parse_action, score_actions
 from .pool import Pool, default_pool, evaluate_batch
 

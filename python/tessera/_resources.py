@@ -32,6 +32,13 @@ def abi_header() -> Path:
     return Path(env) if env else _DATA / "tessera_abi.cuh"
 
 
+def cost_model_dir() -> Path:
+    """The learned cost models shipped with the package (datasets/cost_models of
+    the repository), which the C++ side finds through $TESSERA_COST_MODEL_DIR."""
+    env = os.environ.get("TESSERA_COST_MODEL_DIR")
+    return Path(env) if env else _DATA / "datasets" / "cost_models"
+
+
 def datasets_dir() -> Path:
     """The task files shipped with the package (datasets/*.json of the repository)."""
     return _DATA / "datasets"

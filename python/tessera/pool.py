@@ -34,8 +34,13 @@ class Pool:
 
     ``mode``: ``auto`` (full where a GPU is visible, else compile-only),
     ``full`` or ``compile_only``; None reads $TESSERA_MODE. Other keyword
-    arguments are sandbox settings: ``log_dir``, ``compile_timeout_s``,
-    ``heartbeat_timeout_s``, ``measure_peak``, ``remeasure_baselines``, ``arch``.
+    arguments are the sandbox's settings, every key of the C++ SandboxOptions
+    but two set elsewhere, ``device`` (``devices`` gives one evaluator each)
+    and ``infra_retries`` (the judge retries: evaluate_batch's ``config``):
+    ``arch``, ``self_exe``, ``log_dir``, ``heartbeat_timeout_s``,
+    ``compile_timeout_s``, ``remeasure_baselines``, ``autotune_max_algos``,
+    ``measure_peak``, ``remeasure_ceiling`` (``default_options()`` lists them
+    with their defaults). An unknown name is a ValueError that names it.
     """
 
     def __init__(self, devices: str | int | Sequence[int] | None = None, mode: str | None = None, **sandbox: Any):
@@ -72,16 +77,18 @@ class Pool:
         """Judges every candidate across every GPU; the records come back in order.
 
         A candidate is a kernel source (then ``task`` applies) or a dict with
-        ``source``, ``task`` and optionally ``name`` and ``kind`` (auto, device,
-        tu). Each is evaluated and paid by the environment's judge, as a step
-        or a /v1/evaluate call would be: a record is the judged record of
-        docs/env.md (``status``, ``reward``, ``masked``, ``attempts``, ...,
-        with the harness's record under ``result``). ``config`` is an
-        environment configuration (``infra_retries``, ``counters_in_feedback``,
-        ``reuse_baselines``, ``reward``, ``eval``; default: the environment's,
-        with the harness's evaluation defaults); ``options`` are the harness's
-        evaluation options on top (``counters``, ``verify_trials``, ``hot``,
-        ``baselines``, ...). The GIL is released while the batch runs.
+        ``source``, ``task`` and optionally ``name`` and ``kind`` (auto,
+        device_only or device, translation_unit or tu). Each is evaluated and
+        paid by the environment's judge, as a step or a /v1/evaluate call
+        would be: a record is the judged record of docs/env.md (``status``,
+        ``reward``, ``masked``, ``attempts``, ..., with the harness's record
+        under ``result``). ``config`` is an environment configuration
+        (``infra_retries``, ``counters_in_feedback``, ``reuse_baselines``,
+        ``reward``, ``eval``; default: the environment's, with the harness's
+        evaluation defaults); ``options`` are the harness's evaluation options
+        on top, every key of the C++ EvalOptions (``default_eval_options()``
+        lists them with their defaults). An unknown name is a ValueError that
+        names it. The GIL is released while the batch runs.
         """
         requests = _json.batch_requests(candidates, task)
         config_json = ""
@@ -94,6 +101,16 @@ class Pool:
     def evaluate(self, source: str, task: Any, config: dict | None = None, **options: Any) -> dict:
         """One evaluation: its judged record as a dict."""
         return self.evaluate_batch([source], task, config, **options)[0]
+
+
+def default_options() -> dict:
+    """The sandbox settings Pool takes, with their defaults (C++ SandboxOptions)."""
+    return _json.load(_core.default_pool_options())
+
+
+def default_eval_options() -> dict:
+    """The evaluation options evaluate_batch takes, with the harness's defaults (C++ EvalOptions)."""
+    return _json.load(_core.default_eval_options())
 
 
 _default: Pool | None = None

@@ -2,21 +2,12 @@
 
 #include <fmt/format.h>
 
-#include "core/counter_set.hpp"
 #include "core/error.hpp"
 
 namespace tessera::serve::detail {
 
 namespace {
-constexpr int kMaxVerifyTrials = 64;  // a client may ask for more verification, within reason
-
 const char* type_name(const nlohmann::json& v) { return v.type_name(); }
-
-bool read_bool(const nlohmann::json& obj, const char* key, const std::string& where, bool fallback) {
-  if (!obj.contains(key)) return fallback;
-  if (!obj[key].is_boolean()) fail_bad_input(fmt::format("{}.{} must be true or false", where, key));
-  return obj[key].get<bool>();
-}
 }  // namespace
 
 nlohmann::json parse_object(const std::string& body, bool empty_ok) {
@@ -73,30 +64,9 @@ Task read_task(const nlohmann::json& value, const std::string& where) {
 
 EvalOptions read_eval_options(const nlohmann::json& value, const EvalOptions& base, const std::string& where) {
   if (value.is_null()) return base;
-  if (!value.is_object()) fail_bad_input(where + " must be an object");
-  only_keys(value, {"counters", "counter_set", "hot", "verify_trials", "shape_generic", "compile_only"}, where);
-  EvalOptions o = base;
-  o.counters = read_bool(value, "counters", where, o.counters);
-  o.hot = read_bool(value, "hot", where, o.hot);
-  o.shape_generic = read_bool(value, "shape_generic", where, o.shape_generic);
-  o.compile_only = read_bool(value, "compile_only", where, o.compile_only);
-  if (value.contains("counter_set")) {
-    if (!value["counter_set"].is_string()) fail_bad_input(where + ".counter_set must be a string");
-    try {
-      o.counter_set = to_string(parse_counter_set(value["counter_set"].get<std::string>()));
-    } catch (const Error& e) {
-      fail_bad_input(fmt::format("{}.counter_set: {}", where, e.what()));
-    }
-  }
-  if (value.contains("verify_trials")) {
-    const auto& v = value["verify_trials"];
-    // Fewer trials than the server's would weaken the check the reward rests on.
-    if (!v.is_number_integer() || v.get<std::int64_t>() < base.verify_trials || v.get<std::int64_t>() > kMaxVerifyTrials)
-      fail_bad_input(fmt::format("{}.verify_trials must be an integer from {} to {}", where, base.verify_trials,
-                                 kMaxVerifyTrials));
-    o.verify_trials = v.get<int>();
-  }
-  return o;
+  const EvalOptions asked = parse_eval_options(value, base, where);
+  check_no_weaker(asked, base, where);
+  return asked;
 }
 
 }  // namespace tessera::serve::detail

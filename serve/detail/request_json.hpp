@@ -25,9 +25,9 @@ std::optional<std::uint64_t> optional_uint(const nlohmann::json& obj, const char
 
 // A task: the task object, a JSON text of one, or a shape "MxNxK" (layout TN).
 Task read_task(const nlohmann::json& value, const std::string& where);
-// Per-request evaluation options over the server's: counters, counter_set,
-// hot, verify_trials (never fewer than the server's), shape_generic,
-// compile_only.
+// Per-request evaluation options over the server's: every EvalOptions key
+// (core/wire.hpp), read strictly, and none that checks less than the server
+// does (check_no_weaker: verify_trials, timing, shape_generic).
 EvalOptions read_eval_options(const nlohmann::json& value, const EvalOptions& base, const std::string& where);
 
 }  // namespace tessera::serve::detail

@@ -54,7 +54,7 @@ std::vector<Candidate> all_candidates() {
 
 SandboxOptions options(const std::string& mode) {
   SandboxOptions o;
-  o.mode = mode;
+  o.mode = parse_eval_mode(mode);
   o.self_exe = TESSERA_BINARY;
   return o;
 }

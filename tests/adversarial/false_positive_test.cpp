@@ -30,7 +30,7 @@ constexpr const char* kExampleShape = "256x256x1024";
 
 SandboxOptions sandbox() {
   SandboxOptions o;
-  o.mode = "full";
+  o.mode = EvalMode::full;
   o.self_exe = TESSERA_BINARY;
   return o;
 }

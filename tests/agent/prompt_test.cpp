@@ -3,11 +3,13 @@
 #include <filesystem>
 #include <fstream>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "agent/prompt.hpp"
 #include "agent/strategies.hpp"
 #include "core/error.hpp"
+#include "tile/cost_model.hpp"
 
 namespace tessera::agent {
 namespace {
@@ -106,6 +108,30 @@ TEST(Prompt, NoParentAsksForAFullKernel) {
   const auto msgs = PromptBuilder(PromptOptions{}).build(c);
   EXPECT_EQ(msgs[0].content.find("<<<<<<< SEARCH"), std::string::npos);
   EXPECT_NE(msgs[1].content.find("from scratch"), std::string::npos);
+}
+
+TEST(Prompt, ShowsTheCostModelsTopPicksWithTheirPredictedTimes) {
+  auto c = context();
+  tile::Limits limits;
+  limits.sm_count = 132;
+  limits.smem_optin_bytes = 232448;
+  limits.l2_bytes = 52428800;
+  limits.peak_tflops = 750;
+  const auto model = tile::model_for_device(tile::device_kind(c.gpu.name));
+  const auto top = tile::rank_configs(c.task, limits, 3, model);
+  ASSERT_EQ(top.size(), 3u);
+  PromptOptions o;
+  o.model_picks = 3;
+  const std::string user = PromptBuilder(o).build(c)[1].content;
+  const auto section = user.find("What the cost model predicts");
+  ASSERT_NE(section, std::string::npos) << user.substr(0, 2000);
+  for (const auto& r : top) {
+    const auto at = user.find("- " + tile::name(r.config) + ": ");
+    EXPECT_NE(at, std::string::npos) << tile::name(r.config);
+    EXPECT_EQ(user.substr(at, 200).find(fmt::format("{:.1f} us predicted", r.prediction.time_us)) != std::string::npos, true);
+  }
+  o.model_picks = 0;
+  EXPECT_EQ(PromptBuilder(o).build(c)[1].content.find("What the cost model predicts"), std::string::npos);
 }
 
 TEST(Prompt, TrimsInspirationsThenHistoryThenLogToFitTheBudget) {

@@ -1,9 +1,13 @@
-// The tile proposer lives in agent/, but its tests live with the tile compiler.
+// The tile proposer: the moves of before (guided = false), then the
+// model-guided moves.
 #include <gtest/gtest.h>
+
+#include <set>
 
 #include "agent/proposers.hpp"
 #include "agent/tile_proposer.hpp"
 
+#include "tile/cost_model.hpp"
 #include "tile/space.hpp"
 
 namespace tessera::agent {
@@ -22,8 +26,14 @@ Evaluated evaluated(const Proposal& p) {
   return e;
 }
 
-TEST(TileProposer, StartsFromTheSeedsInOrder) {
-  auto proposer = make_tile_proposer({});
+TileProposerOptions unguided() {
+  TileProposerOptions o;
+  o.guided = false;
+  return o;
+}
+
+TEST(TileProposer, UnguidedStartsFromTheSeedsInOrder) {
+  auto proposer = make_tile_proposer(unguided());
   auto ctx = context();
   const auto seeds = tile::seeds(ctx.task, tile::Limits{});
   ASSERT_GE(seeds.size(), 2u);
@@ -43,8 +53,8 @@ TEST(TileProposer, StartsFromTheSeedsInOrder) {
   EXPECT_EQ(second.candidate.name, tile::name(seeds[1]));
 }
 
-TEST(TileProposer, MutatesTheParentByOneKnob) {
-  TileProposerOptions o;
+TEST(TileProposer, UnguidedMutatesTheParentByOneKnob) {
+  TileProposerOptions o = unguided();
   o.random_restart_probability = 0;
   o.crossover_probability = 0;
   auto proposer = make_tile_proposer(o);
@@ -65,8 +75,8 @@ TEST(TileProposer, MutatesTheParentByOneKnob) {
   }
 }
 
-TEST(TileProposer, CrossesOverWithAnInspiration) {
-  TileProposerOptions o;
+TEST(TileProposer, UnguidedCrossesOverWithAnInspiration) {
+  TileProposerOptions o = unguided();
   o.random_restart_probability = 0;
   o.crossover_probability = 1;
   auto proposer = make_tile_proposer(o);
@@ -106,8 +116,8 @@ TEST(TileProposer, BadInputIsAnErrorNotAnException) {
   EXPECT_FALSE(p.error.empty());
 }
 
-TEST(TileProposer, DeterministicForASeed) {
-  TileProposerOptions o;
+TEST(TileProposer, UnguidedDeterministicForASeed) {
+  TileProposerOptions o = unguided();
   o.seed = 42;
   o.random_restart_probability = 0.5;
   auto a = make_tile_proposer(o), b = make_tile_proposer(o);
@@ -129,6 +139,125 @@ TEST(TileProposer, Sm80GetsOnlyMmaSync) {
     ASSERT_TRUE(p.ok) << p.error;
     EXPECT_EQ(p.candidate.name[0], 'm') << p.candidate.name;
     ctx.history.push_back(evaluated(p));
+  }
+}
+
+
+// ---- model-guided moves ---------------------------------------------------
+
+TileProposerOptions guided(double explore = 0) {
+  TileProposerOptions o;
+  o.learn = false;  // the analytical model alone: the order the tests compare with
+  o.explore_probability = explore;
+  return o;
+}
+
+// The proposal as the search records it: measured at `us` (0: not timed).
+Measured measured(const Proposal& p, double us) {
+  return {p.candidate.name, p.candidate.meta, us > 0 ? Status::ok : Status::compiled, us};
+}
+
+TEST(TileProposer, GuidedStartsFromTheModelsTopPicksInOrder) {
+  auto proposer = make_tile_proposer(guided());
+  auto ctx = context("257x6144x4096");
+  const auto ranking = tile::rank_configs(ctx.task, tile::Limits{}, 16);
+  ASSERT_GE(ranking.size(), 8u);
+  for (int i = 0; i < 8; ++i) {
+    const Proposal p = proposer->propose(ctx);
+    ASSERT_TRUE(p.ok) << p.error;
+    EXPECT_EQ(p.candidate.name, tile::name(ranking[i].config)) << "pick " << i;
+    EXPECT_EQ(p.proposer_info.at("move"), "model");
+    EXPECT_EQ(p.proposer_info.at("guided"), true);
+    EXPECT_EQ(p.proposer_info.at("explore"), false);
+    ctx.measured.push_back(measured(p, 0));
+  }
+}
+
+TEST(TileProposer, GuidedMovesProposeThePoolsFastestPredictedConfig) {
+  TileProposerOptions o = guided();
+  o.random_restart_probability = 0;
+  o.crossover_probability = 0;
+  o.model_move_probability = 0;  // neighbours only
+  o.model_first = 0;
+  auto proposer = make_tile_proposer(o);
+  auto ctx = context("1000x3000x520");
+  const tile::Limits limits;
+  const auto first = tile::rank_configs(ctx.task, limits, 1).front().config;
+  Evaluated parent;
+  parent.candidate.name = tile::name(first);
+  parent.candidate.meta["tile_config"] = tile::to_json(first);
+  ctx.parent = parent;
+  const Proposal p = proposer->propose(ctx);
+  ASSERT_TRUE(p.ok) << p.error;
+  EXPECT_EQ(p.proposer_info.at("move"), "neighbour");
+  EXPECT_EQ(p.proposer_info.at("pool_rank"), 0);
+  const tile::Config child = tile::from_json(p.candidate.meta.at("tile_config"));
+  const double child_us = tile::predict(child, ctx.task, limits).time_us;
+  EXPECT_DOUBLE_EQ(p.proposer_info.at("predicted_us").get<double>(), child_us);
+  const auto ns = tile::neighbours(first, tile::default_space(ctx.task, limits), ctx.task, limits);
+  ASSERT_GT(ns.size(), 2u);
+  std::set<std::string> names;
+  for (const auto& n : ns) names.insert(tile::name(n));
+  EXPECT_EQ(p.proposer_info.at("pool").get<std::size_t>(), names.size());  // every neighbour was ranked
+  for (const auto& n : ns) EXPECT_LE(child_us, tile::predict(n, ctx.task, limits).time_us) << tile::name(n);
+}
+
+TEST(TileProposer, ExplorationHappensAtItsRateAndIsCounted) {
+  for (double rate : {0.0, 1.0}) {
+    TileProposerOptions o = guided(rate);
+    o.model_first = 0;
+    auto proposer = make_tile_proposer(o);
+    auto ctx = context("2048x2048x2048");
+    const auto first = tile::rank_configs(ctx.task, tile::Limits{}, 1).front().config;
+    Evaluated parent;
+    parent.candidate.name = tile::name(first);
+    parent.candidate.meta["tile_config"] = tile::to_json(first);
+    ctx.parent = parent;
+    int explored = 0;
+    for (int i = 0; i < 6; ++i) {
+      ctx.seed = std::uint64_t(i);
+      const Proposal p = proposer->propose(ctx);
+      ASSERT_TRUE(p.ok) << p.error;
+      explored += p.proposer_info.at("explore").get<bool>();
+    }
+    EXPECT_EQ(explored, rate > 0 ? 6 : 0) << "explore_probability " << rate;
+  }
+}
+
+TEST(TileProposer, APickPredictedFarSlowerThanTheIncumbentGivesWayToTheModel) {
+  TileProposerOptions o = guided();
+  o.random_restart_probability = 1;  // restarts only: uniform draws, mostly predicted slow
+  o.model_first = 0;
+  o.far_slower = 1e-6;  // everything is "far slower" than the incumbent
+  auto proposer = make_tile_proposer(o);
+  auto ctx = context("4096x4096x4096");
+  const auto ranking = tile::rank_configs(ctx.task, tile::Limits{}, 4);
+  Evaluated parent;
+  parent.candidate.name = tile::name(ranking[0].config);
+  parent.candidate.meta["tile_config"] = tile::to_json(ranking[0].config);
+  ctx.parent = parent;
+  ctx.measured.push_back({parent.candidate.name, parent.candidate.meta, Status::ok, 180.0});
+  const Proposal p = proposer->propose(ctx);
+  ASSERT_TRUE(p.ok) << p.error;
+  EXPECT_EQ(p.proposer_info.at("move"), "model");
+  ASSERT_TRUE(p.proposer_info.contains("far_slower"));
+  EXPECT_EQ(p.proposer_info.at("far_slower").at("kind"), "restart");
+  EXPECT_EQ(p.candidate.name, tile::name(ranking[1].config));  // the model's next untried pick
+}
+
+TEST(TileProposer, GuidedNeverRepeatsAMeasuredConfig) {
+  auto proposer = make_tile_proposer(guided(0.3));
+  auto ctx = context("33x4608x3584");
+  std::set<std::string> seen;
+  for (int i = 0; i < 24; ++i) {
+    ctx.seed = std::uint64_t(i);
+    const Proposal p = proposer->propose(ctx);
+    ASSERT_TRUE(p.ok) << p.error;
+    EXPECT_TRUE(seen.insert(p.candidate.name).second) << "repeated " << p.candidate.name << " at " << i;
+    ctx.measured.push_back(measured(p, 10.0 + i));
+    Evaluated e;
+    e.candidate = p.candidate;
+    ctx.parent = e;
   }
 }
 

@@ -60,6 +60,14 @@ EvalResult ScriptedEvaluator::evaluate(const Candidate& c, const Task& t, const 
     r.reason = "sandbox worker failed to start: scripted";
     return r;
   }
+  if (has("FAKE_LONG_LOG")) {  // a compile error buried in informational output, as ptxas -v prints it
+    r.status = Status::compile_error;
+    r.reason = "compile error";
+    for (int i = 0; i < 400; ++i) r.compile.log += "ptxas info    : Function properties for helper_" + std::to_string(i) + "\n";
+    r.compile.log += "kernel.cu(7): error: identifier \"tile_k\" is undefined\n      acc += a[tile_k];\n               ^\n";
+    r.compile.log += "1 error detected in the compilation of \"kernel.cu\".\n";
+    return r;
+  }
   if (has("FAKE_COMPILE_ERROR")) {
     r.status = Status::compile_error;
     r.reason = "compile error";

@@ -4,6 +4,7 @@
 //   FAKE_SPEEDUP(x)      ok, cold median 100/x us against a 100 us baseline
 //   FAKE_WRONG           wrong_answer
 //   FAKE_COMPILE_ERROR   compile_error with a compiler log
+//   FAKE_LONG_LOG        compile_error: one error under 400 lines of ptxas info
 //   FAKE_INFRA           infra_error on every attempt
 //   FAKE_INFRA_ONCE      infra_error on the first attempt of that source, ok after
 //   FAKE_INFRA_TIMES(n)  infra_error on the first n attempts of that source, ok after

@@ -80,7 +80,7 @@ std::string corpus(const std::string& f) { return std::string(TESSERA_SOURCE_DIR
 
 SandboxOptions options(const std::string& mode) {
   SandboxOptions o;
-  o.mode = mode;
+  o.mode = parse_eval_mode(mode);
   o.self_exe = TESSERA_BINARY;
   o.heartbeat_timeout_s = 5;
   o.compile_timeout_s = 10;

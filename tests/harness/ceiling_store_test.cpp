@@ -5,7 +5,7 @@
 #include <optional>
 
 #include "confine/confine.hpp"
-#include "core/ceiling_store.hpp"
+#include "core/ceiling.hpp"
 #include "tests/harness/confine_helpers.hpp"
 
 namespace tessera {

@@ -34,7 +34,7 @@ extern "C" __global__ void tessera_hgemm(const __grid_constant__ TesseraGemmPara
 TEST(HeartbeatGpu, ABatchLongerThanTheSilenceLimitIsNotATimeout) {
   TESSERA_REQUIRE_GPU();
   SandboxOptions o;
-  o.mode = "full";
+  o.mode = EvalMode::full;
   o.self_exe = TESSERA_BINARY;
   o.heartbeat_timeout_s = 3;  // the first batch takes about 5 s; one call 0.15 s
   o.measure_peak = false;     // the ceiling's own GEMMs are not what this test times

@@ -22,7 +22,7 @@ namespace {
 
 SandboxOptions full(int infra_retries = 1) {
   SandboxOptions o;
-  o.mode = "full";
+  o.mode = EvalMode::full;
   o.self_exe = TESSERA_BINARY;
   o.heartbeat_timeout_s = 20;
   o.infra_retries = infra_retries;

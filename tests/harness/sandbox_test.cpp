@@ -19,7 +19,7 @@ Candidate example(const char* f) { return load_candidate(std::string(TESSERA_SOU
 
 SandboxOptions opts(const char* mode) {
   SandboxOptions o;
-  o.mode = mode;
+  o.mode = parse_eval_mode(mode);
   o.self_exe = TESSERA_BINARY;
   return o;
 }

@@ -20,7 +20,7 @@ Candidate torch_example(const std::string& entry) {
 
 std::unique_ptr<Evaluator> gpu_evaluator() {
   SandboxOptions o;
-  o.mode = "full";
+  o.mode = EvalMode::full;
   o.self_exe = TESSERA_BINARY;
   return make_evaluator(o);
 }

@@ -1,5 +1,5 @@
-"""Shared fixtures: a compile-only pool (no GPU needed), the repository's example kernels,
-and faithful stand-ins for the trainers' calling conventions (trainers.py)."""
+"""Shared fixtures: a compile-only pool (no GPU needed) and the repository's example kernels.
+The real trainers' tests (test_trainer_*.py) share trainer_kit.py."""
 
 from __future__ import annotations
 

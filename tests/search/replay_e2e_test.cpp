@@ -48,7 +48,7 @@ TEST(ReplayEndToEnd, RecordedResponsesRunThroughTheCompileOnlyHarness) {
   slot.name = "replay";
   slot.proposer = agent::make_replay_proposer(recorded);
   SandboxOptions so;
-  so.mode = "compile_only";
+  so.mode = EvalMode::compile_only;
   so.self_exe = TESSERA_BINARY;
   std::vector<std::unique_ptr<Evaluator>> evals;
   evals.push_back(make_evaluator(so));

@@ -175,7 +175,7 @@ TEST(ReplayResume, SandboxCompileOnlyRunResumedMatchesAnUninterruptedOne) {
   const ScopedEnv cache("TESSERA_CACHE_DIR", fresh_dir("replay_resume_cache").string());
   const EvaluatorFactory sandbox = [] {
     SandboxOptions so;
-    so.mode = "compile_only";
+    so.mode = EvalMode::compile_only;
     so.self_exe = TESSERA_BINARY;
     return make_evaluator(so);
   };

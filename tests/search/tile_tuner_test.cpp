@@ -218,7 +218,9 @@ TEST(TileTuner, TheFirstConfigsAreTheCostModelsBest) {
   TimedByConfig ev;
   TileTuneOptions o = with_budget(24);
   const auto out = tune_tile(ev, kTask, tile::Limits{}, o);
-  const auto ranking = tile::rank_configs(kTask, tile::Limits{}, kModelFirst);
+  // The tune ranks with the learned model stored for the device's kind (or transferred), as the search does.
+  const tile::LearnedModel learned = tile::model_for_device(tile::device_kind(ev.device().name));
+  const auto ranking = tile::rank_configs(kTask, tile::Limits{}, kModelFirst, learned);
   ASSERT_EQ(ranking.size(), std::size_t(kModelFirst));
   for (int i = 0; i < kModelFirst; ++i) EXPECT_EQ(ev.calls[i].name, tile::name(ranking[i].config)) << i;
   // The report: the model's first pick and where the winner stood in its order.
@@ -231,6 +233,13 @@ TEST(TileTuner, TheFirstConfigsAreTheCostModelsBest) {
   EXPECT_GE(m.winner_rank, 1);
   EXPECT_DOUBLE_EQ(m.winner_measured_us, out.evaluated.front().result.cold.median_us);
   EXPECT_DOUBLE_EQ(m.winner_predicted_us, tile::predict(out.evaluated.front().config, kTask, tile::Limits{}).time_us);
+  // Without the learned model: the analytical order.
+  TimedByConfig plain;
+  TileTuneOptions po = with_budget(kModelFirst);
+  po.learned = false;
+  tune_tile(plain, kTask, tile::Limits{}, po);
+  const auto analytical = tile::rank_configs(kTask, tile::Limits{}, kModelFirst);
+  for (int i = 0; i < kModelFirst; ++i) EXPECT_EQ(plain.calls[i].name, tile::name(analytical[i].config)) << i;
   EXPECT_GE(m.from_model, kModelFirst);
   // With a budget of kModelFirst, the tune is the model's top picks and nothing else.
   TimedByConfig top;

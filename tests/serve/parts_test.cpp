@@ -1,6 +1,5 @@
-// The service's parts on their own: token comparison, the OpenRLHF response
-// text, the idempotency store, admission, Prometheus rendering, request
-// options.
+// The service's parts on their own: token comparison, the idempotency store,
+// admission, Prometheus rendering, request options.
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
@@ -9,7 +8,6 @@
 #include "serve/detail/idempotency.hpp"
 #include "serve/detail/metrics.hpp"
 #include "serve/detail/request_json.hpp"
-#include "serve/detail/reward_text.hpp"
 #include "serve/evaluator_slots.hpp"
 
 namespace tessera::serve::detail {
@@ -27,13 +25,6 @@ TEST(Auth, OnlyTheExactBearerTokenPasses) {
   EXPECT_FALSE(authorized("Bearerabc", "abc"));
   EXPECT_FALSE(authorized("", "abc"));
   EXPECT_TRUE(authorized("", "")) << "no token configured";
-}
-
-TEST(RewardText, TheResponseIsWhatFollowsThePromptWithoutEndOfTurnTokens) {
-  EXPECT_EQ(response_text("<s>user: go\nassistant: KERNEL<|im_end|>", "user: go\nassistant: "), "KERNEL");
-  EXPECT_EQ(response_text("KERNEL <|eot_id|><|end_of_text|>\n", ""), "KERNEL");
-  EXPECT_EQ(response_text("KERNEL</s>", "absent prompt"), "KERNEL");
-  EXPECT_EQ(response_text("a <|b\nc|>", ""), "a <|b\nc|>") << "not a token: spans a line";
 }
 
 TEST(IdempotencyStore, FirstAttachedReplayedAndForgotten) {

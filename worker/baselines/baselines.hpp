@@ -16,12 +16,13 @@
 
 #include "core/result.hpp"
 #include "core/task.hpp"
+#include "core/wire.hpp"
 #include "worker/timing.hpp"
 
 namespace tessera::baselines {
 
 inline constexpr std::size_t kDefaultWorkspaceBytes = std::size_t{32} << 20;  // 32 MiB, cuBLASLt and cuBLAS each
-inline constexpr int kDefaultAutotuneMaxAlgos = 16;                            // heuristic algorithms timed
+using ::tessera::kDefaultAutotuneMaxAlgos;  // heuristic algorithms timed (core/wire.hpp: SandboxOptions' default too)
 
 // Names as they appear in results.
 inline constexpr const char* kCublasTN = "cublas_tn";

@@ -51,8 +51,6 @@ struct Timer::Impl {
   }
 };
 
-// Percentile of sorted samples, linear interpolation.
-double percentile(const std::vector<double>& sorted, double q);
 // Stopped on noise: enough samples, and a small spread or a tight median.
 bool converged(const TimingStats& s, const TimingOptions& o);
 

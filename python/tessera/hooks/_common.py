@@ -6,8 +6,13 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-# Settings a hook passes on to the environment's configuration (docs/env.md).
-CONFIG_KEYS = ("actions", "reward", "eval", "infra_retries", "counters_in_feedback", "reuse_baselines", "max_log_chars")
+from .. import _core
+
+# What a hook sets itself, per row of the dataset: the episode's length and its task.
+_EPISODE_KEYS = ("max_turns", "tasks", "tasks_file")
+# Settings a hook passes on to the environment's configuration (docs/env.md):
+# every key of the C++ EnvConfig but the episode's own.
+CONFIG_KEYS = tuple(k for k in json.loads(_core.default_config()) if k not in _EPISODE_KEYS)
 
 
 def completion_text(completion: Any) -> str:

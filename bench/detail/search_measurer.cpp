@@ -1,0 +1,165 @@
+// `--kernels search:N[:evolve|bandit][:alone]` (bench/kernels.hpp): per shape,
+// a search of N evaluations with the tile proposer (search/engine.hpp),
+// under the protocol of tile:N: every config is measured once, cold (no
+// noise-aware re-measurement, no hot timing, no counters, so the budgets are
+// equal), and the search's best is measured again with the baselines
+// interleaved and counters; that confirmation is the shape's figure. Unless `alone`, the tile tuner runs on
+// the same shape at the same budget in the same worker, and its confirmed
+// figure sits beside the search's (kernel.tune.tile): search against tune
+// in one command.
+#include <chrono>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "agent/registry.hpp"
+#include "bench/detail/sweep_log.hpp"
+#include "bench/measure.hpp"
+#include "core/error.hpp"
+#include "core/fs.hpp"
+#include "search/engine.hpp"
+#include "search/report.hpp"
+#include "search/tile_tuner.hpp"
+#include "tile/legality.hpp"
+
+namespace tessera::bench {
+
+namespace {
+
+constexpr std::uint64_t kSearchSeed = 1;  // the same stream for every shape, as tile:N's tuner seed
+
+// The suite's evaluator lent to a search, which owns its evaluators.
+class Borrowed final : public Evaluator {
+public:
+  explicit Borrowed(Evaluator& e) : e_(e) {}
+  EvalResult evaluate(const Candidate& c, const Task& t, const EvalOptions& o) override { return e_.evaluate(c, t, o); }
+  void precompile(const std::vector<Candidate>& c) override { e_.precompile(c); }
+  void compile_ahead(const Candidate& c) override { e_.compile_ahead(c); }
+  std::string describe() const override { return e_.describe(); }
+  DeviceSummary device() const override { return e_.device(); }
+  void start() override { e_.start(); }
+
+private:
+  Evaluator& e_;
+};
+
+EvalOptions confirm_options(bool compile_only) {
+  EvalOptions o;
+  o.compile_only = compile_only;
+  o.counters = true;
+  o.baselines = true;
+  o.hot = true;
+  return o;
+}
+
+class SearchMeasurer final : public ShapeMeasurer {
+public:
+  SearchMeasurer(Evaluator& ev, const KernelSource& source, const MeasureSettings& s, std::filesystem::path work)
+      : ev_(ev), source_(source), settings_(s), work_(std::move(work)) {}
+
+  ShapeRecord measure(const Task& task, const std::string& bucket) override {
+    const auto t0 = std::chrono::steady_clock::now();
+    ev_.start();
+    ShapeRecord r = start_record(task, bucket, ev_.device());
+    nlohmann::json comparison = nlohmann::json::object();
+    const auto searched = run_search(task);
+    comparison["search"] = searched.summary;
+    if (searched.best) {
+      const Candidate c = search::tile_candidate(*searched.best, task);
+      r.kernel = KernelOutcome{tile::name(*searched.best), "", ev_.evaluate(c, task, confirm_options(settings_.compile_only)),
+                               nullptr};
+    } else {
+      r.note = searched.note;
+    }
+    if (!source_.alone) comparison["tile"] = run_tune(task);
+    if (r.kernel) r.kernel->tune = std::move(comparison);
+    finish_record(r, t0);
+    return r;
+  }
+
+  std::string describe() const override {
+    return fmt::format("searched ({}), {} evaluations per shape{}, {}", source_.method, source_.budget,
+                       source_.alone ? "" : ", beside tile-tuned at the same budget", ev_.describe());
+  }
+
+private:
+  struct Searched {
+    std::optional<tile::Config> best;
+    nlohmann::json summary = nlohmann::json::object();
+    std::string note;
+  };
+
+  Searched run_search(const Task& task) {
+    search::SearchConfig config;
+    config.method = source_.method;
+    config.seed = kSearchSeed;
+    config.budget.evals = source_.budget;
+    config.noise_aware = false;  // N configs measured once each, as tile:N measures them
+    config.compile_only = settings_.compile_only;
+    config.counter_set = "fast";
+    config.proposers = {"tile"};
+    config.run_id = "bench-" + task.id();
+    const auto dir = work_ / task.id();
+    std::filesystem::remove_all(dir);  // a shape cut off in an earlier sweep starts again
+    agent::ProposerOptions po;
+    po.seed = kSearchSeed;
+    po.arch = ev_.device().arch;
+    std::vector<search::ProposerSlot> slots;
+    for (auto& built : agent::ProposerRegistry::builtin().build_all({"tile"}, po))
+      slots.push_back(search::make_slot(std::move(built)));
+    std::vector<std::unique_ptr<Evaluator>> evaluators;
+    evaluators.push_back(std::make_unique<Borrowed>(ev_));
+    search::EngineOptions eo;
+    eo.run_dir = dir;
+    // The search's population ranks kernels by their speedup, so its
+    // evaluations time the baselines (tile:N's sweep does not): the budgets
+    // are equal in configs measured, not in GPU time.
+    eo.eval.baselines = true;
+    eo.eval.hot = false;
+    eo.eval.counters = false;
+    search::SearchEngine engine(config, {task}, std::move(slots), std::move(evaluators), eo);
+    const search::RunSummary summary = engine.run();
+    Searched out;
+    const auto& ts = engine.state().task(0);
+    std::map<std::string, nlohmann::json> info;
+    for (const auto& rec : search::load_run(dir).records)
+      if (rec.contains("candidate") && rec["candidate"].contains("name"))
+        info[rec["candidate"]["name"].get<std::string>()] = rec.value("proposer_info", nlohmann::json::object());
+    out.summary = sweep_of_search(ts, summary.stop_reason, info);
+    if (ts.best && ts.best->candidate.meta.contains("tile_config"))
+      out.best = tile::from_json(ts.best->candidate.meta.at("tile_config"));
+    else
+      out.note = settings_.compile_only ? "compile-only: nothing timed" : "no config of the search verified";
+    return out;
+  }
+
+  nlohmann::json run_tune(const Task& task) {
+    search::TileTuneOptions o;
+    o.budget = source_.budget;
+    o.confirm_top = 1;
+    o.compile_only = settings_.compile_only;
+    try {
+      const auto outcome = search::tune_tile(ev_, task, tile::with_device(tile::Limits{}, ev_.device()), o);
+      nlohmann::json j = sweep_of_tune(outcome);
+      if (outcome.confirmed()) j["confirmed"] = confirmed_json(outcome.best().name, outcome.best().result);
+      return j;
+    } catch (const Error& e) {
+      if (e.kind() != Error::Kind::bad_input) throw;
+      return {{"note", e.what()}};
+    }
+  }
+
+  Evaluator& ev_;
+  KernelSource source_;
+  MeasureSettings settings_;
+  std::filesystem::path work_;
+};
+
+}  // namespace
+
+std::unique_ptr<ShapeMeasurer> make_search_measurer(Evaluator& evaluator, const KernelSource& source,
+                                                    const MeasureSettings& settings, const std::filesystem::path& work) {
+  return std::make_unique<SearchMeasurer>(evaluator, source, settings, work);
+}
+
+}  // namespace tessera::bench

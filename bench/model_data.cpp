@@ -1,0 +1,133 @@
+#include "bench/model_data.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "bench/run.hpp"
+#include "core/error.hpp"
+#include "tile/legality.hpp"
+
+namespace tessera::bench {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Collector {
+  // (kind, task id, config name) -> rows, merged into one at the end
+  std::map<std::tuple<std::string, std::string, std::string>, std::vector<tile::Measurement>> seen;
+  int skipped = 0;
+
+  void add(const Task& task, const DeviceSummary& device, const nlohmann::json& tile_config, double cold_us) {
+    if (!(cold_us > 0) || !tile_config.is_object()) {
+      ++skipped;
+      return;
+    }
+    tile::Measurement m;
+    try {
+      m.config = tile::from_json(tile_config);
+    } catch (const std::exception&) {
+      ++skipped;
+      return;
+    }
+    m.task = task;
+    m.limits = tile::with_device(tile::Limits{}, device);
+    m.device_kind = tile::device_kind(device.name);
+    m.cold_us = cold_us;
+    seen[{m.device_kind, task.id(), tile::name(m.config)}].push_back(std::move(m));
+  }
+
+  std::vector<tile::Measurement> merged() const {
+    std::vector<tile::Measurement> out;
+    for (const auto& [key, v] : seen) {
+      std::vector<double> t;
+      for (const auto& m : v) t.push_back(m.cold_us);
+      std::sort(t.begin(), t.end());
+      tile::Measurement m = v.front();
+      m.cold_us = t.size() % 2 ? t[t.size() / 2] : 0.5 * (t[t.size() / 2 - 1] + t[t.size() / 2]);
+      out.push_back(std::move(m));
+    }
+    return out;
+  }
+};
+
+void add_sweep(Collector& c, const Task& task, const DeviceSummary& device, const nlohmann::json& sweep) {
+  if (!sweep.is_array()) return;
+  for (const auto& e : sweep)
+    c.add(task, device, e.value("tile_config", nlohmann::json()), e.value("status", "") == "ok" ? e.value("cold_us", 0.0) : 0.0);
+}
+
+void read_bench_run(Collector& c, const fs::path& dir) {
+  for (const auto& r : load_run(dir).records) {
+    if (!r.kernel || !r.kernel->tune.is_object()) continue;
+    const auto& tune = r.kernel->tune;
+    add_sweep(c, r.task, r.device, tune.value("sweep", nlohmann::json()));                       // tile:N
+    for (const char* part : {"search", "tile"})                                                  // search:N
+      if (tune.contains(part)) add_sweep(c, r.task, r.device, tune.at(part).value("sweep", nlohmann::json()));
+  }
+}
+
+void read_search_run(Collector& c, const fs::path& file) {
+  std::ifstream in(file);
+  std::string line;
+  while (std::getline(in, line)) {
+    nlohmann::json rec = nlohmann::json::parse(line, nullptr, false);
+    if (!rec.is_object() || !rec.contains("eval") || !rec.contains("task")) continue;  // a cut line, or no evaluation
+    try {
+      const auto& ev = rec.at("eval");
+      const Task task = parse_task(rec.at("task"));
+      DeviceSummary device;
+      from_json(ev.value("device", nlohmann::json::object()), device);
+      const auto meta = rec.value("candidate", nlohmann::json::object()).value("meta", nlohmann::json::object());
+      const bool timed = ev.value("status", "") == "ok" && ev.value("cold", nlohmann::json::object()).value("status", "") == "measured";
+      c.add(task, device, meta.value("tile_config", nlohmann::json()),
+            timed ? ev.at("cold").value("median_us", 0.0) : 0.0);
+    } catch (const std::exception&) {
+      ++c.skipped;
+    }
+  }
+}
+
+bool read_any(Collector& c, const fs::path& p, int& runs) {
+  std::error_code ec;
+  if (fs::exists(p / kResultsFile, ec)) {
+    read_bench_run(c, p);
+    ++runs;
+    return true;
+  }
+  if (fs::exists(p / "trajectories.jsonl", ec)) {
+    read_search_run(c, p / "trajectories.jsonl");
+    ++runs;
+    return true;
+  }
+  bool any = false;
+  if (fs::is_directory(p, ec))
+    for (const auto& e : fs::directory_iterator(p, ec))
+      if (e.is_directory()) any = read_any(c, e.path(), runs) || any;
+  return any;
+}
+
+}  // namespace
+
+ModelData read_model_data(const std::vector<fs::path>& paths) {
+  Collector c;
+  ModelData out;
+  for (const auto& p : paths)
+    if (!read_any(c, p, out.runs))
+      fail_bad_input(fmt::format("{}: no bench run (results.jsonl) or search run (trajectories.jsonl) in it", p.string()));
+  out.rows = c.merged();
+  out.skipped = c.skipped;
+  return out;
+}
+
+std::vector<tile::Measurement> of_kind(const std::vector<tile::Measurement>& rows, const std::string& kind) {
+  std::vector<tile::Measurement> out;
+  std::copy_if(rows.begin(), rows.end(), std::back_inserter(out), [&](const auto& m) { return m.device_kind == kind; });
+  return out;
+}
+
+}  // namespace tessera::bench

@@ -1,0 +1,28 @@
+#pragma once
+// The learned cost model's training data: every verified, timed tile config
+// tessera measured, read from run folders (tile/learned_model.hpp). A bench
+// run (results.jsonl: each tile:N or search:N shape keeps its whole sweep), a
+// search run (trajectories.jsonl: every step's config and result), or a
+// folder holding such runs (read recursively). Repeated measurements of one
+// config on one shape and device kind become their median.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "tile/learned_model.hpp"
+
+namespace tessera::bench {
+
+struct ModelData {
+  std::vector<tile::Measurement> rows;
+  int runs = 0;     // run folders read
+  int skipped = 0;  // records without a tile config or a time
+};
+
+// bad_input when a path is neither a run folder nor holds one.
+ModelData read_model_data(const std::vector<std::filesystem::path>& paths);
+
+// The rows of one device kind.
+std::vector<tile::Measurement> of_kind(const std::vector<tile::Measurement>& rows, const std::string& kind);
+
+}  // namespace tessera::bench

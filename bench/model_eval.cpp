@@ -1,0 +1,148 @@
+#include "bench/model_eval.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "core/hash.hpp"
+#include "tile/cost_model.hpp"
+
+namespace tessera::bench {
+
+namespace {
+
+// Average ranks (ties share their mean rank).
+std::vector<double> ranks(const std::vector<double>& v) {
+  std::vector<std::size_t> idx(v.size());
+  std::iota(idx.begin(), idx.end(), 0);
+  std::sort(idx.begin(), idx.end(), [&](auto a, auto b) { return v[a] < v[b]; });
+  std::vector<double> r(v.size());
+  for (std::size_t i = 0; i < idx.size();) {
+    std::size_t j = i;
+    while (j + 1 < idx.size() && v[idx[j + 1]] == v[idx[i]]) ++j;
+    for (std::size_t k = i; k <= j; ++k) r[idx[k]] = 0.5 * double(i + j) + 1;
+    i = j + 1;
+  }
+  return r;
+}
+
+double spearman(const std::vector<double>& a, const std::vector<double>& b) {
+  const auto ra = ranks(a), rb = ranks(b);
+  const double ma = std::accumulate(ra.begin(), ra.end(), 0.0) / double(ra.size());
+  const double mb = std::accumulate(rb.begin(), rb.end(), 0.0) / double(rb.size());
+  double num = 0, da = 0, db = 0;
+  for (std::size_t i = 0; i < ra.size(); ++i) {
+    num += (ra[i] - ma) * (rb[i] - mb);
+    da += (ra[i] - ma) * (ra[i] - ma);
+    db += (rb[i] - mb) * (rb[i] - mb);
+  }
+  return da > 0 && db > 0 ? num / std::sqrt(da * db) : 0;
+}
+
+void summarize(ModelJudgement& j) {
+  if (j.shapes.empty()) return;
+  std::vector<double> rho;
+  double regret = 0;
+  int near = 0;
+  for (const auto& s : j.shapes) {
+    rho.push_back(s.spearman);
+    regret += s.first_pick_ratio - 1;
+    j.worst_regret = std::max(j.worst_regret, s.first_pick_ratio - 1);
+    near += s.first_pick_ratio <= kNearBest;
+  }
+  const double n = double(j.shapes.size());
+  j.mean_spearman = std::accumulate(rho.begin(), rho.end(), 0.0) / n;
+  std::sort(rho.begin(), rho.end());
+  j.median_spearman = rho.size() % 2 ? rho[rho.size() / 2] : 0.5 * (rho[rho.size() / 2 - 1] + rho[rho.size() / 2]);
+  j.near_best_share = near / n;
+  j.mean_regret = regret / n;
+}
+
+void append(ModelJudgement& into, const ModelJudgement& part) {
+  into.model = part.model;
+  into.shapes.insert(into.shapes.end(), part.shapes.begin(), part.shapes.end());
+}
+
+}  // namespace
+
+std::string shape_family(const Task& t) { return fmt::format("{}x{}", t.n, t.k); }
+
+ModelJudgement judge_model(const tile::LearnedModel& model, const std::vector<tile::Measurement>& rows) {
+  ModelJudgement j;
+  j.model = model.describe();
+  std::map<std::string, std::vector<const tile::Measurement*>> by_shape;
+  for (const auto& m : rows) by_shape[m.device_kind + "/" + m.task.id()].push_back(&m);
+  for (const auto& [id, ms] : by_shape) {
+    if (int(ms.size()) < kMinConfigs) continue;
+    std::vector<tile::Config> configs;
+    std::vector<double> measured;
+    for (const auto* m : ms) {
+      configs.push_back(m->config);
+      measured.push_back(m->cold_us);
+    }
+    const auto predictions = tile::predict_all(configs, ms.front()->task, ms.front()->limits, model);
+    std::vector<double> predicted;
+    for (const auto& p : predictions) predicted.push_back(p.time_us);
+    const auto first = std::min_element(predicted.begin(), predicted.end()) - predicted.begin();
+    const double best = *std::min_element(measured.begin(), measured.end());
+    j.shapes.push_back({ms.front()->task.id(), int(ms.size()), spearman(predicted, measured), measured[first] / best});
+  }
+  summarize(j);
+  return j;
+}
+
+nlohmann::json to_json(const ModelJudgement& j) {
+  nlohmann::json shapes = nlohmann::json::array();
+  for (const auto& s : j.shapes)
+    shapes.push_back({{"task", s.task_id}, {"configs", s.configs}, {"spearman", s.spearman},
+                      {"first_pick_ratio", s.first_pick_ratio}});
+  return {{"model", j.model},
+          {"shapes_judged", j.shapes.size()},
+          {"mean_spearman", j.mean_spearman},
+          {"median_spearman", j.median_spearman},
+          {"first_pick_within_2pct", j.near_best_share},
+          {"mean_regret", j.mean_regret},
+          {"worst_regret", j.worst_regret},
+          {"shapes", shapes}};
+}
+
+CrossValidation cross_validate(const std::vector<tile::Measurement>& rows, int folds, const tile::LearnedModel& prior,
+                               const tile::TrainOptions& options, const std::string& kind) {
+  CrossValidation cv;
+  cv.folds = std::max(2, folds);
+  std::set<std::string> families;
+  for (const auto& m : rows) families.insert(shape_family(m.task));
+  cv.families = int(families.size());
+  // A family's fold from its name's content hash: the same split on every
+  // machine and for any order of the rows.
+  const auto fold_of = [&](const Task& t) {
+    return int(std::stoull(content_hash(shape_family(t)).substr(0, 8), nullptr, 16) % std::uint64_t(cv.folds));
+  };
+  for (int f = 0; f < cv.folds; ++f) {
+    std::vector<tile::Measurement> train, test;
+    for (const auto& m : rows) (fold_of(m.task) == f ? test : train).push_back(m);
+    if (test.empty()) continue;
+    append(cv.analytical, judge_model(tile::LearnedModel{}, test));
+    if (!prior.empty()) append(cv.prior, judge_model(prior, test));
+    if (train.empty()) continue;
+    cv.train_rows += int(train.size());
+    append(cv.learned, judge_model(tile::LearnedModel::train(train, prior, options, kind), test));
+  }
+  for (auto* j : {&cv.analytical, &cv.prior, &cv.learned}) summarize(*j);
+  return cv;
+}
+
+nlohmann::json to_json(const CrossValidation& cv) {
+  nlohmann::json j = {{"folds", cv.folds},
+                      {"families", cv.families},
+                      {"analytical", to_json(cv.analytical)},
+                      {"learned", to_json(cv.learned)}};
+  if (!cv.prior.shapes.empty()) j["prior"] = to_json(cv.prior);
+  return j;
+}
+
+}  // namespace tessera::bench

@@ -1,0 +1,57 @@
+#pragma once
+// How well a cost model ranks what was measured (`tessera tile model eval`),
+// judged on shapes it never saw: the rows are split by shape family (the
+// N x K of a weight: every M of one layer goes to the same side), never by
+// rows of one shape. For each held-out shape with at least kMinConfigs timed
+// configs:
+//   - Spearman's rho between predicted and measured times of its configs;
+//   - the first pick: the config the model predicts fastest among those
+//     measured, its measured time over the best measured (regret = ratio - 1),
+//     and whether it is within kNearBest of the best.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tile/learned_model.hpp"
+
+namespace tessera::bench {
+
+inline constexpr int kMinConfigs = 4;       // configs a shape needs to be judged
+inline constexpr double kNearBest = 1.02;   // "within 2% of the best"
+
+struct ShapeJudgement {
+  std::string task_id;
+  int configs = 0;
+  double spearman = 0;
+  double first_pick_ratio = 0;  // measured(first pick) / best measured
+};
+
+struct ModelJudgement {
+  std::string model;  // describe()
+  std::vector<ShapeJudgement> shapes;
+  double mean_spearman = 0, median_spearman = 0;
+  double near_best_share = 0;  // shapes whose first pick is within kNearBest
+  double mean_regret = 0, worst_regret = 0;
+};
+nlohmann::json to_json(const ModelJudgement& j);
+
+// Judges `model` (empty: the analytical model) on `rows`.
+ModelJudgement judge_model(const tile::LearnedModel& model, const std::vector<tile::Measurement>& rows);
+
+// The family a shape belongs to, for the split: "NxK".
+std::string shape_family(const Task& task);
+
+// K-fold cross-validation over families: each fold's rows are judged by a
+// model trained (on `prior`) from the other folds' rows. Returns the judgement
+// over all held-out shapes, next to the analytical model's on the same shapes
+// (and the prior alone, when given).
+struct CrossValidation {
+  ModelJudgement analytical, prior, learned;
+  int folds = 0, families = 0, train_rows = 0;
+};
+CrossValidation cross_validate(const std::vector<tile::Measurement>& rows, int folds, const tile::LearnedModel& prior,
+                               const tile::TrainOptions& options, const std::string& kind);
+nlohmann::json to_json(const CrossValidation& cv);
+
+}  // namespace tessera::bench

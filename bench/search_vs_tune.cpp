@@ -1,0 +1,127 @@
+#include "bench/search_vs_tune.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "core/fs.hpp"
+#include "search/svg.hpp"
+
+namespace tessera::bench {
+
+namespace {
+
+// Best-so-far speedup after each config of a sweep, against `baseline_us`.
+std::vector<double> curve(const nlohmann::json& sweep, double baseline_us) {
+  std::vector<double> out;
+  double best_us = 0;
+  for (const auto& e : sweep) {
+    const double us = e.value("cold_us", 0.0);
+    if (us > 0 && (best_us == 0 || us < best_us)) best_us = us;
+    out.push_back(best_us > 0 && baseline_us > 0 ? baseline_us / best_us : 0);
+  }
+  return out;
+}
+
+double geomean(const std::vector<double>& v) {
+  double s = 0;
+  int n = 0;
+  for (double x : v)
+    if (x > 0) s += std::log(x), ++n;
+  return n ? std::exp(s / n) : 0;
+}
+
+// Per evaluation index, the geometric mean over shapes of their curves (a
+// shorter curve holds its last value).
+std::vector<double> mean_curve(const std::vector<std::vector<double>>& curves) {
+  std::size_t len = 0;
+  for (const auto& c : curves) len = std::max(len, c.size());
+  std::vector<double> out;
+  for (std::size_t i = 0; i < len; ++i) {
+    std::vector<double> at;
+    for (const auto& c : curves)
+      if (!c.empty()) at.push_back(c[std::min(i, c.size() - 1)]);
+    out.push_back(geomean(at));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<SearchVsTune> search_vs_tune(const Run& run) {
+  std::map<std::string, const ShapeRecord*> last;  // the last record of a task wins
+  for (const auto& r : run.records) last[r.task.id()] = &r;
+  SearchVsTune v;
+  std::vector<std::vector<double>> sc, tc;
+  for (const auto& [id, r] : last) {
+    if (!r->kernel || !r->kernel->tune.is_object() || !r->kernel->tune.contains("search")) continue;
+    const auto& tune = r->kernel->tune;
+    const auto tile = tune.value("tile", nlohmann::json::object());
+    const auto confirmed = tile.value("confirmed", nlohmann::json::object());
+    const auto& res = r->kernel->result;
+    if (res.status != Status::ok || confirmed.value("status", "") != "ok") continue;
+    ShapeVersus s;
+    s.task_id = id;
+    s.bucket = r->bucket;
+    s.search = res.speedup;
+    s.tile = confirmed.value("speedup", 0.0);
+    const auto& search = tune.at("search");
+    s.explored = search.value("explored", 0);
+    s.evaluated = search.value("evaluated", 0);
+    s.search_curve = curve(search.value("sweep", nlohmann::json::array()), res.best_baseline_us);
+    s.tile_curve = curve(tile.value("sweep", nlohmann::json::array()), confirmed.value("best_baseline_us", 0.0));
+    v.search_wins += s.search > s.tile * (1 + kTieMargin);
+    v.tile_wins += s.tile > s.search * (1 + kTieMargin);
+    v.explored += s.explored;
+    v.evaluated += s.evaluated;
+    sc.push_back(s.search_curve);
+    tc.push_back(s.tile_curve);
+    v.shapes.push_back(std::move(s));
+  }
+  if (v.shapes.empty()) return std::nullopt;
+  v.ties = int(v.shapes.size()) - v.search_wins - v.tile_wins;
+  std::vector<double> a, b;
+  for (const auto& s : v.shapes) a.push_back(s.search), b.push_back(s.tile);
+  v.search_geomean = geomean(a);
+  v.tile_geomean = geomean(b);
+  v.search_curve = mean_curve(sc);
+  v.tile_curve = mean_curve(tc);
+  return v;
+}
+
+std::string write_search_vs_tune(const SearchVsTune& v, const std::filesystem::path& dir) {
+  std::string md = "## Search against tune, same budget, same worker\n\n";
+  md += fmt::format("Geometric mean speedup over the fastest baseline (confirmed): search {:.3f}x, tune {:.3f}x "
+                    "({} shapes; search faster on {}, tune on {}, {} within {:.1f}%).\n",
+                    v.search_geomean, v.tile_geomean, v.shapes.size(), v.search_wins, v.tile_wins, v.ties,
+                    100 * kTieMargin);
+  md += fmt::format("Exploration: {} of the search's {} evaluations were counted exploration.\n\n", v.explored,
+                    v.evaluated);
+  std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> by_bucket;
+  for (const auto& s : v.shapes) {
+    by_bucket[s.bucket].first.push_back(s.search);
+    by_bucket[s.bucket].second.push_back(s.tile);
+  }
+  md += "| bucket | shapes | search | tune |\n|---|---|---|---|\n";
+  for (const auto& [b, p] : by_bucket)
+    md += fmt::format("| {} | {} | {:.3f}x | {:.3f}x |\n", b, p.first.size(), geomean(p.first), geomean(p.second));
+  md += "\n| shape | search | tune | explored |\n|---|---|---|---|\n";
+  for (const auto& s : v.shapes)
+    md += fmt::format("| {} | {:.3f}x | {:.3f}x | {} of {} |\n", s.task_id, s.search, s.tile, s.explored, s.evaluated);
+  std::vector<search::svg::Series> series(2);
+  series[0].name = "search";
+  series[1].name = "tile tune";
+  for (std::size_t i = 0; i < v.search_curve.size(); ++i) series[0].x.push_back(double(i + 1)), series[0].y.push_back(v.search_curve[i]);
+  for (std::size_t i = 0; i < v.tile_curve.size(); ++i) series[1].x.push_back(double(i + 1)), series[1].y.push_back(v.tile_curve[i]);
+  atomic_write_file(dir / "search_vs_tune.svg",
+                    search::svg::line_chart("Best speedup against evaluations (geometric mean over shapes)",
+                                            "evaluations per shape", "speedup over the fastest baseline (x)", series,
+                                            1.0));
+  md += "\n![search against tune](search_vs_tune.svg)\n";
+  atomic_write_file(dir / "search_vs_tune.md", md);
+  return md;
+}
+
+}  // namespace tessera::bench

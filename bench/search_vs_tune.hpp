@@ -1,0 +1,44 @@
+#pragma once
+// Search against tune, from a `--kernels search:N` run (bench/measure.hpp):
+// per shape, the search's confirmed speedup beside the tile tuner's at the
+// same budget, and both best-so-far curves (best speedup against
+// evaluations, geometric mean over shapes) on one chart. A sweep's curve
+// prices each config by its own cold time against the best baseline of its
+// confirmation (the baselines are timed once per source, interleaved with
+// the confirmed kernel).
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bench/run.hpp"
+
+namespace tessera::bench {
+
+struct ShapeVersus {
+  std::string task_id;
+  std::string bucket;
+  double search = 0, tile = 0;       // confirmed speedups over the fastest baseline; 0 = none
+  int explored = 0, evaluated = 0;   // the search's exploration steps, of its evaluations
+  std::vector<double> search_curve, tile_curve;  // best speedup after each evaluation
+};
+
+struct SearchVsTune {
+  std::vector<ShapeVersus> shapes;  // those with both figures
+  double search_geomean = 0, tile_geomean = 0;
+  int search_wins = 0, ties = 0, tile_wins = 0;  // by more than kTieMargin
+  int explored = 0, evaluated = 0;
+  std::vector<double> search_curve, tile_curve;  // geometric mean over shapes, per evaluation
+};
+
+inline constexpr double kTieMargin = 0.005;  // within 0.5%: a tie (timing noise)
+
+// nullopt when the run holds no search-against-tune record.
+std::optional<SearchVsTune> search_vs_tune(const Run& run);
+
+// A markdown table (the per-bucket and overall means, the wins, exploration)
+// and the chart (svg) beside it: writes search_vs_tune.md and .svg into
+// `dir`; returns the markdown.
+std::string write_search_vs_tune(const SearchVsTune& v, const std::filesystem::path& dir);
+
+}  // namespace tessera::bench

@@ -1,0 +1,160 @@
+// `tessera tile model train|eval`: the learned cost model (docs/tile.md, "The
+// learned cost model"). train fits it on what tessera measured (bench and
+// search run folders) and stores it for the GPU's kind, where tile tune, bench
+// suite and the search's tile proposer find it; eval judges it on shape
+// families it was not trained on, beside the analytical model.
+#include <cstdio>
+#include <filesystem>
+#include <algorithm>
+#include <map>
+#include <set>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "bench/model_data.hpp"
+#include "bench/model_eval.hpp"
+#include "cli/command.hpp"
+#include "cli/tile_args.hpp"
+#include "core/error.hpp"
+#include "core/fs.hpp"
+#include "tile/learned_model.hpp"
+
+namespace tessera::cli {
+
+namespace {
+
+struct ModelArgs {
+  std::vector<std::string> runs;
+  std::string kind;      // "" = the kind with most rows
+  std::string prior;     // a device kind (its stored model) or a model file
+  std::string out;       // train: where the model goes (default: the cache's cost_models/<kind>.json)
+  std::string model;     // eval: judge this model file on every row instead of cross-validating
+  int folds = 5;
+  bool json = false;
+  tile::TrainOptions train;
+};
+
+std::vector<std::filesystem::path> paths(const std::vector<std::string>& runs) {
+  return {runs.begin(), runs.end()};
+}
+
+// The kind with the most rows, or the one asked for (bad_input if it has none).
+std::string pick_kind(const std::vector<tile::Measurement>& rows, const std::string& asked) {
+  std::map<std::string, int> count;
+  for (const auto& m : rows) ++count[m.device_kind];
+  if (!asked.empty()) {
+    if (!count.count(asked)) fail_bad_input(fmt::format("--device-kind {}: no measurement of that kind in the runs", asked));
+    return asked;
+  }
+  if (count.empty()) fail_bad_input("the runs hold no verified, timed tile config to learn from");
+  return std::max_element(count.begin(), count.end(), [](auto& a, auto& b) { return a.second < b.second; })->first;
+}
+
+tile::LearnedModel load_prior(const std::string& prior) {
+  if (prior.empty()) return {};
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(prior, ec)) return tile::LearnedModel::load(prior);
+  const auto path = tile::stored_model_path(prior);
+  if (path.empty()) fail_bad_input(fmt::format("--prior {}: no model stored for that kind, and no such file", prior));
+  return tile::LearnedModel::load(path);
+}
+
+void require_xgboost() {
+  if (!tile::LearnedModel::available())
+    throw Error(Error::Kind::unavailable,
+                "this tessera was built without XGBoost: install libxgboost-dev and build again");
+}
+
+void cmd_train(const ModelArgs& a) {
+  require_xgboost();
+  const auto data = bench::read_model_data(paths(a.runs));
+  const std::string kind = pick_kind(data.rows, a.kind);
+  const auto rows = bench::of_kind(data.rows, kind);
+  const tile::LearnedModel prior = load_prior(a.prior);
+  const tile::LearnedModel model = tile::LearnedModel::train(rows, prior, a.train, kind);
+  const std::filesystem::path out = a.out.empty() ? cache_dir() / "cost_models" / (kind + ".json") : std::filesystem::path(a.out);
+  model.save(out);
+  fmt::print("trained {} on {} measurements of {} shapes ({} run folders, {} records skipped); saved {}\n",
+             model.describe(), rows.size(), [&] {
+               std::set<std::string> s;
+               for (const auto& m : rows) s.insert(m.task.id());
+               return s.size();
+             }(), data.runs, data.skipped, out.string());
+}
+
+void print_row(const bench::ModelJudgement& j, const std::string& label) {
+  fmt::print("{:<44} {:>6} {:>9.3f} {:>10.3f} {:>15.0f}% {:>11.2f}% {:>7.1f}%\n", label, j.shapes.size(),
+             j.mean_spearman, j.median_spearman, 100 * j.near_best_share, 100 * j.mean_regret, 100 * j.worst_regret);
+}
+
+void print_header() {
+  fmt::print("{:<44} {:>6} {:>9} {:>10} {:>16} {:>12} {:>8}\n", "model", "shapes", "mean rho", "median rho",
+             "first pick <=2%", "mean regret", "worst");
+}
+
+void cmd_eval(const ModelArgs& a) {
+  require_xgboost();
+  const auto data = bench::read_model_data(paths(a.runs));
+  const std::string kind = pick_kind(data.rows, a.kind);
+  const auto rows = bench::of_kind(data.rows, kind);
+  if (!a.model.empty()) {  // a trained model on runs it never saw: judged on every row
+    const tile::LearnedModel model = tile::LearnedModel::load(a.model);
+    const auto learned = bench::judge_model(model, rows), analytical = bench::judge_model(tile::LearnedModel{}, rows);
+    if (a.json) {
+      fmt::print("{}\n", nlohmann::json{{"analytical", bench::to_json(analytical)}, {"model", bench::to_json(learned)}}.dump(2));
+      return;
+    }
+    fmt::print("{} measurements of {} on {} shapes; the model file {} judged on all of them (it must not have been "
+               "trained on these runs)\n", rows.size(), kind, learned.shapes.size(), a.model);
+    print_header();
+    print_row(analytical, "analytical");
+    print_row(learned, model.describe());
+    return;
+  }
+  const tile::LearnedModel prior = load_prior(a.prior);
+  const auto cv = bench::cross_validate(rows, a.folds, prior, a.train, kind);
+  if (a.json) {
+    fmt::print("{}\n", bench::to_json(cv).dump(2));
+    return;
+  }
+  fmt::print("{} measurements of {} on {} shape families, {}-fold by family (each fold judged by a model that never "
+             "saw it)\n",
+             rows.size(), kind, cv.families, cv.folds);
+  print_header();
+  print_row(cv.analytical, "analytical");
+  if (!cv.prior.shapes.empty()) print_row(cv.prior, "prior alone: " + prior.describe());
+  print_row(cv.learned, fmt::format("learned{} (trained on the other folds)", prior.empty() ? "" : " on the prior"));
+}
+
+void add_common(CLI::App* cmd, ModelArgs& a) {
+  cmd->add_option("runs", a.runs, "bench or search run folders (or folders holding them)")->required();
+  cmd->add_option("--device-kind", a.kind, "learn from this GPU kind's measurements (h200, h100, ...; default: the most)");
+  cmd->add_option("--prior", a.prior, "stack on this model: a device kind whose model is stored, or a model file");
+  cmd->add_option("--trees", a.train.trees, "boosting rounds")->capture_default_str()->check(CLI::Range(1, 5000));
+  cmd->add_option("--max-depth", a.train.max_depth, "tree depth")->capture_default_str()->check(CLI::Range(1, 16));
+  cmd->add_option("--learning-rate", a.train.learning_rate, "shrinkage per round")->capture_default_str()->check(CLI::Range(0.001, 1.0));
+  cmd->add_option("--min-child-weight", a.train.min_child_weight, "least hessian weight in a leaf")->capture_default_str();
+}
+
+}  // namespace
+
+void add_model_command(CLI::App* tile) {
+  auto a = std::make_shared<ModelArgs>();
+  auto* model = tile->add_subcommand("model", "the learned cost model: train it on measurements, judge it on held-out shapes");
+  model->require_subcommand(1);
+  auto* train = model->add_subcommand("train", "fit the learned cost model and store it for the GPU's kind");
+  add_common(train, *a);
+  train->add_option("--out", a->out, "model file (default: <cache>/cost_models/<kind>.json)");
+  train->callback([a] { cmd_train(*a); });
+  auto* eval = model->add_subcommand("eval", "judge the learned and analytical models on shape families held out");
+  add_common(eval, *a);
+  eval->add_option("--folds", a->folds, "folds of the family split")->capture_default_str()->check(CLI::Range(2, 50));
+  eval->add_flag("--json", a->json, "print the judgement as JSON, shape by shape");
+  eval->add_option("--model", a->model, "judge this trained model file on the runs (held-out runs) instead of cross-validating");
+  eval->callback([a] { cmd_eval(*a); });
+}
+
+}  // namespace tessera::cli

@@ -1,0 +1,154 @@
+// What a search:N run records and what the learned cost model reads from run
+// folders: the sweeps in a record become training rows, the family split
+// keeps a held-out family out of every training fold, the judgement of a
+// model that ranks perfectly is perfect, and search against tune compares the
+// confirmed figures and draws both curves.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "bench/model_data.hpp"
+#include "bench/model_eval.hpp"
+#include "bench/search_vs_tune.hpp"
+#include "core/error.hpp"
+#include "tests/bench/synthetic.hpp"
+#include "tile/cost_model.hpp"
+
+namespace tessera::bench {
+namespace {
+
+// A sweep entry for `config` at `us` (0: failed).
+nlohmann::json entry(const tile::Config& c, double us) {
+  return {{"name", tile::name(c)}, {"tile_config", tile::to_json(c)}, {"status", us > 0 ? "ok" : "wrong_answer"},
+          {"cold_us", us}};
+}
+
+// A search:N record of `task`: the search's sweep times each config at its
+// analytical prediction x `search_factor`, the tune's at x `tile_factor`.
+ShapeRecord versus_record(const Task& task, double search_factor, double tile_factor, double baseline_us) {
+  ShapeRecord r;
+  r.task = task;
+  r.bucket = "small";
+  r.device.name = "NVIDIA H100 80GB HBM3";
+  r.device.sm_count = 132;
+  const auto ranked = tile::rank_configs(task, tile::Limits{}, 6);
+  nlohmann::json ss = nlohmann::json::array(), ts = nlohmann::json::array();
+  double best_search = 0, best_tile = 0;
+  for (std::size_t i = 0; i < ranked.size(); ++i) {
+    const double s = ranked[i].prediction.time_us * search_factor, t = ranked[i].prediction.time_us * tile_factor;
+    ss.push_back(entry(ranked[i].config, s));
+    ts.push_back(entry(ranked[i].config, i == 2 ? 0 : t));  // one failed config in the tune
+    best_search = best_search == 0 ? s : std::min(best_search, s);
+    if (i != 2) best_tile = best_tile == 0 ? t : std::min(best_tile, t);
+  }
+  EvalResult res;
+  res.task = task;
+  res.status = Status::ok;
+  res.cold.status = "measured";
+  res.cold.median_us = best_search;
+  res.best_baseline_us = baseline_us;
+  res.speedup = baseline_us / best_search;
+  res.device = r.device;
+  r.kernel = KernelOutcome{tile::name(ranked[0].config), "", res, nullptr};
+  r.kernel->tune = {{"search", {{"evaluated", ss.size()}, {"explored", 1}, {"sweep", ss}}},
+                    {"tile",
+                     {{"sweep", ts},
+                      {"confirmed", {{"status", "ok"}, {"speedup", baseline_us / best_tile}, {"best_baseline_us", baseline_us}}}}}};
+  return r;
+}
+
+Run versus_run(const std::string& name) {
+  const auto dir = testing::fresh_dir(name);
+  RunConfig c;
+  c.tasks_file = "synthetic";
+  c.task_set = "synthetic";
+  c.kernels = "search:6:evolve";
+  c.tasks = {task_from_shape("128x4096x4096"), task_from_shape("33x3584x3584")};
+  c.buckets = {{"small", std::nullopt}};
+  {
+    RunWriter w(dir, c);
+    w.append(versus_record(c.tasks[0], 1.0, 1.1, 50));
+    w.append(versus_record(c.tasks[1], 1.2, 1.0, 20));
+  }
+  return load_run(dir);
+}
+
+TEST(SearchVsTune, ComparesTheConfirmedFiguresAndDrawsBothCurves) {
+  const bench::Run run = versus_run("search_vs_tune");
+  const auto v = search_vs_tune(run);
+  ASSERT_TRUE(v.has_value());
+  ASSERT_EQ(v->shapes.size(), 2u);
+  EXPECT_EQ(v->search_wins, 1);
+  EXPECT_EQ(v->tile_wins, 1);
+  EXPECT_EQ(v->explored, 2);
+  EXPECT_EQ(v->evaluated, 12);
+  // Geometric means of the confirmed speedups, and the curves end there.
+  double s = 1, t = 1;
+  for (const auto& x : v->shapes) s *= x.search, t *= x.tile;
+  EXPECT_NEAR(v->search_geomean, std::sqrt(s), 1e-9);
+  EXPECT_NEAR(v->tile_geomean, std::sqrt(t), 1e-9);
+  ASSERT_EQ(v->search_curve.size(), 6u);
+  EXPECT_NEAR(v->search_curve.back(), v->search_geomean, 1e-9);
+  EXPECT_NEAR(v->tile_curve.back(), v->tile_geomean, 1e-9);
+  for (std::size_t i = 1; i < v->search_curve.size(); ++i) EXPECT_GE(v->search_curve[i], v->search_curve[i - 1]);
+  const auto md = write_search_vs_tune(*v, run.dir);
+  EXPECT_NE(md.find("search faster on 1, tune on 1"), std::string::npos) << md;
+  EXPECT_TRUE(std::filesystem::exists(run.dir / "search_vs_tune.svg"));
+}
+
+TEST(ModelData, EverySweepOfARecordIsATrainingRowAndFailuresAreNot) {
+  const bench::Run run = versus_run("model_data");
+  const auto data = read_model_data({run.dir});
+  EXPECT_EQ(data.runs, 1);
+  // Per shape: 6 search configs and the tune's 5 timed ones, the same 6
+  // configs: one row each (the median of its two times).
+  EXPECT_EQ(data.rows.size(), 12u);
+  for (const auto& m : data.rows) {
+    EXPECT_EQ(m.device_kind, "h100");
+    EXPECT_EQ(m.limits.sm_count, 132);
+    EXPECT_GT(m.cold_us, 0);
+  }
+  EXPECT_THROW(read_model_data({testing::fresh_dir("model_data_empty")}), Error);
+}
+
+TEST(ModelEval, APerfectRankingScoresOneAndTheAnalyticalModelMatchesItsOwnTimes) {
+  std::vector<tile::Measurement> rows;
+  for (const auto* shape : {"128x4096x4096", "64x2048x7168", "1024x1024x1024"}) {
+    const Task t = task_from_shape(shape);
+    for (const auto& r : tile::rank_configs(t, tile::Limits{}, 12))
+      rows.push_back({t, r.config, tile::Limits{}, "h100", r.prediction.time_us});
+  }
+  const auto j = judge_model(tile::LearnedModel{}, rows);
+  ASSERT_EQ(j.shapes.size(), 3u);
+  EXPECT_NEAR(j.mean_spearman, 1.0, 1e-9);
+  EXPECT_DOUBLE_EQ(j.near_best_share, 1.0);
+  EXPECT_DOUBLE_EQ(j.mean_regret, 0.0);
+  // Reversed times: the ranking is exactly wrong.
+  for (auto& m : rows) m.cold_us = 1.0 / m.cold_us;
+  EXPECT_NEAR(judge_model(tile::LearnedModel{}, rows).mean_spearman, -1.0, 1e-9);
+}
+
+TEST(ModelEval, CrossValidationNeverTrainsOnTheFamilyItJudges) {
+  if (!tile::LearnedModel::available()) GTEST_SKIP() << "built without XGBoost: no learned model";
+  std::vector<tile::Measurement> rows;
+  const std::vector<std::string> shapes = {"64x4096x4096", "128x4096x4096", "64x2048x2048", "128x2048x2048",
+                                           "64x1024x8192", "128x1024x8192", "64x3072x5120", "128x3072x5120",
+                                           "64x7168x2048", "128x7168x2048", "64x1536x6144", "128x1536x6144"};
+  for (const auto& s : shapes) {
+    const Task t = task_from_shape(s);
+    for (const auto& r : tile::rank_configs(t, tile::Limits{}, 8))
+      rows.push_back({t, r.config, tile::Limits{}, "h100", r.prediction.time_us * (r.config.swap_ab ? 2.0 : 1.0)});
+  }
+  const auto cv = cross_validate(rows, 3, tile::LearnedModel{}, tile::TrainOptions{}, "h100");
+  EXPECT_EQ(cv.families, 6);
+  EXPECT_EQ(cv.analytical.shapes.size(), shapes.size());  // every shape judged once, in its own fold
+  // Each fold's model learned the planted factor from the other families.
+  ASSERT_GE(cv.learned.shapes.size(), shapes.size() / 2);
+  EXPECT_GT(cv.learned.mean_spearman, cv.analytical.mean_spearman + 0.05);
+  EXPECT_EQ(shape_family(task_from_shape("7x6144x4096")), "6144x4096");
+}
+
+}  // namespace
+}  // namespace tessera::bench

@@ -1,0 +1,145 @@
+// The learned cost model: it learns a planted correction of the analytical
+// model on shapes it was not trained on, stacks on a prior (transfer), and
+// survives a save and load.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <functional>
+
+#include "core/error.hpp"
+#include "tile/cost_model.hpp"
+#include "tile/learned_model.hpp"
+
+namespace tessera::tile {
+namespace {
+
+#define REQUIRE_XGBOOST() \
+  if (!LearnedModel::available()) GTEST_SKIP() << "built without XGBoost (install libxgboost-dev): no learned model"
+
+// Measurements whose times are the analytical prediction times `factor(config)`.
+std::vector<Measurement> planted(const std::vector<std::string>& shapes, const std::string& kind,
+                                 const std::function<double(const Config&)>& factor, std::size_t per_shape = 48) {
+  std::vector<Measurement> rows;
+  for (const auto& s : shapes) {
+    const Task t = task_from_shape(s);
+    const Limits l;
+    for (const auto& r : rank_configs(t, l, per_shape)) rows.push_back({t, r.config, l, kind, r.prediction.time_us * factor(r.config)});
+  }
+  return rows;
+}
+
+double swap_factor(const Config& c) { return c.swap_ab ? 2.0 : 1.0; }
+
+TEST(LearnedModel, DeviceKindIsTheGpuModelsToken) {
+  EXPECT_EQ(device_kind("NVIDIA H200"), "h200");
+  EXPECT_EQ(device_kind("NVIDIA H100 80GB HBM3"), "h100");
+  EXPECT_EQ(device_kind("NVIDIA A100-SXM4-80GB"), "a100");
+  EXPECT_EQ(device_kind("NVIDIA L40S"), "l40s");
+  EXPECT_EQ(device_kind(""), "unknown");
+  EXPECT_EQ(device_kind("unknown"), "unknown");
+}
+
+TEST(LearnedModel, EmptyIsTheAnalyticalModel) {
+  const LearnedModel m;
+  const Task t = task_from_shape("512x512x512");
+  const auto r = rank_configs(t, Limits{}, 3);
+  for (const auto& x : r) EXPECT_DOUBLE_EQ(m.predict_us(x.config, t, Limits{}), x.prediction.analytical_us);
+  EXPECT_EQ(m.describe(), "analytical");
+}
+
+TEST(LearnedModel, LearnsAPlantedCorrectionOnShapesItNeverSaw) {
+  REQUIRE_XGBOOST();
+  const auto train = planted({"7x4096x4096", "33x8192x2048", "100x14336x4096", "257x3584x3584", "1024x1024x8192"},
+                             "h200", swap_factor);
+  const LearnedModel m = LearnedModel::train(train, LearnedModel{}, TrainOptions{}, "h200");
+  EXPECT_EQ(m.device_kind(), "h200");
+  // Held out: other shapes (other N and K too).
+  int checked = 0;
+  for (const auto& s : {"16x6144x5120", "64x2048x7168", "200x10240x2560"}) {
+    const Task t = task_from_shape(s);
+    for (const auto& r : rank_configs(t, Limits{}, 32)) {
+      const double ratio = m.predict_us(r.config, t, Limits{}) / r.prediction.analytical_us;
+      EXPECT_NEAR(std::log2(ratio), std::log2(swap_factor(r.config)), 0.25) << s << " " << name(r.config);
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 60);
+}
+
+TEST(LearnedModel, AdaptsAPriorFromAnotherDeviceWithFewRows) {
+  REQUIRE_XGBOOST();
+  // The prior learned "swap-AB costs 2x" on one device; the new device's few
+  // rows say it costs 3x: the stacked model moves towards 3x, the prior stays.
+  const std::vector<std::string> shapes = {"7x4096x4096", "33x8192x2048", "257x3584x3584"};
+  const LearnedModel prior = LearnedModel::train(planted(shapes, "h100", swap_factor), LearnedModel{}, TrainOptions{}, "h100");
+  const auto three = [](const Config& c) { return c.swap_ab ? 3.0 : 1.0; };
+  const auto few = planted({"100x14336x4096"}, "h200", three, 12);
+  const LearnedModel adapted = LearnedModel::train(few, prior, online_train_options(), "h200");
+  EXPECT_EQ(adapted.device_kind(), "h200");
+  EXPECT_EQ(adapted.rows(), prior.rows() + int(few.size()));
+  EXPECT_NE(adapted.describe().find("on h100"), std::string::npos) << adapted.describe();
+  const Task t = task_from_shape("64x2048x7168");
+  double prior_err = 0, adapted_err = 0;
+  int n = 0;
+  for (const auto& r : rank_configs(t, Limits{}, 32)) {
+    if (!r.config.swap_ab) continue;
+    prior_err += std::abs(std::log2(prior.predict_us(r.config, t, Limits{}) / r.prediction.analytical_us) - std::log2(3.0));
+    adapted_err += std::abs(std::log2(adapted.predict_us(r.config, t, Limits{}) / r.prediction.analytical_us) - std::log2(3.0));
+    ++n;
+  }
+  ASSERT_GT(n, 3);
+  EXPECT_LT(adapted_err, 0.5 * prior_err) << "prior " << prior_err / n << ", adapted " << adapted_err / n;
+}
+
+TEST(LearnedModel, RankConfigsOrdersByTheLearnedTimes) {
+  REQUIRE_XGBOOST();
+  const auto train = planted({"7x4096x4096", "33x8192x2048", "257x3584x3584"}, "h200",
+                             [](const Config& c) { return c.swap_ab ? 0.25 : 1.0; });
+  const LearnedModel m = LearnedModel::train(train, LearnedModel{}, TrainOptions{}, "h200");
+  const Task t = task_from_shape("2048x2048x2048");  // TN: swap-AB is legal; analytically it rarely leads here
+  const auto analytical = rank_configs(t, Limits{}, 1);
+  const auto learned = rank_configs(t, Limits{}, 1, m);
+  ASSERT_FALSE(learned.empty());
+  EXPECT_TRUE(learned.front().config.swap_ab) << name(learned.front().config);
+  EXPECT_LT(learned.front().prediction.time_us, learned.front().prediction.analytical_us);
+  EXPECT_DOUBLE_EQ(analytical.front().prediction.time_us, analytical.front().prediction.analytical_us);
+}
+
+TEST(LearnedModel, SavesAndLoadsTheSamePredictions) {
+  REQUIRE_XGBOOST();
+  const LearnedModel prior =
+      LearnedModel::train(planted({"33x8192x2048"}, "h100", swap_factor, 24), LearnedModel{}, TrainOptions{}, "h100");
+  const LearnedModel m = LearnedModel::train(planted({"257x3584x3584"}, "h200", swap_factor, 24), prior,
+                                             online_train_options(), "h200");
+  const auto file = std::filesystem::temp_directory_path() / "tessera_learned_model_test.json";
+  m.save(file);
+  const LearnedModel back = LearnedModel::load(file);
+  std::filesystem::remove(file);
+  EXPECT_EQ(back.describe(), m.describe());
+  const Task t = task_from_shape("100x14336x4096");
+  for (const auto& r : rank_configs(t, Limits{}, 16))
+    EXPECT_DOUBLE_EQ(back.predict_us(r.config, t, Limits{}), m.predict_us(r.config, t, Limits{}));
+}
+
+TEST(LearnedModel, AForeignFileIsBadInput) {
+  REQUIRE_XGBOOST();
+  EXPECT_THROW(LearnedModel::from_json(nlohmann::json{{"schema", "something else"}}), Error);
+  EXPECT_THROW(LearnedModel::from_json(nlohmann::json{{"schema", "tessera.cost_model/1"}, {"features", {"a"}}}), Error);
+}
+
+TEST(LearnedModel, MeasurementsRoundTripThroughJson) {
+  Measurement m{task_from_shape("33x4608x3584"), rank_configs(task_from_shape("33x4608x3584"), Limits{}, 1).front().config,
+                Limits{}, "h200", 12.5};
+  m.limits.sm_count = 132;
+  const Measurement back = measurement_from_json(to_json(m));
+  EXPECT_EQ(back.task.id(), m.task.id());
+  EXPECT_EQ(name(back.config), name(m.config));
+  EXPECT_EQ(back.limits.sm_count, 132);
+  EXPECT_EQ(back.device_kind, "h200");
+  EXPECT_DOUBLE_EQ(back.cold_us, 12.5);
+  EXPECT_THROW(measurement_from_json(nlohmann::json{{"task", "x"}}), Error);
+}
+
+}  // namespace
+}  // namespace tessera::tile

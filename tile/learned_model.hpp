@@ -1,0 +1,103 @@
+#pragma once
+// A cost model that learns from what tessera measures. The analytical model
+// (cost_model.hpp) predicts a config's time from first principles; this one
+// learns, with gradient-boosted trees (XGBoost), the factor by which it is
+// wrong: log2(measured / predicted), from the features of the config, the
+// shape, the device and the analytical model's own terms (features.hpp).
+// A prediction is the analytical one times 2^residual, so with no data it is
+// the analytical model, and whatever the trees learn moves it towards what
+// was measured.
+//
+// Models are kept per device kind (h200, h100, ...). A model may stand on a
+// prior, another kind's model whose residual is each row's starting point
+// (the transfer MetaSchedule makes): an H200 model that starts from H100
+// records adapts from the first H200 measurements.
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/task.hpp"
+#include "tile/config.hpp"
+#include "tile/legality.hpp"
+
+namespace tessera::tile {
+
+// One verified measurement of a tile config: a training row.
+struct Measurement {
+  Task task;
+  Config config;
+  Limits limits;            // the device it ran on, as the cost model sees it
+  std::string device_kind;  // device_kind() of the GPU's name
+  double cold_us = 0;       // cold kernel time (the ranking figure)
+};
+nlohmann::json to_json(const Measurement& m);
+Measurement measurement_from_json(const nlohmann::json& j);  // bad_input when malformed
+
+// "h200" for "NVIDIA H200", "h100" for "NVIDIA H100 80GB HBM3", "a100" ...:
+// the GPU model's token, lower case; "unknown" when there is none.
+std::string device_kind(std::string_view gpu_name);
+
+// Defaults chosen by family-split cross-validation on the H100's grid
+// training sweep (docs/tile.md): deeper or longer ensembles ranked no better
+// and made the shipped model larger.
+struct TrainOptions {
+  int trees = 150;
+  int max_depth = 5;
+  double learning_rate = 0.15;
+  double min_child_weight = 2;
+  double l2 = 1.0;
+};
+// For the few rows of a search in progress: shallow trees that move the
+// prior only where measurements say so.
+TrainOptions online_train_options();
+
+class LearnedModel {
+public:
+  LearnedModel();  // empty: the analytical model alone
+  ~LearnedModel();
+  LearnedModel(const LearnedModel&);
+  LearnedModel& operator=(const LearnedModel&);
+
+  // Built with XGBoost; without it train() and from_json() throw unavailable.
+  static bool available();
+
+  // Fits log2(measured / analytical) on `rows`, stacked on `prior` (may be
+  // empty). Rows without a positive time are skipped. At least one row.
+  static LearnedModel train(const std::vector<Measurement>& rows, const LearnedModel& prior, const TrainOptions& o,
+                            std::string device_kind);
+
+  // log2 of the factor on the analytical time (0 for an empty model), per row of features().
+  std::vector<double> residuals(const std::vector<std::vector<float>>& feature_rows) const;
+  // The analytical prediction corrected by the model.
+  double predict_us(const Config& config, const Task& task, const Limits& limits) const;
+
+  bool empty() const;
+  const std::string& device_kind() const;
+  int rows() const;             // training rows, the prior's included
+  std::string describe() const;  // "analytical", "learned h200 (412 rows)", "learned h200 (12 rows) on h100 (1290 rows)"
+
+  nlohmann::json to_json() const;
+  static LearnedModel from_json(const nlohmann::json& j);
+  void save(const std::filesystem::path& file) const;  // written to a temporary file and renamed into place
+  static LearnedModel load(const std::filesystem::path& file);
+
+private:
+  struct Layer;
+  std::vector<std::shared_ptr<const Layer>> layers_;  // the prior's first
+};
+
+// Where models are looked for, first found wins: $TESSERA_COST_MODEL (a
+// file), <cache>/cost_models/<kind>.json (what `tessera tile model train`
+// writes), $TESSERA_COST_MODEL_DIR/<kind>.json, then the models shipped in
+// datasets/cost_models/.
+std::filesystem::path stored_model_path(const std::string& kind);
+// The model for a device kind: its own when one is stored, else another
+// kind's as its prior (the transfer), else empty. Never throws: a model that
+// cannot be read is skipped with a warning.
+LearnedModel model_for_device(const std::string& kind);
+
+}  // namespace tessera::tile
