@@ -43,7 +43,8 @@ NotOk why_not_ok(const EvalResult& r, const StagePlan& plan) {
   if (!measured(r.cold)) return cold_not_measured(r.cold);
   if (!plan.baselines) return {};
   for (const auto& bl : r.baselines) {
-    if (!bl.error.empty() || measured(bl.cold)) continue;  // not runnable here, or measured
+    // Not runnable here (an error, or never timed), or measured.
+    if (!bl.error.empty() || bl.cold.status == "skipped" || measured(bl.cold)) continue;
     const std::string why = bl.cold.reason.empty() ? kNoReasonGiven : bl.cold.reason;
     return {fmt::format("the machine failed the cold timing of the baseline {} (the speedup's denominator): {}", bl.name,
                         why),

@@ -18,7 +18,8 @@ struct StagePlan {
 // Why a result that its worker called `ok` cannot be: empty when its stages
 // support it. `ok` needs a passed verification and, when timing was asked
 // for, a measured cold median (the ranking figure) and a measured cold time
-// of every baseline that could run (the speedup's denominator).
+// of every baseline that was timed (the speedup's denominator; one with an
+// error, or left `skipped`, could not run here).
 struct NotOk {
   std::string reason;    // one line for the record's reason
   std::string evidence;  // the failed stage's figures, for fault_evidence

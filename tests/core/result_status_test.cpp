@@ -91,6 +91,11 @@ TEST(SettleStatus, AFailedBaselineTimingIsTheMachinesFailure) {
   settle_status(r, StagePlan{});
   EXPECT_EQ(r.status, Status::infra_error);
   EXPECT_NE(r.reason.find("cublas_tn"), std::string::npos) << r.reason;
+  // A baseline that was never timed (not runnable here) is no failure.
+  EvalResult untimed = timed_ok();
+  untimed.baselines.push_back({"cublas_nn", "", TimingStats{}, ""});
+  settle_status(untimed, StagePlan{});
+  EXPECT_EQ(untimed.status, Status::ok);
   // Without baselines asked for, the candidate's own time is enough.
   EvalResult again = timed_ok();
   again.baselines[0].cold.status = "failed";
