@@ -71,6 +71,7 @@ def data_items(responses: list[str], tasks: list[str]):
 
 
 def test_the_current_keys_load_and_score_through_the_reward_loop(naive_kernel):
+    need("verl")
     from verl.trainer.ppo.reward import load_reward_manager
 
     config = composed(NEW_KEYS)
@@ -90,6 +91,7 @@ def test_the_current_keys_load_and_score_through_the_reward_loop(naive_kernel):
 
 
 def test_verl_09_ignores_the_previous_releases_keys():
+    need("verl")
     from verl.trainer.ppo.reward import get_custom_reward_fn
 
     assert get_custom_reward_fn(composed(NEW_KEYS)) is not None
@@ -97,6 +99,7 @@ def test_verl_09_ignores_the_previous_releases_keys():
 
 
 def test_compute_score_batch_named_in_the_default_manager_scores_each_sample(naive_kernel):
+    need("verl")
     from verl.trainer.ppo.reward import load_reward_manager
 
     config = composed([f"reward.custom_reward_function.path={REWARD_FILE}",
