@@ -125,6 +125,7 @@ ModelData read_model_data(const std::vector<fs::path>& paths) {
 }
 
 std::vector<tile::Measurement> of_kind(const std::vector<tile::Measurement>& rows, const std::string& kind) {
+  if (kind == tile::kEveryKind) return rows;
   std::vector<tile::Measurement> out;
   std::copy_if(rows.begin(), rows.end(), std::back_inserter(out), [&](const auto& m) { return m.device_kind == kind; });
   return out;

@@ -22,7 +22,7 @@ struct ModelData {
 // bad_input when a path is neither a run folder nor holds one.
 ModelData read_model_data(const std::vector<std::filesystem::path>& paths);
 
-// The rows of one device kind.
+// The rows of one device kind (all of them for tile::kEveryKind).
 std::vector<tile::Measurement> of_kind(const std::vector<tile::Measurement>& rows, const std::string& kind);
 
 }  // namespace tessera::bench

@@ -41,10 +41,15 @@ std::vector<std::filesystem::path> paths(const std::vector<std::string>& runs) {
   return {runs.begin(), runs.end()};
 }
 
-// The kind with the most rows, or the one asked for (bad_input if it has none).
+// The kind with the most rows, or the one asked for (bad_input if it has none);
+// "all" pools every kind's rows (the features carry the device).
 std::string pick_kind(const std::vector<tile::Measurement>& rows, const std::string& asked) {
   std::map<std::string, int> count;
   for (const auto& m : rows) ++count[m.device_kind];
+  if (asked == tile::kEveryKind) {
+    if (count.empty()) fail_bad_input("the runs hold no verified, timed tile config to learn from");
+    return asked;
+  }
   if (!asked.empty()) {
     if (!count.count(asked)) fail_bad_input(fmt::format("--device-kind {}: no measurement of that kind in the runs", asked));
     return asked;
@@ -131,7 +136,7 @@ void cmd_eval(const ModelArgs& a) {
 
 void add_common(CLI::App* cmd, ModelArgs& a) {
   cmd->add_option("runs", a.runs, "bench or search run folders (or folders holding them)")->required();
-  cmd->add_option("--device-kind", a.kind, "learn from this GPU kind's measurements (h200, h100, ...; default: the most)");
+  cmd->add_option("--device-kind", a.kind, "learn from this GPU kind's measurements (h200, h100, ...), or all: every kind's, pooled (default: the kind with most)");
   cmd->add_option("--prior", a.prior, "stack on this model: a device kind whose model is stored, or a model file");
   cmd->add_option("--trees", a.train.trees, "boosting rounds")->capture_default_str()->check(CLI::Range(1, 5000));
   cmd->add_option("--max-depth", a.train.max_depth, "tree depth")->capture_default_str()->check(CLI::Range(1, 16));

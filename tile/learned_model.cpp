@@ -304,6 +304,7 @@ LearnedModel model_for_device(const std::string& kind) {
     }
   };
   if (const auto own = stored_model_path(kind); !own.empty()) return try_load(own);
+  if (const auto pooled = stored_model_path(kEveryKind); !pooled.empty()) return try_load(pooled);
   // No model of this kind: another kind's, as the prior a search adapts from
   // its first measurements. The one trained on most rows.
   LearnedModel best;

@@ -37,6 +37,12 @@ struct Measurement {
 nlohmann::json to_json(const Measurement& m);
 Measurement measurement_from_json(const nlohmann::json& j);  // bad_input when malformed
 
+// The kind of a model trained on every kind's rows, pooled. The features carry
+// the device (SM count, peak, and the analytical terms computed with its
+// limits), and measured on held-out grid shapes a pooled H100 + H200 model
+// ranked better on both GPUs than either kind's own (docs/tile.md).
+inline constexpr const char* kEveryKind = "all";
+
 // "h200" for "NVIDIA H200", "h100" for "NVIDIA H100 80GB HBM3", "a100" ...:
 // the GPU model's token, lower case; "unknown" when there is none.
 std::string device_kind(std::string_view gpu_name);
@@ -95,8 +101,9 @@ private:
 // writes), $TESSERA_COST_MODEL_DIR/<kind>.json, then the models shipped in
 // datasets/cost_models/.
 std::filesystem::path stored_model_path(const std::string& kind);
-// The model for a device kind: its own when one is stored, else another
-// kind's as its prior (the transfer), else empty. Never throws: a model that
+// The model for a device kind: its own when one is stored, else the pooled
+// one (kEveryKind), else another kind's as its prior (the transfer), else
+// empty. Never throws: a model that
 // cannot be read is skipped with a warning.
 LearnedModel model_for_device(const std::string& kind);
 

@@ -111,6 +111,11 @@ TEST(ModelData, EverySweepOfARecordIsATrainingRowAndFailuresAreNot) {
     EXPECT_GT(m.cold_us, 0);
   }
   EXPECT_THROW(read_model_data({testing::fresh_dir("model_data_empty")}), Error);
+  std::vector<tile::Measurement> mixed = data.rows;
+  mixed.front().device_kind = "h200";
+  EXPECT_EQ(of_kind(mixed, "h100").size(), mixed.size() - 1);
+  EXPECT_EQ(of_kind(mixed, "h200").size(), 1u);
+  EXPECT_EQ(of_kind(mixed, tile::kEveryKind).size(), mixed.size()) << "all pools every kind";
 }
 
 TEST(ModelEval, APerfectRankingScoresOneAndTheAnalyticalModelMatchesItsOwnTimes) {

@@ -4,8 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <optional>
+#include <utility>
 
 #include "core/error.hpp"
 #include "tile/cost_model.hpp"
@@ -120,6 +123,38 @@ TEST(LearnedModel, SavesAndLoadsTheSamePredictions) {
   const Task t = task_from_shape("100x14336x4096");
   for (const auto& r : rank_configs(t, Limits{}, 16))
     EXPECT_DOUBLE_EQ(back.predict_us(r.config, t, Limits{}), m.predict_us(r.config, t, Limits{}));
+}
+
+// A device's own model first, then the pooled one (kEveryKind). Found in
+// $TESSERA_COST_MODEL_DIR, before the models shipped in datasets/cost_models/:
+// the row counts tell the test's models from those.
+TEST(LearnedModel, ADeviceUsesItsOwnModelBeforeThePooledOne) {
+  REQUIRE_XGBOOST();
+  if (const char* f = std::getenv("TESSERA_COST_MODEL"); f && *f) GTEST_SKIP() << "TESSERA_COST_MODEL pins one file";
+  const auto dir = std::filesystem::temp_directory_path() / "tessera_model_lookup_test";
+  std::filesystem::remove_all(dir);
+  const auto train = [&](const std::string& kind, int per_shape) {
+    LearnedModel::train(planted({"33x8192x2048"}, kind, swap_factor, std::size_t(per_shape)), LearnedModel{},
+                        TrainOptions{}, kind)
+        .save(dir / (kind + ".json"));
+  };
+  const auto keep = [](const char* name) {
+    const char* v = std::getenv(name);
+    return std::make_pair(std::string(name), v ? std::optional<std::string>(v) : std::nullopt);
+  };
+  const auto saved = {keep("TESSERA_COST_MODEL_DIR"), keep("TESSERA_CACHE_DIR")};
+  ::setenv("TESSERA_COST_MODEL_DIR", dir.c_str(), 1);
+  ::setenv("TESSERA_CACHE_DIR", (dir / "cache").c_str(), 1);  // the cache's models come first: none there
+  train(kEveryKind, 24);
+  train("h100", 20);
+  EXPECT_EQ(model_for_device("h200").device_kind(), kEveryKind) << "no h200 model: the pooled one";
+  EXPECT_EQ(model_for_device("h200").rows(), 24);
+  EXPECT_EQ(model_for_device("h100").device_kind(), "h100") << "a kind's own model first";
+  train("h200", 16);
+  EXPECT_EQ(model_for_device("h200").device_kind(), "h200");
+  for (const auto& [name, value] : saved)
+    if (value) ::setenv(name.c_str(), value->c_str(), 1); else ::unsetenv(name.c_str());
+  std::filesystem::remove_all(dir);
 }
 
 TEST(LearnedModel, AForeignFileIsBadInput) {
