@@ -5,14 +5,6 @@
 // configs (default 200).
 #include <gtest/gtest.h>
 
-// The sandboxed evaluator (harness/sandbox.cpp) is written in parallel with
-// this folder; until it is in the tree these tests skip instead of failing to link.
-#if __has_include("harness/sandbox.cpp")
-#define TESSERA_TILE_HAVE_EVALUATOR 1
-#else
-#define TESSERA_TILE_HAVE_EVALUATOR 0
-#endif
-
 #include <fmt/format.h>
 
 #include "harness/sandbox.hpp"
@@ -26,10 +18,6 @@
 
 namespace tessera::tile {
 namespace {
-
-#if !TESSERA_TILE_HAVE_EVALUATOR
-TEST(TileGpu, SampledLegalConfigsVerify) { GTEST_SKIP() << "harness/sandbox.cpp is not in this tree"; }
-#else
 
 // Verification only: correctness is the point of these tests, speed is
 // measured by `tessera tile eval` / scripts/gpu_check.sh.
@@ -146,8 +134,6 @@ TEST(TileGpu, SeedsVerifyOnLargeSquare) {
     }
   }
 }
-
-#endif  // TESSERA_TILE_HAVE_EVALUATOR
 
 }  // namespace
 }  // namespace tessera::tile
