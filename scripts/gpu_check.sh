@@ -25,7 +25,8 @@
 #            dill and multiprocess as wheels in .whl/: the script's docstring has the command)
 #   sweep    tessera bench suite over $SWEEP_TASKS (default datasets/grid1000.json) with $SWEEP_KERNELS
 #            (default none: the baselines) into $SWEEP_DIR (default runs/sweep) for $SWEEP_MINUTES (7);
-#            the folder comes back as $OUT/<name>.tgz; carried back, the next call continues it
+#            the folder comes back as $OUT/<name>.tgz (without search:N's search runs, whose sweeps the
+#            record keeps); carried back, the next call continues it
 #            ($SWEEP_ARGS: more bench suite arguments, e.g. "--retry timeout")
 #   integrity  tessera bench protocol: what the integrity guards cost, A/B on the same kernels
 #   (the tests stage writes the red-team corpus table to $OUT/adversarial_corpus.md; CTEST_LABELS, a
@@ -221,7 +222,11 @@ if has sweep; then
   step sweep bash -c '"$@"; rc=$?; [ $rc -eq 0 ] || [ $rc -eq 5 ]' _ "$T" bench suite --tasks "${SWEEP_TASKS:-datasets/grid1000.json}" --kernels "${SWEEP_KERNELS:-none}" \
     --out "$SWEEP_DIR" --max-minutes "${SWEEP_MINUTES:-7}" --no-progress ${SWEEP_ARGS:-}
   tail -n 12 "$LOGS/sweep.log"
-  tar czf "$OUT/$(basename "$SWEEP_DIR").tgz" -C "$(dirname "$SWEEP_DIR")" "$(basename "$SWEEP_DIR")"
+  # Without the search runs of search:N shapes (about 3 MB of trajectories each: 60 shapes pass the
+  # size a call brings back). The record keeps every search's sweep, which is what resume, the
+  # report and `tessera tile model train` read.
+  tar czf "$OUT/$(basename "$SWEEP_DIR").tgz" -C "$(dirname "$SWEEP_DIR")" --exclude="$(basename "$SWEEP_DIR")/search" \
+    "$(basename "$SWEEP_DIR")"
 fi
 
 if has integrity; then
