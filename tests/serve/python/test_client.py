@@ -69,15 +69,20 @@ def test_bad_token_and_bad_input_are_typed_errors_not_retried(server):
 def test_a_killed_worker_loses_nothing(server):
     with server.client() as c:
         before = c.metrics()
-        c.request("POST", "/v1/admin/kill_worker", {"worker": 0})
-        c.request("POST", "/v1/admin/kill_worker", {"worker": 1})
-        # A slot meets its kill only when it takes work. One request at a time
-        # lets whichever slot wakes first take every one (40 in a row, seen in
-        # CI), so the work goes in batches, which queue several items at once
-        # for both slots; until both kills have been met (bounded).
         recs = []
-        while sum(len(r["attempts"]) for r in recs) - len(recs) < 2 and len(recs) < 40:
-            recs += c.evaluate_batch([(TASK, kernel())] * 4)
+        # One kill at a time: the judge retries a machine failure once, so two
+        # kills pending at once could both meet one request (its retry landing
+        # on the other killed slot), which is then masked, not lost, but is not
+        # what this test is about (seen in CI, one run in 15).
+        for worker in (0, 1):
+            c.request("POST", "/v1/admin/kill_worker", {"worker": worker})
+            # A slot meets its kill only when it takes work. One request at a time
+            # lets whichever slot wakes first take every one (40 in a row, seen in
+            # CI), so the work goes in batches, which queue several items at once
+            # for both slots; until the kill has been met (bounded).
+            met = sum(len(r["attempts"]) for r in recs) - len(recs) + 1
+            while sum(len(r["attempts"]) for r in recs) - len(recs) < met and len(recs) < 80:
+                recs += c.evaluate_batch([(TASK, kernel())] * 4)
         assert all(r["status"] == "compiled" for r in recs)
         assert sum(len(r["attempts"]) for r in recs) == len(recs) + 2  # two of them died once and ran again
         assert _replacements(c.metrics()) - _replacements(before) == 2
