@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import stat
+import uuid
 from pathlib import Path
 
 import pytest
@@ -48,6 +49,12 @@ def broken_pool(tmp_path) -> tessera.Pool:
     return tessera.Pool(devices=[0], mode="compile_only", self_exe=str(fake))
 
 
+# Per test session: the compile cache outlives a run (a second run of the suite
+# found the kernels of the first and answered for them).
+_SESSION = uuid.uuid4().hex[:12]
+
+
 def unique(source: str, tag: str) -> str:
-    """The same kernel with a distinct text, so the compile cache cannot answer for it."""
-    return f"#define TESSERA_TEST_VARIANT_{tag}\n{source}"
+    """The same kernel with a distinct text, so the compile cache cannot answer for it
+    (the same text for the same tag within one test session)."""
+    return f"#define TESSERA_TEST_VARIANT_{tag}_{_SESSION}\n{source}"
