@@ -70,4 +70,12 @@ CommandResult run_command(const std::string& shell_command) {
   return r;
 }
 
+std::string contents_and_close(std::FILE* f) {
+  std::rewind(f);
+  std::string text(4096, '\0');
+  text.resize(std::fread(text.data(), 1, text.size(), f));
+  std::fclose(f);
+  return text;
+}
+
 }  // namespace tessera::testing

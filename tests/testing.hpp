@@ -1,5 +1,6 @@
 #pragma once
 // Shared test helpers.
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,10 @@ struct CommandResult {
   std::string out;
 };
 CommandResult run_command(const std::string& shell_command);
+
+// What was written to a temporary file (std::tmpfile standing in for a
+// terminal or a pipe), up to 4096 bytes; closes it.
+std::string contents_and_close(std::FILE* f);
 
 }  // namespace tessera::testing
 

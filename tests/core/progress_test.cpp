@@ -4,17 +4,12 @@
 #include <gtest/gtest.h>
 
 #include "core/progress.hpp"
+#include "tests/testing.hpp"
 
 namespace tessera {
 namespace {
 
-std::string contents_and_close(std::FILE* f) {
-  std::rewind(f);
-  std::string text(4096, '\0');
-  text.resize(std::fread(text.data(), 1, text.size(), f));
-  std::fclose(f);
-  return text;
-}
+using ::tessera::testing::contents_and_close;
 
 // The bar as the user sees it, `filled` characters of kProgressBarWidth.
 std::string drawn(int filled) {

@@ -10,6 +10,7 @@
 #include "core/fs.hpp"
 #include "search/progress.hpp"
 #include "search/run_files.hpp"
+#include "tests/testing.hpp"
 
 namespace tessera::search::testing {
 namespace {
@@ -194,13 +195,7 @@ TEST(Budget, CostAwareBanditRunsOnTokenCosts) {
   EXPECT_GE(s.totals.tokens, 20 * 800);  // duplicates' re-proposals cost tokens too
 }
 
-std::string contents_and_close(std::FILE* f) {
-  std::rewind(f);
-  std::string text(4096, '\0');
-  text.resize(std::fread(text.data(), 1, text.size(), f));
-  std::fclose(f);
-  return text;
-}
+using ::tessera::testing::contents_and_close;
 
 TEST(Progress, PlainLinesWhenNotATerminal) {
   std::FILE* f = std::tmpfile();
