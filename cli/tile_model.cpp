@@ -46,15 +46,12 @@ std::vector<std::filesystem::path> paths(const std::vector<std::string>& runs) {
 std::string pick_kind(const std::vector<tile::Measurement>& rows, const std::string& asked) {
   std::map<std::string, int> count;
   for (const auto& m : rows) ++count[m.device_kind];
-  if (asked == tile::kEveryKind) {
-    if (count.empty()) fail_bad_input("the runs hold no verified, timed tile config to learn from");
-    return asked;
-  }
-  if (!asked.empty()) {
+  if (!asked.empty() && asked != tile::kEveryKind) {
     if (!count.count(asked)) fail_bad_input(fmt::format("--device-kind {}: no measurement of that kind in the runs", asked));
     return asked;
   }
   if (count.empty()) fail_bad_input("the runs hold no verified, timed tile config to learn from");
+  if (asked == tile::kEveryKind) return asked;
   return std::max_element(count.begin(), count.end(), [](auto& a, auto& b) { return a.second < b.second; })->first;
 }
 

@@ -103,8 +103,7 @@ private:
 std::filesystem::path stored_model_path(const std::string& kind);
 // The model for a device kind: its own when one is stored, else the pooled
 // one (kEveryKind), else another kind's as its prior (the transfer), else
-// empty. Never throws: a model that
-// cannot be read is skipped with a warning.
+// empty. Never throws: a model that cannot be read is skipped with a warning.
 LearnedModel model_for_device(const std::string& kind);
 
 }  // namespace tessera::tile

@@ -147,8 +147,9 @@ TEST(LearnedModel, ADeviceUsesItsOwnModelBeforeThePooledOne) {
   ::setenv("TESSERA_CACHE_DIR", (dir / "cache").c_str(), 1);  // the cache's models come first: none there
   train(kEveryKind, 24);
   train("h100", 20);
-  EXPECT_EQ(model_for_device("h200").device_kind(), kEveryKind) << "no h200 model: the pooled one";
-  EXPECT_EQ(model_for_device("h200").rows(), 24);
+  const LearnedModel pooled = model_for_device("h200");
+  EXPECT_EQ(pooled.device_kind(), kEveryKind) << "no h200 model: the pooled one";
+  EXPECT_EQ(pooled.rows(), 24);
   EXPECT_EQ(model_for_device("h100").device_kind(), "h100") << "a kind's own model first";
   train("h200", 16);
   EXPECT_EQ(model_for_device("h200").device_kind(), "h200");
