@@ -1,6 +1,7 @@
 #include "harness/pool.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "core/error.hpp"
 #include "core/thread_pool.hpp"
@@ -9,15 +10,32 @@ namespace tessera {
 
 namespace {
 constexpr unsigned kMaxCompileAhead = 8;  // compile children at once ahead of a batch
+
+// How long the job now running on this thread waited in the pool's queue, in
+// ms; negative off a pool's thread. Set around each job by the evaluator's
+// thread and read by evaluate_guarded, the one call through which every job
+// evaluates (evaluate_async, evaluate_batch, the judge's trials), so a
+// result says how long it queued whichever path submitted it, and the job
+// interface stays as it is.
+thread_local double t_queued_ms = -1;
+
+double ms_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
 }
+}  // namespace
 
 EvalResult evaluate_guarded(Evaluator& evaluator, const Candidate& candidate, const Task& task,
                             const EvalOptions& options) {
+  EvalResult r;
   try {
-    return evaluator.evaluate(candidate, task, options);
+    r = evaluator.evaluate(candidate, task, options);
   } catch (const std::exception& e) {
-    return make_failure(Status::infra_error, std::string("evaluator threw: ") + e.what(), task);
+    r = make_failure(Status::infra_error, std::string("evaluator threw: ") + e.what(), task);
   }
+  // Outside wall_ms: the evaluator did not know of it. A second evaluation
+  // in the same job (a re-measurement) did not queue again.
+  if (t_queued_ms >= 0) r.phase_ms["queue"] = std::exchange(t_queued_ms, 0.0);
+  return r;
 }
 
 EvaluatorPool::EvaluatorPool(std::vector<std::unique_ptr<Evaluator>> evaluators)
@@ -39,7 +57,7 @@ EvaluatorPool::~EvaluatorPool() {
 
 void EvaluatorPool::loop(std::size_t index) {
   for (;;) {
-    Job job;
+    Queued next;
     {
       std::unique_lock lk(mu_);
       cv_.wait(lk, [&] { return stopping_ || !own_[index].empty() || !shared_.empty(); });
@@ -47,21 +65,23 @@ void EvaluatorPool::loop(std::size_t index) {
       // Work bound to this evaluator first: it may be the second half of a
       // measurement that must run on the same GPU.
       auto& q = !own_[index].empty() ? own_[index] : shared_;
-      job = std::move(q.front());
+      next = std::move(q.front());
       q.pop_front();
     }
+    t_queued_ms = ms_since(next.at);
     try {
-      job(*evaluators_[index], index);
+      next.job(*evaluators_[index], index);
     } catch (...) {
       // A job reports its own failures; nothing may end this thread.
     }
+    t_queued_ms = -1;
   }
 }
 
 void EvaluatorPool::submit(Job job) {
   {
     std::lock_guard g(mu_);
-    shared_.push_back(std::move(job));
+    shared_.push_back({std::move(job), std::chrono::steady_clock::now()});
   }
   cv_.notify_all();
 }
@@ -70,7 +90,7 @@ void EvaluatorPool::submit_to(std::size_t index, Job job) {
   if (index >= own_.size()) throw Error("submit_to: no evaluator " + std::to_string(index));
   {
     std::lock_guard g(mu_);
-    own_[index].push_back(std::move(job));
+    own_[index].push_back({std::move(job), std::chrono::steady_clock::now()});
   }
   cv_.notify_all();
 }

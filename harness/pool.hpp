@@ -4,6 +4,7 @@
 // evaluations side by side. The search loops, the RL environment and the
 // HTTP service all evaluate through a pool.
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
@@ -70,6 +71,8 @@ public:
 
   // One evaluation on the first free evaluator. Never throws for a failure of
   // the evaluation: an exception from the evaluator becomes `infra_error`.
+  // Every result evaluated on a pool's thread (evaluate_guarded) carries
+  // phase_ms["queue"]: milliseconds from submit until an evaluator took it.
   std::future<EvalResult> evaluate_async(EvalRequest request, EvalOptions options);
   // Every request, spread over all evaluators; results in request order. The
   // batch's compiles run ahead on the CPUs while the GPUs measure.
@@ -80,13 +83,17 @@ public:
   void start_all();
 
 private:
+  struct Queued {
+    Job job;
+    std::chrono::steady_clock::time_point at;  // submitted
+  };
   void loop(std::size_t index);
 
   std::vector<std::unique_ptr<Evaluator>> evaluators_;
   std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<Job> shared_;                       // any evaluator
-  std::vector<std::deque<Job>> own_;             // one evaluator
+  std::deque<Queued> shared_;                    // any evaluator
+  std::vector<std::deque<Queued>> own_;          // one evaluator
   bool stopping_ = false;
   std::vector<std::thread> threads_;             // declared last: joined first
 };
@@ -97,6 +104,7 @@ std::unique_ptr<EvaluatorPool> make_pool(const SandboxOptions& base, const std::
 
 // Runs `evaluator.evaluate` and turns an escaping exception into an
 // `infra_error` result (a tessera bug must not take a batch down with it).
+// On a pool's thread it also records the job's wait as phase_ms["queue"].
 EvalResult evaluate_guarded(Evaluator& evaluator, const Candidate& candidate, const Task& task,
                             const EvalOptions& options);
 
