@@ -2,7 +2,7 @@
 // sandbox, first with a cold compile cache, then with the same candidates
 // warm. A benchmark, not a test: it prints figures and asserts nothing.
 // tessera bench floor and protocol: bench/floor.cpp, bench/protocol.cpp; suite, compare and report: cmd_bench_suite.cpp
-// and cmd_bench_report.cpp.
+// and cmd_bench_report.cpp; scale (over GPUs): cmd_bench_scale.cpp.
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -120,6 +120,7 @@ void setup(CLI::App& root) {
   prot->add_option("--repeat", pr.repeat, "passes, alternating which variant goes first")->capture_default_str()->check(CLI::Range(1, 50));
   prot->add_flag("--json", pr.json, "print the figures as JSON");
   prot->callback([] { tessera::bench::run_bench_protocol(pr); });
+  tessera::cli::add_bench_scale_command(bench);
   tessera::cli::add_bench_suite_command(bench);
   tessera::cli::add_bench_report_commands(bench);
 }
