@@ -57,7 +57,7 @@ pip_log="$BUILD/trainers-pip.log"
 if ! "$VENV/bin/python" -c "import torch, trl, verl, skyrl_gym, skyrl, openrlhf, mistral_common, ray" 2>/dev/null; then
   if ! { "$VENV/bin/python" -m pip install -q --no-compile --no-deps -r "$REQ/trainers-no-deps.txt" &&
          "$VENV/bin/python" -m pip install -q --no-compile -r "$REQ/trainers-deps.txt" &&
-         { "$VENV/bin/python" -c "import ray" 2>/dev/null || "$VENV/bin/python" -m pip install -q ray; }; } \
+         { "$VENV/bin/python" -c "import ray" 2>/dev/null || "$VENV/bin/python" -m pip install -q -r "$REQ/ray.txt"; }; } \
        >"$pip_log" 2>&1; then
     tail -n 20 "$pip_log"
     echo "trainers: SKIP: the trainer packages could not be installed here (no package index?); their tests skip"
@@ -74,15 +74,16 @@ echo "trainers: tests took $((SECONDS - trainers_tests_t0)) s"
 
 # ---- tessera serve (docs/serve.md): client, Ray and load tests ------------------
 # In the Python package's virtual environment (the block above). httpx for
-# tessera.client; Ray only here, for its local-cluster test (a large wheel:
-# about a minute to install, once per virtual environment; where it cannot be
-# installed, as on a machine without a package index, that test skips). Then
-# the load test: 32 clients, 5,000 requests, compile-only, on loopback.
+# tessera.client; Ray, at the version tests/python/requirements/ray.txt pins,
+# only here, for its local-cluster tests (a large wheel: about a minute to
+# install, once per virtual environment; where it cannot be installed, as on a
+# machine without a package index, those tests skip). Then the load test: 32
+# clients, 5,000 requests, compile-only, on loopback.
 serve_t0=$SECONDS
 VENV=${VENV_DIR:-.venv}
 "$VENV/bin/python" -c "import httpx" 2>/dev/null || "$VENV/bin/python" -m pip install -q httpx ||
   echo "serve: httpx could not be installed (no package index? carry its wheels in .whl/)"
-"$VENV/bin/python" -c "import ray" 2>/dev/null || "$VENV/bin/python" -m pip install -q ray ||
+"$VENV/bin/python" -c "import ray" 2>/dev/null || "$VENV/bin/python" -m pip install -q -r tests/python/requirements/ray.txt ||
   echo "serve: Ray could not be installed here; its test skips"
 echo "serve: Python dependencies ready in $((SECONDS - serve_t0)) s"
 if "$VENV/bin/python" -c "import httpx" 2>/dev/null; then

@@ -6,14 +6,17 @@
     records = pool.evaluate_batch(sources, task="4096x4096x4096")   # in order, the judged record schema
     scored = pool.score_actions(replies, tasks)                       # policy replies -> {"reward", "info"}
 
-An actor wraps ``tessera.Pool`` on the GPU Ray gave it (Ray sets
-CUDA_VISIBLE_DEVICES, so the actor sees it as device 0); its sandbox worker
-keeps its context and baselines between calls. The pool splits a batch into
-chunks, keeps every actor busy, and puts the answers back in request order.
-An actor that dies (its node lost, killed) is replaced and its chunk is run
-again on the fresh actor, once; a chunk that fails on the fresh actor too
-comes back as ``infra_error`` (masked by the reward), never as an exception
-that loses the batch. docs/serve.md has the multi-node set-up.
+An actor wraps ``tessera.Pool`` on the GPUs Ray gave it: Ray sets
+CUDA_VISIBLE_DEVICES, so an actor of one GPU sees it as device 0, and its
+sandbox worker inherits that variable (narrowed to the one device) and keeps
+its context and baselines between calls. The pool splits a batch into chunks,
+keeps every actor busy, and puts the answers back in request order. An actor
+that dies (its node lost, killed) is replaced and its chunk is run again,
+once, on another actor; a replacement takes work only once it has started
+(it waits for a free GPU, which a lost node may not leave), and a chunk that
+fails twice, or finds no actor that starts in time, comes back as
+``infra_error`` (masked by the reward), never as an exception that loses the
+batch. docs/serve.md has the multi-node set-up.
 """
 
 from __future__ import annotations
@@ -26,8 +29,9 @@ from . import _json
 
 DEFAULT_INFLIGHT_PER_ACTOR = 2  # calls queued on an actor: the next chunk is there when one ends
 MAX_CHUNK = 16  # items per call at most: a lost actor costs at most this many re-runs
-CHUNK_RETRIES = 1  # a chunk whose actor died runs once more on a fresh actor, then is infra_error
-ACTOR_START_TIMEOUT_S = 600.0  # actors placed and their workers up (a GPU worker measures its peak first)
+CHUNK_RETRIES = 1  # a chunk whose actor died runs once more on another actor, then is infra_error
+ACTOR_START_TIMEOUT_S = 600.0  # actors placed (a free GPU each) and their pools made
+START_FAILURES_PER_CALL = 3  # replacements that die before answering, per batch, before a slot is left idle
 
 
 def _ray():
@@ -39,30 +43,59 @@ def _ray():
 
 
 class _Evaluator:
-    """The actor's body: a one-GPU tessera.Pool (compile-only without a GPU)."""
+    """The actor's body: a tessera.Pool over the GPUs Ray gave it (compile-only without one)."""
 
     def __init__(self, mode: str, sandbox: dict):
         import os
 
+        import ray
+
         from tessera.pool import Pool
 
-        # Ray gives each actor its GPU through CUDA_VISIBLE_DEVICES: it is device 0 here.
-        self._pool = Pool(devices=[0], mode=mode, **sandbox)
+        # Ray gives each actor its GPUs through CUDA_VISIBLE_DEVICES: devices 0..n-1 here.
+        gpus = len(ray.get_gpu_ids())
+        self._pool = Pool(devices=list(range(gpus)) or [0], mode=mode, **sandbox)
         self._pid = os.getpid()
+        self._devices: dict[str, dict] = {}  # uuid -> the DeviceSummary a record carried
+
+    def _note_devices(self, records: list[dict]) -> None:
+        # The worker reports its device on the first full evaluation: the record's result.device.
+        for r in records:
+            d = (r.get("result") or {}).get("device") or {}
+            if d.get("uuid"):
+                self._devices[d["uuid"]] = d
 
     def evaluate_batch(self, requests: list[dict], options: dict) -> list[dict]:
-        return self._pool.evaluate_batch(requests, **options)
+        records = self._pool.evaluate_batch(requests, **options)
+        self._note_devices(records)
+        return records
 
     def score_actions(self, requests: list[dict], config: dict) -> list[dict]:
         from tessera.env import score_actions
 
-        return score_actions([r["action"] for r in requests], [r["task"] for r in requests],
-                             previous=[r.get("previous") for r in requests], config=config or None, pool=self._pool)
+        scored = score_actions([r["action"] for r in requests], [r["task"] for r in requests],
+                               previous=[r.get("previous") for r in requests], config=config or None, pool=self._pool)
+        self._note_devices([s["info"] for s in scored])
+        return scored
 
     def describe(self) -> str:
         import socket
 
         return f"{socket.gethostname()} pid {self._pid}: {self._pool.describe()[0]}"
+
+    def device(self) -> dict:
+        """Where this actor evaluates: its host and pid, the GPUs Ray gave it, what its pool says."""
+        import os
+        import socket
+
+        import ray
+
+        return {"starting": False, "host": socket.gethostname(), "pid": self._pid,
+                "gpu_ids": [str(g) for g in ray.get_gpu_ids()],
+                "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES"),
+                "describe": self._pool.describe(),
+                # What its sandbox workers reported (name, uuid, arch, ...): empty before the first full evaluation.
+                "devices": list(self._devices.values())}
 
     def pid(self) -> int:
         return self._pid
@@ -93,12 +126,15 @@ class RayPool:
     """Evaluator actors spread over the Ray cluster.
 
     ``num_actors``: default one per GPU in the cluster (give it when other
-    jobs hold some of the GPUs; with ``num_gpus=0``: required). ``mode``:
-    ``auto``, ``full`` or ``compile_only``. ``sandbox``: the Pool's sandbox
-    settings. ``actor_options``: more ``ray.remote`` options (e.g.
-    ``resources={"tessera": 1}`` to use only the nodes that offer it,
-    ``runtime_env``). Raises when the actors cannot all start within
-    ``start_timeout_s`` (too few free GPUs) rather than waiting forever.
+    jobs hold some of the GPUs; with ``num_gpus=0``: required). ``num_gpus``:
+    each actor's GPUs (1; 2 makes each actor's pool two GPUs; 0 for
+    compile-only actors). ``mode``: ``auto``, ``full`` or ``compile_only``.
+    ``sandbox``: the Pool's sandbox settings. ``actor_options``: more
+    ``ray.remote`` options (e.g. ``resources={"tessera": 1}`` to use only the
+    nodes that offer it, ``runtime_env``). Raises when the actors cannot all
+    start within ``start_timeout_s`` (too few free GPUs) rather than waiting
+    forever; a replacement that cannot start within it leaves its chunks to
+    the other actors.
     """
 
     def __init__(self, num_actors: int | None = None, num_gpus: float = 1, mode: str = "auto",
@@ -119,7 +155,9 @@ class RayPool:
         self._cls = evaluator_actor(num_gpus, **options)
         self._mode, self._sandbox = mode, sandbox
         self._inflight = max(1, inflight_per_actor)
+        self._start_timeout_s = start_timeout_s
         self._lock = threading.Lock()
+        self._starting: dict[int, tuple] = {}  # slot -> (replacement, its first call) until that call answers
         self.actors = [self._new_actor() for _ in range(num_actors)]
         self.replacements = 0  # actors replaced after dying
         try:
@@ -135,12 +173,35 @@ class RayPool:
     def __len__(self) -> int:
         return len(self.actors)
 
-    def describe(self) -> list[str]:
+    def _each(self, method: str, starting: Any) -> list:
+        """``method()`` of every actor; ``starting`` for a replacement not placed yet (no free GPU)."""
         ray = _ray()
-        return ray.get([a.describe.remote() for a in self.actors])
+        with self._lock:
+            actors = list(self.actors)
+            first = {k: ref for k, (_, ref) in self._starting.items()}
+        refs = [getattr(a, method).remote() if k not in first or ray.wait([first[k]], timeout=0)[0] else None
+                for k, a in enumerate(actors)]
+        return [starting if ref is None else ray.get(ref) for ref in refs]
+
+    def describe(self) -> list[str]:
+        """One line per actor: host, pid and device."""
+        return self._each("describe", "starting: waiting for a free GPU in the Ray cluster")
+
+    def devices(self) -> list[dict]:
+        """Per actor: host, pid, Ray's GPU ids, CUDA_VISIBLE_DEVICES, and the devices its workers
+        reported (name, uuid, ...; known after the actor's first full evaluation). A replacement
+        that has not started yet: ``starting`` true and nothing else known."""
+        waiting = {"starting": True, "host": None, "pid": None, "gpu_ids": [], "cuda_visible_devices": None,
+                   "describe": [], "devices": []}
+        return self._each("device", waiting)
 
     def _replace(self, index: int, dead) -> None:
-        """A fresh actor in slot ``index`` unless another call already replaced ``dead``."""
+        """A fresh actor in slot ``index`` unless another call already replaced ``dead``.
+
+        It takes work once its first call answers: placing it may wait for a
+        free GPU (a lost node's GPUs are gone), and a chunk must not wait
+        behind it while other actors are free.
+        """
         ray = _ray()
         with self._lock:
             if self.actors[index] is dead:
@@ -148,8 +209,25 @@ class RayPool:
                     ray.kill(dead)
                 except Exception:  # already gone
                     pass
-                self.actors[index] = self._new_actor()
+                fresh = self._new_actor()
+                self.actors[index] = fresh
+                self._starting[index] = (fresh, fresh.pid.remote())
                 self.replacements += 1
+
+    def _started(self, index: int, actor, ref) -> bool:
+        """The replacement ``actor`` in ``index`` answered (True) or died starting (False: replaced again)."""
+        ray = _ray()
+        try:
+            ray.get(ref)
+            ok = True
+        except (ray.exceptions.RayActorError, ray.exceptions.WorkerCrashedError):
+            ok = False
+        with self._lock:
+            if self._starting.get(index, (None,))[0] is actor:
+                del self._starting[index]
+        if not ok:
+            self._replace(index, actor)
+        return ok
 
     def _chunks(self, n: int, chunk_size: int | None) -> list[range]:
         if chunk_size is None:
@@ -165,10 +243,17 @@ class RayPool:
         todo = [(chunk, 0) for chunk in reversed(self._chunks(len(requests), chunk_size))]  # (chunk, retries used)
         running: dict = {}  # ObjectRef -> (chunk, retries used, actor index, actor)
         load = [0] * len(self.actors)
+        idle = set()  # slots left out of this batch: their replacements kept dying as they started
+        start_failures = 0
 
         def submit() -> None:
             while todo:
-                index = min(range(len(self.actors)), key=lambda k: load[k])
+                with self._lock:
+                    starting = set(self._starting)
+                ready = [k for k in range(len(self.actors)) if k not in starting and k not in idle]
+                if not ready:
+                    return
+                index = min(ready, key=lambda k: load[k])
                 if load[index] >= self._inflight:
                     return
                 chunk, used = todo.pop()
@@ -177,13 +262,39 @@ class RayPool:
                 running[ref] = (chunk, used, index, actor)
                 load[index] += 1
 
+        def give_up(why: str) -> None:
+            while todo:
+                chunk, _ = todo.pop()
+                for i in chunk:
+                    answers[i] = lost(requests[i], why)
+
         submit()
-        while running:
-            done, _ = ray.wait(list(running), num_returns=1)
-            chunk, used, index, actor = running.pop(done[0])
+        while running or todo:
+            with self._lock:
+                starting = {ref: (k, actor) for k, (actor, ref) in self._starting.items() if k not in idle}
+            if not running and not starting:
+                give_up("no Ray actor is left to run it")
+                break
+            # Nothing running: only a replacement's start can move the batch on, within the start timeout.
+            done, _ = ray.wait(list(running) + list(starting), num_returns=1,
+                               timeout=None if running else self._start_timeout_s)
+            if not done:
+                give_up(f"no Ray actor started within {self._start_timeout_s:.0f} s to run it "
+                        f"(no free GPU in the cluster?)")
+                break
+            ref = done[0]
+            if ref in starting:
+                index, actor = starting[ref]
+                if not self._started(index, actor, ref):
+                    start_failures += 1
+                    if start_failures > START_FAILURES_PER_CALL:
+                        idle.add(index)
+                submit()
+                continue
+            chunk, used, index, actor = running.pop(ref)
             load[index] -= 1
             try:
-                for i, answer in zip(chunk, ray.get(done[0])):
+                for i, answer in zip(chunk, ray.get(ref)):
                     answers[i] = answer
             except (ray.exceptions.RayActorError, ray.exceptions.WorkerCrashedError) as e:
                 self._replace(index, actor)
@@ -228,6 +339,8 @@ class RayPool:
             except Exception:
                 pass
         self.actors = []
+        with self._lock:
+            self._starting.clear()
 
 
 def evaluate_batch(candidates: Sequence[str | dict], task: Any = None, pool: RayPool | None = None,
