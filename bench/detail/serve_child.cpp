@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -33,9 +34,14 @@ ServeChild::ServeChild(const std::filesystem::path& binary, const std::vector<st
   std::vector<char*> argv;
   for (auto& a : argv_text) argv.push_back(a.data());
   argv.push_back(nullptr);
+  const pid_t bench = ::getpid();
   pid_ = ::fork();
   if (pid_ == 0) {
     ::setpgid(0, 0);  // its own group: the workers it starts can be ended with it
+    // Out of the terminal's group, a Ctrl-C no longer reaches it: it goes
+    // when the bench goes, however the bench ends.
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != bench) ::_exit(127);  // the bench ended before the line above
     ::dup2(fd, 1);
     ::dup2(fd, 2);
     ::execv(argv[0], argv.data());
