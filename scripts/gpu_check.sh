@@ -28,6 +28,9 @@
 #            the folder comes back as $OUT/<name>.tgz (without search:N's search runs, whose sweeps the
 #            record keeps); carried back, the next call continues it
 #            ($SWEEP_ARGS: more bench suite arguments, e.g. "--retry timeout")
+#   scale    tessera bench scale over the machine's GPUs ($SCALE_ARGS), figures in $OUT/scale.{md,json}
+#   ray      tessera.ray with one actor per GPU (scripts/gpu_ray.sh: Ray's wheel in two calls)
+#   build    nothing but configure and build (a warm machine keeps them for the next call)
 #   integrity  tessera bench protocol: what the integrity guards cost, A/B on the same kernels
 #   (the tests stage writes the red-team corpus table to $OUT/adversarial_corpus.md; CTEST_LABELS, a
 #   regular expression over the test folders (harness, tile, ...), splits ctest over several calls)
@@ -232,6 +235,21 @@ fi
 if has integrity; then
   step bench_protocol "$T" bench protocol --repeat "${PROTOCOL_REPEAT:-5}"
   tail -n 12 "$LOGS/bench_protocol.log"
+fi
+
+if has scale; then
+  # tessera bench scale: evaluations per minute over 1..N GPUs through the pool and tessera serve,
+  # per stage, with clocks and power (docs/scaling.md); $SCALE_ARGS replaces the defaults
+  step scale "$T" bench scale ${SCALE_ARGS:---gpus all --counts 1,2,4 --shape 2048x2048x2048,4096x4096x4096 --path pool,serve --count 16} \
+    --json "$OUT/scale.json" --no-progress
+  sed -n '/^|/p' "$LOGS/scale.log" | head -n 80
+  cp "$LOGS/scale.log" "$OUT/scale.md"
+fi
+
+if has ray; then
+  # tessera.ray on every GPU: Ray's wheel comes in two calls (scripts/gpu_ray.sh's header)
+  step ray_gpu env BUILD_DIR="$BUILD" OUT="$OUT" bash scripts/gpu_ray.sh
+  grep -E "actor pid|evals/min|speedup|^ray:|SKIPPED|FAIL" "$LOGS/ray_gpu.log" | head -n 20
 fi
 
 if has small; then
