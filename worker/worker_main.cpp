@@ -39,6 +39,7 @@ ProtectionReport confine_worker() {
 // candidate poisoned the CUDA context: a fresh worker takes over).
 bool answer(Channel& ch, WorkerSession& session, const nlohmann::json& req, WorkerOp op) {
   if (op != WorkerOp::eval) (void)read_strict<WorkerCommand>(req, "worker request");
+  const auto beat = [&](const std::string& phase) { ch.send({{"event", "heartbeat"}, {"phase", phase}}); };
   switch (op) {
     case WorkerOp::quit:
       return false;
@@ -46,16 +47,13 @@ bool answer(Channel& ch, WorkerSession& session, const nlohmann::json& req, Work
       ch.send({{"event", "hello"}, {"device", session.hello()}});
       return true;
     case WorkerOp::ceiling:
-      ch.send({{"event", "heartbeat"}, {"phase", "ceiling"}});
-      ch.send({{"event", "ceiling"}, {"ceiling", session.ceiling()}});
+      beat("ceiling");
+      ch.send({{"event", "ceiling"}, {"ceiling", session.ceiling(beat)}});
       return true;
     case WorkerOp::eval:
       break;
   }
-  const EvalResult result = session.evaluate(read_strict<WorkerEvalRequest>(req, "eval request"),
-                                             [&](const std::string& phase) {
-                                               ch.send({{"event", "heartbeat"}, {"phase", phase}});
-                                             });
+  const EvalResult result = session.evaluate(read_strict<WorkerEvalRequest>(req, "eval request"), beat);
   ch.send({{"event", "result"}, {"result", result}, {"healthy", session.healthy()}});
   return session.healthy();
 }

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <optional>
 
@@ -15,6 +16,7 @@
 #include "worker/candidate_runtime.hpp"
 #include "worker/ceiling_probe.hpp"
 #include "worker/device_summary.hpp"
+#include "worker/gpu_lock.hpp"
 #include "worker/check.hpp"
 #include "worker/counters.hpp"
 #include "worker/lap_clock.hpp"
@@ -34,6 +36,7 @@ struct WorkerSession::State {
   std::unique_ptr<TaskBuffers> buffers;
   std::unique_ptr<baselines::BaselineSuite> suite;
   DeviceSummary device;
+  std::unique_ptr<GpuLock> gpu_lock;  // held around every evaluation's and the ceiling probe's GPU work
 };
 
 WorkerSession::WorkerSession(WorkerConfig config) : config_(config) {
@@ -42,13 +45,22 @@ WorkerSession::WorkerSession(WorkerConfig config) : config_(config) {
   state_ = std::make_unique<State>();
   state_->timer.emplace(state_->stream.get(), TimingOptions{});
   state_->device = device_summary(config.device);
+  // Opened here, before the worker confines itself (worker_main.cpp): the
+  // lock folder is not among the places it may write afterwards.
+  state_->gpu_lock = std::make_unique<GpuLock>(state_->device.uuid);
+  if (auto why = gpu_lock_disabled_reason(); !why.empty()) std::fprintf(stderr, "gpu lock off: %s\n", why.c_str());
 }
 
 WorkerSession::~WorkerSession() = default;
 
 DeviceSummary WorkerSession::hello() const { return state_->device; }
 
-DeviceCeiling WorkerSession::ceiling() {
+DeviceCeiling WorkerSession::ceiling(const std::function<void(const std::string&)>& heartbeat) {
+  // Tens of seconds of the largest GEMMs: another process timing meanwhile
+  // would read them, and the peak would read its kernels.
+  const auto beat = [&](const std::string& what) { heartbeat(what.empty() ? kGpuWaitPhase : what); };
+  GpuLock::Scope gpu(*state_->gpu_lock, beat, "ceiling");
+  if (gpu.waited()) heartbeat("ceiling");
   return measure_ceiling(*state_->timer, state_->stream.get(), state_->device.sm_count);
 }
 
@@ -104,10 +116,19 @@ private:
 EvalResult WorkerSession::evaluate(const WorkerEvalRequest& req,
                                    const std::function<void(const std::string&)>& heartbeat) {
   PhaseClock clock;
-  EvalResult r = run_eval(req, [&](const std::string& what) {
+  const auto beat = [&](const std::string& what) {
     const std::string& phase = clock.enter(what);
     heartbeat(what.empty() ? phase : what);
-  });
+  };
+  EvalResult r;
+  {
+    // All of it touches the GPU (the reference, the baselines' autotune,
+    // verification, timing, counters); compiling was the harness's, before.
+    // A wait for another process is its own phase, never the candidate's.
+    GpuLock::Scope gpu(*state_->gpu_lock, beat, "eval");
+    if (gpu.waited()) beat("setup");
+    r = run_eval(req, beat);
+  }
   clock.enter("done");
   for (const auto& [phase, ms] : clock.ms()) r.phase_ms[phase] += ms;
   // Whichever way the evaluation ended, its status follows from its stages.

@@ -28,9 +28,11 @@ public:
   WorkerSession& operator=(const WorkerSession&) = delete;
 
   DeviceSummary hello() const;
-  // Measures the device's ceiling (ceiling_probe.hpp): tens of seconds.
-  DeviceCeiling ceiling();
-  // Never throws for a candidate's failure.
+  // Measures the device's ceiling (ceiling_probe.hpp): tens of seconds, once
+  // the GPU is this process's (gpu_lock.hpp; heartbeats while it waits).
+  DeviceCeiling ceiling(const std::function<void(const std::string&)>& heartbeat);
+  // Never throws for a candidate's failure. Holds the GPU's machine-wide
+  // lock throughout; a wait for it is phase_ms["gpu_wait"].
   EvalResult evaluate(const WorkerEvalRequest& request, const std::function<void(const std::string&)>& heartbeat);
   // False once a candidate poisoned the CUDA context: the worker must exit.
   bool healthy() const { return healthy_; }

@@ -21,9 +21,10 @@ namespace {
 constexpr std::array kInheritedNames = {
     "PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "TMP", "TEMP",
     "LD_LIBRARY_PATH", "XDG_CACHE_HOME",
-    // tessera's own settings that a child reads (cache, binary, nvcc, CUPTI off, confinement off)
+    // tessera's own settings that a child reads (cache, binary, nvcc, CUPTI off, confinement off, the
+    // machine-wide GPU lock that the worker takes)
     "TESSERA_CACHE_DIR", "TESSERA_BINARY", "TESSERA_NVCC", "TESSERA_CUDA_INCLUDE", "TESSERA_NO_CUPTI",
-    "TESSERA_CONFINE",
+    "TESSERA_CONFINE", "TESSERA_GPU_LOCK", "TESSERA_GPU_LOCK_DIR",
     // a CUDA tool the user attached (compute-sanitizer, Nsight) follows children through these
     "LD_PRELOAD", "CUDA_INJECTION64_PATH"};
 // CUDA_VISIBLE_DEVICES, CUDA_MODULE_LOADING, CUDA_HOME, CUDA_CACHE_PATH ...;
