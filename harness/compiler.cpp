@@ -5,7 +5,11 @@
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
+#include <atomic>
+#include <future>
 #include <iterator>
+#include <map>
+#include <mutex>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -92,13 +96,89 @@ std::optional<CompileOutput> Compiler::lookup(const std::string& key) const {
   }
 }
 
+namespace {
+
+// Compiles under way in this process, by cache entry. A pool compiles ahead
+// on evaluator 0's compiler while each GPU's evaluator compiles what it is
+// about to measure; without this, an evaluator that reaches a candidate whose
+// compile-ahead is still running starts a second child for the same entry,
+// and with several GPUs those duplicates crowd out the compiles that are
+// still needed (issue 37's stage breakdown: 20 of 64 evaluations at 2048³ on
+// 4 GPUs compiled themselves).
+class InFlight {
+public:
+  // The running compile of `entry`, or nullopt after registering the caller as
+  // the one who compiles it (it must call finish()).
+  std::optional<std::shared_future<CompileOutput>> join_or_claim(const std::string& entry) {
+    std::lock_guard g(mu_);
+    if (auto it = running_.find(entry); it != running_.end()) return it->second.future;
+    auto& slot = running_[entry];
+    slot.future = slot.promise.get_future().share();
+    return std::nullopt;
+  }
+  void finish(const std::string& entry, const CompileOutput* out, std::exception_ptr error) {
+    std::lock_guard g(mu_);
+    auto it = running_.find(entry);
+    if (it == running_.end()) return;
+    if (out) it->second.promise.set_value(*out);
+    else it->second.promise.set_exception(error);
+    running_.erase(it);
+  }
+
+private:
+  struct Slot {
+    std::promise<CompileOutput> promise;
+    std::shared_future<CompileOutput> future;
+  };
+  std::mutex mu_;
+  std::map<std::string, Slot> running_;
+};
+
+InFlight& in_flight() {
+  static InFlight instance;
+  return instance;
+}
+
+std::atomic<long long> g_compiles_run{0};
+
+}  // namespace
+
+long long compiles_run() { return g_compiles_run.load(); }
+
 CompileOutput Compiler::compile(const CompileRequest& request) {
   const auto t0 = std::chrono::steady_clock::now();
+  const auto since_t0 = [&] { return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(); };
   const std::string k = key(request);
   if (auto hit = lookup(k)) {
-    hit->info.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    hit->info.ms = since_t0();
     return *hit;
   }
+  const std::string entry = (options_.cache_dir / k).string();
+  if (auto running = in_flight().join_or_claim(entry)) {
+    CompileOutput shared = running->get();  // the other caller's result (an exception is rethrown here)
+    shared.info.ms = since_t0();            // this caller's wait
+    return shared;
+  }
+  // Claimed: another caller may have finished (and left the in-flight list)
+  // between the lookup above and the claim.
+  if (auto hit = lookup(k)) {
+    hit->info.ms = since_t0();
+    in_flight().finish(entry, &*hit, nullptr);
+    return *hit;
+  }
+  try {
+    CompileOutput out = compile_uncached(request, k, t0);
+    in_flight().finish(entry, &out, nullptr);
+    return out;
+  } catch (...) {
+    in_flight().finish(entry, nullptr, std::current_exception());
+    throw;
+  }
+}
+
+CompileOutput Compiler::compile_uncached(const CompileRequest& request, const std::string& k,
+                                         std::chrono::steady_clock::time_point t0) {
+  ++g_compiles_run;
   CompileOutput out = options_.out_of_process ? compile_in_child(request, k) : compile_in_process(request, k);
   out.info.key = k;
   out.info.arch = request.arch;

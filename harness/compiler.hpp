@@ -59,12 +59,19 @@ public:
 
 private:
   std::optional<CompileOutput> lookup(const std::string& key) const;
+  // Compiles (a miss, not compiling elsewhere in this process) and records the entry.
+  CompileOutput compile_uncached(const CompileRequest& request, const std::string& key,
+                                 std::chrono::steady_clock::time_point t0);
   // Empty when the entry's artifact is its own file in this cache and still
   // has the recorded content, else why it cannot be used.
   std::string artifact_problem(const std::string& key, const CompileOutput& entry) const;
   CompileOutput compile_in_child(const CompileRequest& request, const std::string& key);
   CompilerOptions options_;
 };
+
+// Compiles this process ran (misses of the cache, each once however many
+// callers asked for the same entry at the same time).
+long long compiles_run();
 
 // Entry point of `tessera __compile`: a CompileChildRequest (core/wire.hpp)
 // on stdin, its CompileOutput as the last line of stdout.

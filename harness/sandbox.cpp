@@ -33,7 +33,7 @@ namespace {
 
 constexpr std::size_t kWorkerLogTailBytes = 4096;
 constexpr double kCeilingTimeoutSeconds = 300.0;  // peak (three large GEMM sizes), bandwidth and floor
-constexpr unsigned kMaxParallelCompiles = 8;  // compile children at once
+constexpr unsigned kMaxParallelCompiles = 64;  // compile children at once, one per core up to this (as CompileAhead)
 constexpr int kSm90SmemOptin = 232448;  // bytes per block, H100 (used when no GPU is present)
 constexpr int kSm80SmemOptin = 166912;  // bytes per block, A100
 

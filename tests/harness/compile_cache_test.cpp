@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
+#include <vector>
 
 #include "core/candidate.hpp"
 #include "harness/compiler.hpp"
@@ -49,6 +51,29 @@ protected:
   std::optional<ScratchDir> dir_;
   CompileRequest request_;
 };
+
+// A pool compiles ahead on one evaluator's compiler while each GPU's
+// evaluator compiles what it measures next: callers that ask for an entry
+// being compiled wait for that compile instead of starting their own.
+TEST_F(CompileCacheTest, ConcurrentCallersOfOneEntryShareOneCompile) {
+  constexpr int kCallers = 6;
+  std::vector<Compiler> compilers;  // one per caller, as one per evaluator
+  for (int i = 0; i < kCallers; ++i) compilers.push_back(compiler());
+  std::vector<CompileOutput> outs(kCallers);
+  const long long before = compiles_run();
+  {
+    std::vector<std::jthread> callers;
+    for (int i = 0; i < kCallers; ++i) callers.emplace_back([&, i] { outs[i] = compilers[i].compile(request_); });
+  }
+  EXPECT_EQ(compiles_run() - before, 1);
+  for (const auto& out : outs) {
+    ASSERT_EQ(out.status, Status::ok) << out.reason;
+    EXPECT_EQ(out.artifact, outs.front().artifact);
+    EXPECT_EQ(out.artifact_hash, outs.front().artifact_hash);
+  }
+  EXPECT_EQ(compiles_run() - before, 1);
+  EXPECT_TRUE(compilers.front().compile(request_).info.cached);  // and then it is in the cache
+}
 
 TEST_F(CompileCacheTest, EntryRecordsItsArtifactsContentHash) {
   auto c = compiler();
