@@ -78,11 +78,10 @@ ProcessResult run_process(const std::filesystem::path& exe, const std::vector<st
     in << stdin_data;
   }
   // posix_spawn, not fork: glibc starts the child with vfork semantics, so
-  // nothing of this process's address space is copied. A fork copies the page
-  // tables under the address-space lock, which every other thread's fork and
-  // page fault then waits for; in a process that has CUDA up (tessera serve,
-  // a trainer with torch) on a machine of 4 GPUs, 16 compiles at once took
-  // 1.9 s each, 32 took 3.2 s (issue 37's stage breakdown).
+  // nothing of this process's address space is copied. A fork copies the
+  // page tables under the address-space lock, which every other thread's
+  // fork and page fault then waits for, and the processes that compile most
+  // are large and threaded (tessera serve, a trainer with torch and CUDA up).
   SpawnSetup setup;
   if (!setup.ok()) {
     r.spawn_failed = true;
