@@ -82,6 +82,15 @@ std::vector<Candidate> scale_candidates(const Candidate& base, const std::string
   return out;
 }
 
+ScalePoint new_point(const std::string& path, const Task& task, const std::vector<int>& devices) {
+  ScalePoint p;
+  p.path = path;
+  p.shape = task.shape();
+  p.gpus = int(devices.size());
+  p.devices = devices;
+  return p;
+}
+
 std::vector<int> devices_of(const ScaleOptions& o, int gpus) {
   return {o.devices.begin(), o.devices.begin() + gpus};
 }

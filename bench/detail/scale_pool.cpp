@@ -61,11 +61,7 @@ std::vector<double> busy_of(const EvaluatorPool& pool, const std::vector<EvalRes
 ScalePoint measure(ScaleRun& run, EvaluatorPool& pool, const std::vector<int>& devices, const Task& task) {
   const ScaleOptions& o = run.options;
   const std::string tag = fmt::format("pool-{}-g{}", task.shape(), devices.size());
-  ScalePoint p;
-  p.path = "pool";
-  p.shape = task.shape();
-  p.gpus = int(devices.size());
-  p.devices = devices;
+  ScalePoint p = new_point("pool", task, devices);
   p.note = warm_up(pool, run.base, task, o.eval, tag);
 
   const auto cands = scale_candidates(run.base, tag, o.per_gpu * p.gpus);

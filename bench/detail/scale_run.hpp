@@ -64,6 +64,9 @@ struct ScaleRun {
 // <tag>_<i>": distinct content (so distinct compiles), the same kernel.
 std::vector<Candidate> scale_candidates(const Candidate& base, const std::string& tag, int n);
 
+// A point of `path` for `task` on `devices`, its figures still to measure.
+ScalePoint new_point(const std::string& path, const Task& task, const std::vector<int>& devices);
+
 // The options' first `gpus` devices.
 std::vector<int> devices_of(const ScaleOptions& o, int gpus);
 

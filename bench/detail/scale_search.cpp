@@ -77,11 +77,7 @@ private:
 
 ScalePoint measure(ScaleRun& run, const std::vector<int>& devices, const Task& task) {
   const ScaleOptions& o = run.options;
-  ScalePoint p;
-  p.path = "search";
-  p.shape = task.shape();
-  p.gpus = int(devices.size());
-  p.devices = devices;
+  ScalePoint p = new_point("search", task, devices);
   const auto dir = run.cache.dir() / fmt::format("search-{}-g{}", p.shape, p.gpus);
   nlohmann::json sandbox = o.sandbox;
   sandbox.erase("device");

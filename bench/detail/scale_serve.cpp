@@ -106,11 +106,7 @@ std::string status_of(const nlohmann::json& record) {
 ScalePoint measure(ScaleRun& run, const std::string& url, const std::vector<int>& devices, const Task& task) {
   const ScaleOptions& o = run.options;
   const std::string tag = fmt::format("serve-{}-g{}", task.shape(), devices.size());
-  ScalePoint p;
-  p.path = "serve";
-  p.shape = task.shape();
-  p.gpus = int(devices.size());
-  p.devices = devices;
+  ScalePoint p = new_point("serve", task, devices);
   const nlohmann::json options = o.eval;
 
   // Twice as many warm-up requests as GPUs, all at once: a free evaluator

@@ -175,18 +175,24 @@ TEST(ScaleOptionsCheck, OptionsNoRunCanSatisfyAreBadInput) {
 
 // A whole run of both paths, compile-only, through the library: every point
 // and every stage, NVML's absence in the report, not a failure.
-TEST(ScaleRun, BothPathsCompileOnlyGiveEveryPointAndStage) {
+// Two "GPUs" in compile-only mode, 128³, no NVML, no progress bar.
+ScaleOptions compile_only_options() {
   ScaleOptions o;
   o.devices = {0, 1};
   o.counts = {1, 2};
   o.tasks = {task_from_shape("128x128x128")};
-  o.per_gpu = 1;
-  o.clients = 4;
   o.sandbox.mode = EvalMode::compile_only;
   o.source = fs::path(TESSERA_SOURCE_DIR) / "examples" / "hgemm_wmma.cu";
   o.binary = TESSERA_BINARY;
   o.nvml_library = kNoNvml;
   o.progress = false;
+  return o;
+}
+
+TEST(ScaleRun, BothPathsCompileOnlyGiveEveryPointAndStage) {
+  ScaleOptions o = compile_only_options();
+  o.per_gpu = 1;
+  o.clients = 4;
   const ScaleReport r = run_scale(o);
   EXPECT_EQ(r.mode, "compile_only");
   EXPECT_EQ(r.cache, "cold");
@@ -210,17 +216,9 @@ TEST(ScaleRun, BothPathsCompileOnlyGiveEveryPointAndStage) {
 }
 
 TEST(ScaleRun, SearchPathReadsItsFiguresFromTheRunsTrajectories) {
-  ScaleOptions o;
-  o.devices = {0, 1};
-  o.counts = {1, 2};
-  o.tasks = {task_from_shape("128x128x128")};
+  ScaleOptions o = compile_only_options();
   o.paths = {ScalePath::search};
   o.per_gpu = 2;
-  o.sandbox.mode = EvalMode::compile_only;
-  o.source = fs::path(TESSERA_SOURCE_DIR) / "examples" / "hgemm_wmma.cu";
-  o.binary = TESSERA_BINARY;
-  o.nvml_library = kNoNvml;
-  o.progress = false;
   const ScaleReport r = run_scale(o);
   ASSERT_EQ(r.points.size(), 2u);
   for (const auto& p : r.points) {
