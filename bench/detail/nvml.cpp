@@ -31,7 +31,15 @@ constexpr std::array<const char*, 9> kReasonNames = {
     "gpu_idle",   "applications_clocks", "sw_power_cap",   "hw_slowdown",   "sync_boost",
     "sw_thermal", "hw_thermal",          "hw_power_brake", "display_clocks"};
 
-double or_negative(Return rc, double value) { return rc == 0 ? value : -1; }
+// The value a call wrote, scaled, or -1 when it failed. The call is made
+// here, before `value` is read: passed as two arguments of one call, the
+// reading could be taken first (argument order is unspecified; gcc reads
+// right to left), and every figure then held the previous call's value.
+template <class Call>
+double read_or_negative(Call call, unsigned& value, double scale = 1.0) {
+  const Return rc = call();
+  return rc == 0 ? value * scale : -1;
+}
 
 }  // namespace
 
@@ -125,12 +133,12 @@ NvmlReading Nvml::read(void* device) const {
   const Api& a = *api_;
   unsigned v = 0;
   if (a.clock) {
-    r.sm_clock_mhz = or_negative(a.clock(device, kClockSm, &v), v);
-    r.mem_clock_mhz = or_negative(a.clock(device, kClockMem, &v), v);
+    r.sm_clock_mhz = read_or_negative([&] { return a.clock(device, kClockSm, &v); }, v);
+    r.mem_clock_mhz = read_or_negative([&] { return a.clock(device, kClockMem, &v); }, v);
   }
-  if (a.power) r.power_w = or_negative(a.power(device, &v), v / 1000.0);
-  if (a.power_limit) r.power_limit_w = or_negative(a.power_limit(device, &v), v / 1000.0);
-  if (a.temperature) r.temperature_c = or_negative(a.temperature(device, kTemperatureGpu, &v), v);
+  if (a.power) r.power_w = read_or_negative([&] { return a.power(device, &v); }, v, 1e-3);  // mW
+  if (a.power_limit) r.power_limit_w = read_or_negative([&] { return a.power_limit(device, &v); }, v, 1e-3);
+  if (a.temperature) r.temperature_c = read_or_negative([&] { return a.temperature(device, kTemperatureGpu, &v); }, v);
   if (Utilization u{}; a.utilization && a.utilization(device, &u) == 0) {
     r.util_gpu_pct = u.gpu;
     r.util_mem_pct = u.memory;

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "bench/detail/gpu_sampler.hpp"
+#include "bench/detail/nvml.hpp"
 #include "bench/detail/stage_samples.hpp"
 #include "bench/scale.hpp"
 #include "core/fs.hpp"
@@ -281,6 +282,25 @@ TEST(ScaleCli, CompileOnlyRunPrintsEveryPointAndWritesTheFigures) {
     for (const auto& g : p.gpu) EXPECT_TRUE(g.samples > 0 || !g.problem.empty()) << p.path;
   }
   fs::remove_all(dir);
+}
+
+// Every figure is its own call's: a stand-in NVML answers distinct values
+// in NVML's units (MHz, mW, C), and each must land in its own field.
+TEST(Nvml, EachReadingIsItsOwnCallsFigureInItsUnits) {
+  detail::Nvml nvml(TESSERA_FAKE_NVML);
+  ASSERT_TRUE(nvml.available()) << nvml.problem();
+  int handle = 0;
+  const detail::NvmlReading r = nvml.read(&handle);
+  EXPECT_EQ(r.sm_clock_mhz, 1755);
+  EXPECT_EQ(r.mem_clock_mhz, 2619);
+  EXPECT_DOUBLE_EQ(r.power_w, 512.25);
+  EXPECT_DOUBLE_EQ(r.power_limit_w, 700.0);
+  EXPECT_EQ(r.temperature_c, 61);
+  EXPECT_EQ(r.util_gpu_pct, 87);
+  EXPECT_EQ(r.util_mem_pct, 43);
+  ASSERT_TRUE(r.reasons_known);
+  EXPECT_EQ(detail::throttle_reason_names(r.reasons), std::vector<std::string>{"sw_power_cap"});
+  EXPECT_EQ(nvml.name(&handle), "Fake GPU");
 }
 
 }  // namespace
