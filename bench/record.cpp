@@ -33,9 +33,11 @@ nlohmann::json to_json(const ShapeRecord& r) {
   nlohmann::json kernel = nullptr;
   if (r.kernel)
     kernel = {{"name", r.kernel->name}, {"file", r.kernel->file}, {"result", r.kernel->result}, {"tune", r.kernel->tune}};
-  return {{"schema", kRecordSchema}, {"task", tessera::to_json(r.task)}, {"bucket", r.bucket},
-          {"baselines", r.baselines}, {"baseline_details", details}, {"kernel", kernel},
-          {"note", r.note}, {"device", r.device}, {"wall_s", r.wall_s}, {"finished_at", r.finished_at}};
+  nlohmann::json j = {{"schema", kRecordSchema}, {"task", tessera::to_json(r.task)}, {"bucket", r.bucket},
+                      {"baselines", r.baselines}, {"baseline_details", details}, {"kernel", kernel},
+                      {"note", r.note}, {"device", r.device}, {"wall_s", r.wall_s}, {"finished_at", r.finished_at}};
+  if (r.gpu >= 0) j["gpu"] = r.gpu;
+  return j;
 }
 
 ShapeRecord record_from_json(const nlohmann::json& j) {
@@ -55,6 +57,7 @@ ShapeRecord record_from_json(const nlohmann::json& j) {
     r.note = j.value("note", "");
     r.device = j.value("device", DeviceSummary{});
     r.wall_s = j.value("wall_s", 0.0);
+    r.gpu = j.value("gpu", -1);
     r.finished_at = j.value("finished_at", "");
     return r;
   } catch (const nlohmann::json::exception& e) {

@@ -41,6 +41,7 @@ struct ShapeRecord {
   std::optional<KernelOutcome> kernel;
   std::string note;  // why a shape has no kernel, or what went wrong around it
   DeviceSummary device;
+  int gpu = -1;  // the CUDA ordinal it was measured on, when a sweep spread shapes over GPUs (--gpus)
   double wall_s = 0;  // wall time this shape took in the sweep (compile, tune, measure)
   std::string finished_at;
 };

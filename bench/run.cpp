@@ -136,6 +136,14 @@ std::vector<std::string> RunWriter::reopen(const std::set<std::string>& statuses
   return ids;
 }
 
+bool run_is_being_written(const fs::path& dir) {
+  const int fd = ::open((dir / kLockFile).c_str(), O_RDWR | O_CLOEXEC);
+  if (fd < 0) return false;  // never written, or no lock file yet
+  const bool held = ::flock(fd, LOCK_EX | LOCK_NB) != 0;
+  ::close(fd);  // releases the probe's lock, if it took one
+  return held;
+}
+
 RunWriter::Lock::~Lock() noexcept {
   if (fd >= 0) ::close(fd);  // releases the flock
 }

@@ -92,4 +92,7 @@ struct Run {
 // Reads a run folder (read-only); bad_input when it is not a bench run.
 Run load_run(const std::filesystem::path& dir);
 
+// Whether a RunWriter (of this process or another) holds the folder now.
+bool run_is_being_written(const std::filesystem::path& dir);
+
 }  // namespace tessera::bench

@@ -71,6 +71,7 @@ ShapeRow shape_row(const ShapeRecord& r) {
   row.mnk = mnk_of(r.task);
   row.bucket = r.bucket;
   row.note = r.note;
+  if (r.gpu >= 0) row.gpu = r.device.name.empty() ? std::to_string(r.gpu) : fmt::format("{} {}", r.gpu, r.device.name);
   for (const auto& name : kBaselineOrder)
     if (auto us = baseline_us(r, name)) {
       row.baseline_us[name] = *us;
@@ -177,7 +178,7 @@ std::string shapes_csv(const std::vector<ShapeRow>& rows, const Ceiling& ceiling
   for (const auto& c : speedup_column_names()) headers.push_back(c);
   for (const auto& b : kBaselineOrder) headers.push_back(b + "_us");
   for (const char* h : {"model_winner_rank", "model_winner_predicted_us", "model_first_pick_predicted_us",
-                        "model_first_pick_measured_us", "note"})
+                        "model_first_pick_measured_us", "note", "gpu"})
     headers.push_back(h);
   Table table(std::move(headers));
   for (const auto& r : rows) {
@@ -205,6 +206,7 @@ std::string shapes_csv(const std::vector<ShapeRow>& rows, const Ceiling& ceiling
     for (const char* key : {"winner_rank", "winner_predicted_us", "first_pick_predicted_us", "first_pick_measured_us"})
       cells.push_back(model_field(r.model, key));
     cells.push_back(r.note);
+    cells.push_back(r.gpu);
     table.add_row(std::move(cells));
   }
   return to_csv(table);

@@ -45,6 +45,7 @@ struct ShapeRow {
   nlohmann::json counters;                // the kernel's CUPTI counters, when measured
   nlohmann::json model;                   // tile-tuned: the cost model against the sweep (search::to_json)
   std::string note;
+  std::string gpu;  // "ordinal name" when the sweep spread shapes over GPUs, else ""
 };
 
 std::string mnk_of(const Task& t);

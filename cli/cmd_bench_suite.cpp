@@ -8,7 +8,9 @@
 #include <string>
 #include <vector>
 
+#include <cuda_runtime_api.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "bench/buckets.hpp"
 #include "bench/kernels.hpp"
@@ -18,6 +20,7 @@
 #include "bench/suite.hpp"
 #include "bench/table.hpp"
 #include "cli/bench_commands.hpp"
+#include "cli/bench_suite_gpus.hpp"
 #include "cli/build_args.hpp"
 #include "cli/command.hpp"
 #include "cli/sandbox_args.hpp"
@@ -25,6 +28,7 @@
 #include "core/fs.hpp"
 #include "harness/sandbox.hpp"
 #include "core/tasks_file.hpp"
+#include "serve/evaluator_slots.hpp"
 
 namespace tessera::cli {
 
@@ -43,6 +47,8 @@ struct SuiteArgs {
   double max_minutes = 0;
   bool no_progress = false;
   std::vector<std::string> retry;  // kernel statuses whose shapes are measured again
+  std::string gpus;                // --gpus: "all" or ordinals; shapes spread over them
+  CLI::Option* device_option = nullptr;
 };
 
 std::atomic<bool> g_stop{false};
@@ -98,6 +104,74 @@ void arguments_from_run(SuiteArgs& a) {
   a.build.torch_entry = b.value("torch_entry", "");
 }
 
+// The buckets, search against tune, and how to go on: the end of every sweep.
+void print_summary(const std::string& out, int total, int measured, bool complete, const std::string& stopped_because,
+                   const std::string& resume_extra) {
+  const bench::Run run = bench::load_run(out);
+  const auto rows = bench::shape_rows(run.records);
+  fmt::print("{}", bench::buckets_markdown(bench::summarize(run, rows)));
+  if (const auto versus = bench::search_vs_tune(run)) fmt::print("\n{}", bench::write_search_vs_tune(*versus, out));
+  fmt::print("\n{} of {} shapes recorded in {} ({} this session); tables: shapes.csv, buckets.csv, summary.json\n",
+             run.records.size(), total, out, measured);
+  if (!complete) {
+    fmt::print("stopped: {}; continue with: tessera bench suite --resume {}{}\n", stopped_because, out, resume_extra);
+    set_exit_code(kExitStoppedEarly);
+  } else {
+    fmt::print("report: tessera bench report {}\n", out);
+  }
+}
+
+// What every child of a --gpus sweep is given besides its tasks, folder and GPU.
+std::vector<std::string> child_arguments(const SuiteArgs& a) {
+  std::vector<std::string> v = {"--kernels", a.kernels};
+  if (a.measure.compile_only) v.push_back("--compile-only");
+  else v.insert(v.end(), {"--mode", "full"});
+  if (a.measure.hot) v.push_back("--hot");
+  if (a.measure.counters) v.push_back("--counters");
+  if (a.measure.remeasure) v.push_back("--remeasure");
+  if (a.measure.max_timing_ms > 0) v.insert(v.end(), {"--max-timing-ms", fmt::format("{}", a.measure.max_timing_ms)});
+  v.insert(v.end(), {"--max-algos", std::to_string(a.measure.max_algos)});
+  if (a.max_minutes > 0) v.insert(v.end(), {"--max-minutes", fmt::format("{}", a.max_minutes)});
+  for (const auto& d : a.build.include_dirs) v.insert(v.end(), {"--include-dir", d});
+  for (const auto& f : a.build.nvcc_flags) v.insert(v.end(), {"--nvcc-flag", f});
+  if (!a.build.torch_entry.empty()) v.insert(v.end(), {"--torch-entry", a.build.torch_entry});
+  return v;
+}
+
+int cuda_devices() {
+  int n = 0;
+  return cudaGetDeviceCount(&n) == cudaSuccess ? n : 0;
+}
+
+// --gpus with two or more GPUs: a child sweep per GPU (cli/bench_suite_gpus.hpp).
+void run_on_gpus(const SuiteArgs& a, const bench::KernelSource& source, const bench::RunConfig& config,
+                 const std::vector<int>& devices, const std::set<std::string>& retry) {
+  const std::string out = a.out.empty() ? default_out(config.task_set, source) : a.out;
+  bench::RunWriter writer(out, config);
+  if (!writer.repair_note().empty()) std::fprintf(stderr, "bench: %s\n", writer.repair_note().c_str());
+  if (!retry.empty()) {
+    const auto ids = writer.reopen(retry);
+    std::fprintf(stderr, "bench: %zu shape(s) measured again (--retry): their earlier records stay in %s, superseded\n",
+                 ids.size(), bench::kResultsFile);
+  }
+  const std::string list = fmt::format("{}", fmt::join(devices, ","));
+  std::fprintf(stderr,
+               "bench suite: %zu tasks from %s (%s), kernels %s, spread over GPUs %s (a process each)\n%s %s: %zu of "
+               "them already done\n",
+               config.tasks.size(), config.tasks_file.c_str(), config.task_set.c_str(), config.kernels.c_str(),
+               list.c_str(), writer.resumed() ? "continuing" : "new run", out.c_str(), writer.finished().size());
+  g_stop = false;
+  std::signal(SIGINT, on_interrupt);
+  const GpuSweepOutcome o = run_suite_on_gpus(writer, config, {devices, child_arguments(a), !a.no_progress}, g_stop);
+  std::signal(SIGINT, SIG_DFL);
+  const bench::Run merged = bench::load_run(out);
+  bench::write_tables(merged, bench::resolve_ceiling(merged.records));
+  std::string why;
+  for (const auto& s : o.stopped) why += (why.empty() ? "" : "; ") + s;
+  if (!o.complete && why.empty()) why = g_stop ? "interrupted" : "shapes left";
+  print_summary(out, int(config.tasks.size()), o.measured, o.complete, why, " --gpus " + list);
+}
+
 void run_suite_command(SuiteArgs a) {
   // A sweep is never silently compile-only: auto is not one of its modes.
   const EvalMode mode = mode_of(a.sandbox);
@@ -125,6 +199,12 @@ void run_suite_command(SuiteArgs a) {
   bench::check_covers_some(source, config.tasks);
   if (source.kind == bench::KernelSourceKind::none && a.measure.compile_only)
     fail_bad_input("--compile-only needs kernels to compile: --kernels none only times the baselines, on a GPU");
+  if (!a.gpus.empty()) {
+    if (a.device_option && a.device_option->count() > 0) fail_bad_input("give --device or --gpus, not both");
+    const std::vector<int> devices = serve::parse_gpu_list(a.gpus, cuda_devices());
+    if (devices.size() > 1) return run_on_gpus(a, source, config, devices, retry);
+    a.measure.device = devices.front();
+  }
 
   std::unique_ptr<Evaluator> evaluator;
   std::unique_ptr<bench::ShapeMeasurer> measurer;
@@ -167,18 +247,7 @@ void run_suite_command(SuiteArgs a) {
   const bench::SuiteOutcome outcome = bench::run_suite(writer, config, *measurer, so, g_stop);
   std::signal(SIGINT, SIG_DFL);
 
-  const bench::Run run = bench::load_run(out);
-  const auto rows = bench::shape_rows(run.records);
-  fmt::print("{}", bench::buckets_markdown(bench::summarize(run, rows)));
-  if (const auto versus = bench::search_vs_tune(run)) fmt::print("\n{}", bench::write_search_vs_tune(*versus, out));
-  fmt::print("\n{} of {} shapes recorded in {} ({} this session); tables: shapes.csv, buckets.csv, summary.json\n",
-             run.records.size(), outcome.total, out, outcome.measured);
-  if (!outcome.complete) {
-    fmt::print("stopped: {}; continue with: tessera bench suite --resume {}\n", outcome.stopped_because, out);
-    set_exit_code(kExitStoppedEarly);
-  } else {
-    fmt::print("report: tessera bench report {}\n", out);
-  }
+  print_summary(out, outcome.total, outcome.measured, outcome.complete, outcome.stopped_because, "");
 }
 
 }  // namespace
@@ -204,7 +273,10 @@ void add_bench_suite_command(CLI::App* bench) {
   cmd->add_flag("--remeasure", a->measure.remeasure, "autotune cuBLASLt again instead of using the cached choice");
   cmd->add_option("--max-minutes", a->max_minutes, "stop between shapes after this long (exit 5; run again to continue)");
   add_mode_options(cmd, a->sandbox, EvalMode::full);
-  cmd->add_option("--device", a->measure.device, "CUDA device ordinal")->capture_default_str();
+  a->device_option = cmd->add_option("--device", a->measure.device, "CUDA device ordinal")->capture_default_str();
+  cmd->add_option("--gpus", a->gpus,
+                  "all or ordinals like 0,1: the shapes spread over these GPUs, each shape wholly on one (a bench "
+                  "suite process per GPU; records name their GPU)");
   cmd->add_flag("--no-progress", a->no_progress, "no progress bar");
   cmd->add_option("--retry", a->retry,
                   "measure again the shapes whose kernel ended with this status, e.g. timeout (repeatable; with "

@@ -4,6 +4,8 @@
 // repeating a shape.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -117,6 +119,65 @@ fs::path kernel_dir(const fs::path& dir, const std::vector<std::string>& shapes)
   for (std::size_t i = 0; i < shapes.size(); ++i)
     atomic_write_file(dir / "kernels" / (shapes[i] + ".cu"), fmt::format("// variant {}\n{}", i, naive));
   return dir / "kernels";
+}
+
+// The GPU of each record, by task id (-1: none named).
+std::map<std::string, int> gpu_of(const fs::path& run_dir) {
+  std::map<std::string, int> out;
+  std::istringstream in(read_file(run_dir / kResultsFile));
+  for (std::string line; std::getline(in, line);) {
+    const auto r = record_from_json(nlohmann::json::parse(line));
+    out[r.task.id()] = r.gpu;
+  }
+  return out;
+}
+
+// --gpus spreads the shapes over a child sweep per GPU (compile-only here, so
+// any ordinals do): every shape recorded once, named with its GPU, and a run
+// continued with the children's leftovers merged, never measured again.
+TEST(BenchCli, GpusSpreadShapesAndRecordsNameTheirGpu) {
+  const auto dir = testing::fresh_dir("cli-gpus");
+  const std::vector<std::string> shapes = {"256x256x256", "512x128x1024", "128x128x128", "384x256x512", "256x512x256"};
+  const auto tasks = task_file(dir, shapes);
+  const auto kernels = kernel_dir(dir, shapes);
+  const std::string args = "bench suite --compile-only --no-progress --tasks " + tasks.string() + " --kernels dir:" +
+                           kernels.string() + " --gpus 0,1 --out ";
+  const CliRun r = run(args + (dir / "run").string(), dir / "cache");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(result_ids(dir / "run").size(), shapes.size());
+  std::map<int, int> per_gpu;
+  for (const auto& [id, gpu] : gpu_of(dir / "run")) ++per_gpu[gpu];
+  EXPECT_EQ(per_gpu, (std::map<int, int>{{0, 3}, {1, 2}})) << "round robin over the two GPUs";
+  const std::string csv = read_file(dir / "run" / "shapes.csv");
+  EXPECT_NE(csv.substr(0, csv.find('\n')).find(",gpu"), std::string::npos) << csv;
+  EXPECT_FALSE(fs::exists(dir / "run" / "gpus" / "gpu0")) << "the children's folders are merged, then gone";
+
+  const CliRun again = run(args + (dir / "run").string(), dir / "cache");
+  ASSERT_EQ(again.code, 0) << again.out;
+  EXPECT_NE(again.out.find("(0 this session)"), std::string::npos) << again.out;
+  EXPECT_EQ(result_ids(dir / "run").size(), shapes.size()) << "nothing measured twice";
+
+  // A session cut off before it merged: GPU 1's child finished two shapes.
+  const auto two = task_file(dir / "two", {shapes[1], shapes[3]});
+  const CliRun child = run("bench suite --compile-only --no-progress --tasks " + two.string() + " --kernels dir:" +
+                               kernels.string() + " --device 1 --out " + (dir / "cut" / "gpus" / "gpu1").string(),
+                           dir / "cache");
+  ASSERT_EQ(child.code, 0) << child.out;
+  const CliRun cont = run(args + (dir / "cut").string(), dir / "cache");
+  ASSERT_EQ(cont.code, 0) << cont.out;
+  const auto gpus = gpu_of(dir / "cut");
+  EXPECT_EQ(result_ids(dir / "cut").size(), shapes.size()) << "the leftovers merged, the rest measured, none twice";
+  EXPECT_EQ(gpus.size(), shapes.size());
+  for (const auto& s : {shapes[1], shapes[3]}) {
+    const auto it = std::find_if(gpus.begin(), gpus.end(), [&](const auto& g) { return g.first.find(s) != std::string::npos; });
+    ASSERT_NE(it, gpus.end()) << s;
+    EXPECT_EQ(it->second, 1) << s << " came from GPU 1's leftover run";
+  }
+
+  expect_clear_error(args + (dir / "other").string() + " --device 1", "give --device or --gpus, not both");
+  expect_clear_error("bench suite --compile-only --tasks " + tasks.string() + " --kernels dir:" + kernels.string() +
+                         " --gpus 0,x --out " + (dir / "other").string(),
+                     "--gpus takes 'all' or device ordinals");
 }
 
 TEST(BenchCli, InterruptedSweepContinuesWithoutLosingOrRepeatingAShape) {
