@@ -143,17 +143,22 @@ int cuda_devices() {
   return cudaGetDeviceCount(&n) == cudaSuccess ? n : 0;
 }
 
-// --gpus with two or more GPUs: a child sweep per GPU (cli/bench_suite_gpus.hpp).
-void run_on_gpus(const SuiteArgs& a, const bench::KernelSource& source, const bench::RunConfig& config,
-                 const std::vector<int>& devices, const std::set<std::string>& retry) {
-  const std::string out = a.out.empty() ? default_out(config.task_set, source) : a.out;
-  bench::RunWriter writer(out, config);
+// Says what the writer repaired, and reopens the shapes --retry names.
+void prepare_writer(bench::RunWriter& writer, const std::set<std::string>& retry) {
   if (!writer.repair_note().empty()) std::fprintf(stderr, "bench: %s\n", writer.repair_note().c_str());
   if (!retry.empty()) {
     const auto ids = writer.reopen(retry);
     std::fprintf(stderr, "bench: %zu shape(s) measured again (--retry): their earlier records stay in %s, superseded\n",
                  ids.size(), bench::kResultsFile);
   }
+}
+
+// --gpus with two or more GPUs: a child sweep per GPU (cli/bench_suite_gpus.hpp).
+void run_on_gpus(const SuiteArgs& a, const bench::KernelSource& source, const bench::RunConfig& config,
+                 const std::vector<int>& devices, const std::set<std::string>& retry) {
+  const std::string out = a.out.empty() ? default_out(config.task_set, source) : a.out;
+  bench::RunWriter writer(out, config);
+  prepare_writer(writer, retry);
   const std::string list = fmt::format("{}", fmt::join(devices, ","));
   std::fprintf(stderr,
                "bench suite: %zu tasks from %s (%s), kernels %s, spread over GPUs %s (a process each)\n%s %s: %zu of "
@@ -228,12 +233,7 @@ void run_suite_command(SuiteArgs a) {
   else if (source.kind != bench::KernelSourceKind::none)
     measurer = bench::make_file_measurer(*evaluator, source, a.build, a.measure);
   bench::RunWriter writer(out, config);
-  if (!writer.repair_note().empty()) std::fprintf(stderr, "bench: %s\n", writer.repair_note().c_str());
-  if (!retry.empty()) {
-    const auto ids = writer.reopen(retry);
-    std::fprintf(stderr, "bench: %zu shape(s) measured again (--retry): their earlier records stay in %s, superseded\n",
-                 ids.size(), bench::kResultsFile);
-  }
+  prepare_writer(writer, retry);
   std::fprintf(stderr, "bench suite: %zu tasks from %s (%s), kernels %s, on %s\n%s %s: %zu of them already done\n",
                config.tasks.size(), config.tasks_file.c_str(), config.task_set.c_str(), config.kernels.c_str(),
                measurer->describe().c_str(), writer.resumed() ? "continuing" : "new run", out.c_str(),
