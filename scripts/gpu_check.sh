@@ -28,6 +28,7 @@
 #            the folder comes back as $OUT/<name>.tgz (without search:N's search runs, whose sweeps the
 #            record keeps); carried back, the next call continues it
 #            ($SWEEP_ARGS: more bench suite arguments, e.g. "--retry timeout")
+#   suite_gpus  the grid's first $SUITE_SHAPES shapes' baselines on GPU 0, then bench suite --gpus all: time and per-shape agreement
 #   scale    tessera bench scale over the machine's GPUs ($SCALE_ARGS), figures in $OUT/scale.{md,json}
 #   ray      tessera.ray with one actor per GPU (scripts/gpu_ray.sh: Ray's wheel in two calls)
 #   build    nothing but configure and build (a warm machine keeps them for the next call)
@@ -235,6 +236,23 @@ fi
 if has integrity; then
   step bench_protocol "$T" bench protocol --repeat "${PROTOCOL_REPEAT:-5}"
   tail -n 12 "$LOGS/bench_protocol.log"
+fi
+
+if has suite_gpus; then
+  # The first $SUITE_SHAPES (200) shapes of datasets/grid1000.json, baselines only, on GPU 0 and
+  # then spread over every GPU (bench suite --gpus all): the wall times and how far each
+  # baseline's figures moved per shape (scripts/suite_gpus_compare.py)
+  SG=$OUT/suite_gpus
+  mkdir -p "$SG"
+  python3 -c "import json,sys; d=json.load(open('datasets/grid1000.json')); d['tasks']=d['tasks'][:int(sys.argv[1])]; d['name']='grid1000_first'+sys.argv[1]; json.dump(d,open(sys.argv[2],'w'))" \
+    "${SUITE_SHAPES:-200}" "$SG/tasks.json"
+  t0=$SECONDS
+  step suite_one_gpu "$T" bench suite --tasks "$SG/tasks.json" --device 0 --out "$SG/one" --no-progress
+  t1=$SECONDS
+  step suite_all_gpus "$T" bench suite --tasks "$SG/tasks.json" --gpus all --out "$SG/all" --no-progress
+  t2=$SECONDS
+  step suite_compare python3 scripts/suite_gpus_compare.py "$SG/one" "$SG/all" $((t1 - t0)) $((t2 - t1))
+  cat "$LOGS/suite_compare.log"
 fi
 
 if has scale; then

@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+"""Two bench suite runs of the same shapes (one GPU, then --gpus): wall time,
+and per shape how far each baseline's cold median moved between them.
+
+    scripts/suite_gpus_compare.py RUN_ONE_GPU RUN_GPUS WALL_ONE_S WALL_GPUS_S
+
+Prints the time ratio (the issue's bar: the several-GPU sweep in at most 30%
+of the one-GPU time) and, over the shapes both runs measured, the geometric
+mean, median and largest ratio of each baseline's time (GPUs run / one GPU):
+figures within noise read as 1.00x.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+import sys
+from pathlib import Path
+
+
+def baselines(run: Path) -> dict[str, dict[str, float]]:
+    """task id -> baseline name -> cold median us (the last record of a task wins)."""
+    out: dict[str, dict[str, float]] = {}
+    for line in (run / "results.jsonl").read_text().splitlines():
+        if not line.strip():
+            continue
+        r = json.loads(line)
+        t = r["task"]
+        key = f"{t['m']}x{t['n']}x{t['k']}:{t.get('layout', '')}:{t.get('epilogue', '')}"
+        out[key] = {b["name"]: b["cold"]["median_us"] for b in r.get("baselines", [])
+                    if b.get("cold", {}).get("status") == "measured" and b["cold"].get("median_us", 0) > 0}
+    return out
+
+
+def main() -> int:
+    if len(sys.argv) != 5:
+        print(__doc__)
+        return 2
+    one, many = baselines(Path(sys.argv[1])), baselines(Path(sys.argv[2]))
+    wall_one, wall_many = float(sys.argv[3]), float(sys.argv[4])
+    print(f"shapes: {len(one)} on one GPU, {len(many)} spread; wall {wall_one:.0f} s -> {wall_many:.0f} s "
+          f"({100 * wall_many / wall_one:.0f}% of the one-GPU time)")
+    names = sorted({n for v in one.values() for n in v})
+    for name in names:
+        ratios = [many[k][name] / one[k][name] for k in one if k in many and name in one[k] and name in many[k]]
+        if not ratios:
+            continue
+        geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+        worst = max(ratios, key=lambda r: abs(math.log(r)))
+        print(f"  {name:<24} {len(ratios):>4} shapes: geomean {geo:.3f}x, median {statistics.median(ratios):.3f}x, "
+              f"largest move {worst:.3f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
