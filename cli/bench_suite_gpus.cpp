@@ -6,14 +6,20 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <optional>
+#include <sstream>
 #include <thread>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "bench/ceiling.hpp"
+#include "bench/suite.hpp"
+#include "bench/table.hpp"
 #include "core/error.hpp"
 #include "core/fs.hpp"
 #include "core/progress.hpp"
@@ -34,29 +40,80 @@ constexpr std::size_t kLogTailBytes = 600;
 fs::path shards_dir(const bench::RunWriter& w) { return w.dir() / "gpus"; }
 fs::path shard_run(const bench::RunWriter& w, int device) { return shards_dir(w) / fmt::format("gpu{}", device); }
 
-// The records of every child run folder under <run>/gpus/ that the run does not
-// have yet, appended with their GPU; the child folders go once merged.
-int merge_shards(bench::RunWriter& writer) {
+// A child's folder, read while it runs: the records after `offset` (bytes of
+// its results.jsonl already read) that end in a newline; a line the child is
+// still writing waits for the next read.
+struct ShardReader {
+  int device = -1;
+  fs::path dir;
+  std::streamoff offset = 0;
+};
+
+// Appends the records of `shard` that are new since its last read and not in
+// the run yet, each naming its GPU. Returns how many.
+int merge_new_records(bench::RunWriter& writer, ShardReader& shard) {
+  std::ifstream in(shard.dir / bench::kResultsFile, std::ios::binary);
+  if (!in) return 0;  // the child has not recorded a shape yet
+  in.seekg(shard.offset);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto end = text.rfind('\n');
+  if (end == std::string::npos) return 0;
+  int merged = 0;
+  std::istringstream lines(text.substr(0, end + 1));
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty()) continue;
+    const auto j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded()) continue;  // not a record (a damaged disk): the shape stays unrecorded, measured again later
+    bench::ShapeRecord r = bench::record_from_json(j);
+    if (writer.finished().count(r.task.id())) continue;
+    r.gpu = shard.device;
+    writer.append(r);
+    ++merged;
+  }
+  shard.offset += std::streamoff(end + 1);
+  return merged;
+}
+
+// A `search:` child keeps each shape's search in <child>/search/<task id>/:
+// moved to <run>/search/<task id>/, where one GPU's sweep keeps it, before the
+// child's folder goes. A folder of the same shape from an earlier attempt is
+// replaced, as the search measurer itself replaces it.
+void keep_searches(const bench::RunWriter& writer, const fs::path& shard) {
+  std::error_code ec;
+  if (!fs::is_directory(shard / "search", ec)) return;
+  fs::create_directories(writer.dir() / "search");
+  for (const auto& entry : fs::directory_iterator(shard / "search")) {
+    const fs::path to = writer.dir() / "search" / entry.path().filename();
+    fs::remove_all(to, ec);
+    fs::rename(entry.path(), to, ec);
+    if (ec) throw Error(fmt::format("cannot move {} to {}: {}", entry.path().string(), to.string(), ec.message()));
+  }
+}
+
+// Every child folder under <run>/gpus/ that no child is writing now: its
+// records the run does not have yet merged, its searches kept, the folder
+// removed. A child of a session that was killed may still be measuring: its
+// folder is locked, and waits for the next run (a new child for that GPU then
+// says the folder is busy).
+int merge_finished_shards(bench::RunWriter& writer) {
   int merged = 0;
   std::error_code ec;
   if (!fs::is_directory(shards_dir(writer), ec)) return 0;
   for (const auto& entry : fs::directory_iterator(shards_dir(writer))) {
     const std::string name = entry.path().filename().string();
     if (!entry.is_directory() || name.rfind("gpu", 0) != 0 || !fs::exists(entry.path() / bench::kConfigFile)) continue;
-    const int device = std::stoi(name.substr(3));
-    // A child of a session that was killed may still be measuring: its records
-    // wait for the next merge (and a new child for that GPU says the folder is busy).
     if (bench::run_is_being_written(entry.path())) continue;
-    const bench::Run shard = bench::load_run(entry.path());
-    for (bench::ShapeRecord r : shard.records) {
-      if (writer.finished().count(r.task.id())) continue;
-      r.gpu = device;
-      writer.append(r);
-      ++merged;
-    }
+    ShardReader shard{std::stoi(name.substr(3)), entry.path(), 0};
+    merged += merge_new_records(writer, shard);
+    keep_searches(writer, entry.path());
     fs::remove_all(entry.path(), ec);
   }
   return merged;
+}
+
+void rewrite_tables(const bench::RunWriter& writer) {
+  const bench::Run run = bench::load_run(writer.dir());
+  bench::write_tables(run, bench::resolve_ceiling(run.records));
 }
 
 // The run's task file with only `tasks` in it (its name, buckets and other
@@ -70,8 +127,12 @@ void write_shard_tasks(const bench::RunConfig& config, const std::vector<const T
   atomic_write_file(file, j.dump(1) + "\n");
 }
 
-// A child `tessera bench suite`, output to `log`, in this process group (so
-// Ctrl-C reaches it) and with this environment (the cache folder, the GPUs).
+// A child `tessera bench suite`, output to `log`, with this environment (the
+// cache folder, the GPUs), in a process group of its own: a Ctrl-C at the
+// terminal reaches the parent only, which passes one SIGINT on to each child
+// (each then finishes its shape), and so does a SIGINT sent to the parent
+// alone (a job scheduler's). A second Ctrl-C ends the parent; the children
+// still finish their shape, and the next run merges them.
 pid_t start_child(const std::vector<std::string>& args, const fs::path& log) {
   const std::string exe = tessera_executable().string();
   std::vector<std::string> all{exe};
@@ -84,18 +145,19 @@ pid_t start_child(const std::vector<std::string>& args, const fs::path& log) {
   const std::string log_s = log.string();
   int rc = ::posix_spawn_file_actions_addopen(&actions, 1, log_s.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
   if (!rc) rc = ::posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  posix_spawnattr_t attr;
+  if (::posix_spawnattr_init(&attr) != 0) {
+    ::posix_spawn_file_actions_destroy(&actions);
+    throw Error("cannot prepare a bench suite child");
+  }
+  if (!rc) rc = ::posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  if (!rc) rc = ::posix_spawnattr_setpgroup(&attr, 0);  // a group of its own, led by the child
   pid_t pid = -1;
-  if (!rc) rc = ::posix_spawn(&pid, exe.c_str(), &actions, nullptr, argv.data(), environ);
+  if (!rc) rc = ::posix_spawn(&pid, exe.c_str(), &actions, &attr, argv.data(), environ);
+  ::posix_spawnattr_destroy(&attr);
   ::posix_spawn_file_actions_destroy(&actions);
   if (rc) throw Error(fmt::format("cannot start {}: {}", exe, std::strerror(rc)));
   return pid;
-}
-
-std::size_t lines_in(const fs::path& file) {
-  std::ifstream in(file);
-  std::size_t n = 0;
-  for (std::string line; std::getline(in, line);) n += line.empty() ? 0 : 1;
-  return n;
 }
 
 std::string log_tail(const fs::path& log) {
@@ -106,7 +168,7 @@ std::string log_tail(const fs::path& log) {
 }
 
 struct Child {
-  int device;
+  ShardReader shard;
   pid_t pid;
   std::size_t shapes;
   fs::path log;
@@ -119,7 +181,7 @@ GpuSweepOutcome run_suite_on_gpus(bench::RunWriter& writer, const bench::RunConf
                                   const std::atomic<bool>& stop) {
   if (sweep.devices.size() < 2) throw Error("run_suite_on_gpus: give two or more GPUs");
   GpuSweepOutcome out;
-  out.measured = merge_shards(writer);  // a session cut off before it merged
+  out.measured = merge_finished_shards(writer);  // a session cut off before it merged
   std::vector<const Task*> todo;
   for (const auto& t : config.tasks)
     if (!writer.finished().count(t.id())) todo.push_back(&t);
@@ -136,12 +198,21 @@ GpuSweepOutcome run_suite_on_gpus(bench::RunWriter& writer, const bench::RunConf
                                      shard_run(writer, d).string(), "--device", std::to_string(d), "--no-progress"};
     args.insert(args.end(), sweep.child_args.begin(), sweep.child_args.end());
     const fs::path log = shards_dir(writer) / fmt::format("gpu{}.log", d);
-    children.push_back({d, start_child(args, log), shares[k].size(), log, std::nullopt});
+    children.push_back({{d, shard_run(writer, d), 0}, start_child(args, log), shares[k].size(), log, std::nullopt});
   }
   std::optional<ProgressBar> bar;
   if (sweep.progress && !children.empty()) bar.emplace("bench suite");
+  // The children's records join the run as they come (results.jsonl, and the
+  // tables every kTablesEveryShapes), so a report during the sweep sees them.
+  int merged_live = 0, since_tables = 0;
+  bool stop_passed_on = false;
   for (;;) {
-    std::size_t running = 0, done = 0;
+    if (stop && !stop_passed_on) {
+      for (const auto& c : children)
+        if (!c.exit_code) ::kill(c.pid, SIGINT);
+      stop_passed_on = true;
+    }
+    std::size_t running = 0;
     for (auto& c : children) {
       if (!c.exit_code) {
         int status = 0;
@@ -150,21 +221,29 @@ GpuSweepOutcome run_suite_on_gpus(bench::RunWriter& writer, const bench::RunConf
         else if (w < 0 && errno != EINTR) c.exit_code = -1;
       }
       running += c.exit_code ? 0 : 1;
-      done += lines_in(shard_run(writer, c.device) / bench::kResultsFile);
+      const int m = merge_new_records(writer, c.shard);
+      merged_live += m;
+      since_tables += m;
+    }
+    if (since_tables >= bench::kTablesEveryShapes) {
+      rewrite_tables(writer);
+      since_tables = 0;
     }
     if (bar)
-      bar->update(double(done) / double(std::max<std::size_t>(1, todo.size())),
-                  fmt::format("{}/{} shapes on {} GPUs ({} running)", done, todo.size(), children.size(), running));
+      bar->update(double(merged_live) / double(std::max<std::size_t>(1, todo.size())),
+                  fmt::format("{}/{} shapes on {} GPUs ({} running)", merged_live, todo.size(), children.size(),
+                              running));
     if (running == 0) break;
     std::this_thread::sleep_for(kPoll);
   }
   if (bar) bar->clear();
-  out.measured += merge_shards(writer);
+  out.measured += merged_live + merge_finished_shards(writer);
   for (const auto& c : children) {
     if (*c.exit_code == 0) continue;
-    out.stopped.push_back(c.exit_code == kExitStoppedEarly
-                              ? fmt::format("GPU {} stopped before the end of its {} shapes", c.device, c.shapes)
-                              : fmt::format("GPU {} failed (exit {}): {}", c.device, *c.exit_code, log_tail(c.log)));
+    out.stopped.push_back(
+        c.exit_code == kExitStoppedEarly
+            ? fmt::format("GPU {} stopped before the end of its {} shapes", c.shard.device, c.shapes)
+            : fmt::format("GPU {} failed (exit {}): {}", c.shard.device, *c.exit_code, log_tail(c.log)));
   }
   if (stop && children.size() < n) out.stopped.push_back("interrupted before every GPU started");
   out.complete = writer.finished().size() >= config.tasks.size();

@@ -6,8 +6,11 @@
 // in-process baseline timer reads CUPTI activity records, which are
 // process-wide. The children write their own run folders under
 // <run>/gpus/; the parent merges their records into the run (naming each
-// record's GPU) when they end, and again on the next start if it was cut
-// off, so resuming works as it does on one GPU.
+// record's GPU) as they come, removes the folders when the children end
+// (keeping a search: child's searches in <run>/search/), and merges what a
+// cut-off session left on the next start, so resuming works as it does on one
+// GPU. Each child has a process group of its own: the parent passes a SIGINT
+// on to each, once.
 #include <atomic>
 #include <string>
 #include <vector>
@@ -29,9 +32,9 @@ struct GpuSweepOutcome {
 };
 
 // Merges what children left from an earlier session, spreads the remaining
-// tasks round robin over `sweep.devices`, runs the children, merges again.
-// `stop` (Ctrl-C) is only read: the children get the same SIGINT and finish
-// their shape.
+// tasks round robin over `sweep.devices`, runs the children, merging their
+// records as they come. Once `stop` is set (Ctrl-C), each running child gets
+// one SIGINT and finishes its shape.
 GpuSweepOutcome run_suite_on_gpus(bench::RunWriter& writer, const bench::RunConfig& config, const GpuSweep& sweep,
                                   const std::atomic<bool>& stop);
 

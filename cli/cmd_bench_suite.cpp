@@ -206,7 +206,15 @@ void run_suite_command(SuiteArgs a) {
     fail_bad_input("--compile-only needs kernels to compile: --kernels none only times the baselines, on a GPU");
   if (!a.gpus.empty()) {
     if (a.device_option && a.device_option->count() > 0) fail_bad_input("give --device or --gpus, not both");
-    const std::vector<int> devices = serve::parse_gpu_list(a.gpus, cuda_devices());
+    const int available = cuda_devices();
+    // Before the run folder is made, as with one GPU: no folder is left behind.
+    if (available == 0 && !a.measure.compile_only)
+      throw Error(Error::Kind::unavailable,
+                  "no CUDA GPU: --gpus " + a.gpus + " measures on GPUs (--compile-only compiles without one)");
+    const std::vector<int> devices = serve::parse_gpu_list(a.gpus, available);
+    // Two sweeps on one GPU would time each other's kernels, and share its child folder.
+    if (std::set<int>(devices.begin(), devices.end()).size() != devices.size())
+      fail_bad_input("--gpus " + a.gpus + " names a GPU twice: one sweep process per GPU");
     if (devices.size() > 1) return run_on_gpus(a, source, config, devices, retry);
     a.measure.device = devices.front();
   }

@@ -163,6 +163,8 @@ TEST(BenchCli, GpusSpreadShapesAndRecordsNameTheirGpu) {
                                kernels.string() + " --device 1 --out " + (dir / "cut" / "gpus" / "gpu1").string(),
                            dir / "cache");
   ASSERT_EQ(child.code, 0) << child.out;
+  // A search: child keeps each shape's search in its folder; the run keeps it after the merge.
+  atomic_write_file(dir / "cut" / "gpus" / "gpu1" / "search" / "some-task" / "trajectories.jsonl", "{}\n");
   const CliRun cont = run(args + (dir / "cut").string(), dir / "cache");
   ASSERT_EQ(cont.code, 0) << cont.out;
   const auto gpus = gpu_of(dir / "cut");
@@ -173,11 +175,64 @@ TEST(BenchCli, GpusSpreadShapesAndRecordsNameTheirGpu) {
     ASSERT_NE(it, gpus.end()) << s;
     EXPECT_EQ(it->second, 1) << s << " came from GPU 1's leftover run";
   }
+  EXPECT_TRUE(fs::exists(dir / "cut" / "search" / "some-task" / "trajectories.jsonl")) << "a child's searches are kept";
+  EXPECT_FALSE(fs::exists(dir / "cut" / "gpus" / "gpu1"));
 
   expect_clear_error(args + (dir / "other").string() + " --device 1", "give --device or --gpus, not both");
   expect_clear_error("bench suite --compile-only --tasks " + tasks.string() + " --kernels dir:" + kernels.string() +
                          " --gpus 0,x --out " + (dir / "other").string(),
                      "--gpus takes 'all' or device ordinals");
+  expect_clear_error("bench suite --compile-only --tasks " + tasks.string() + " --kernels dir:" + kernels.string() +
+                         " --gpus 1,0,1 --out " + (dir / "other").string(),
+                     "names a GPU twice");
+  if (!tessera::testing::gpu_unavailable_reason().empty()) {
+    expect_clear_error("bench suite --tasks " + tasks.string() + " --kernels dir:" + kernels.string() +
+                           " --gpus 0,1 --out " + (dir / "other").string(),
+                       "no CUDA GPU");
+    EXPECT_FALSE(fs::exists(dir / "other")) << "no folder is left behind";
+  }
+}
+
+// A SIGINT sent to the parent alone (as a job scheduler sends it; a Ctrl-C at
+// the terminal reaches only the parent too, the children having process
+// groups of their own) is passed on: each child finishes its shape, the run
+// holds the records merged as they came, and the next run finishes the rest.
+TEST(BenchCli, GpusSweepStopsOnItsParentsSigintAndContinues) {
+  const auto dir = testing::fresh_dir("cli-gpus-stop");
+  std::vector<std::string> shapes;
+  for (int i = 1; i <= 24; ++i) shapes.push_back(fmt::format("{}x128x128", 64 * i));
+  const auto tasks = task_file(dir, shapes);
+  const auto kernels = kernel_dir(dir, shapes);
+  const fs::path out = dir / "run";
+  const fs::path cache = dir / "cache";
+  const std::string args = "bench suite --compile-only --no-progress --tasks " + tasks.string() + " --kernels dir:" +
+                           kernels.string() + " --gpus 0,1 --out " + out.string();
+  const fs::path pid_file = dir / "pid", code_file = dir / "code";
+  const std::string bg = fmt::format("(TESSERA_CACHE_DIR='{}' {} {} >'{}' 2>&1 & echo $! >'{}'; wait $!; echo $? >'{}') &",
+                                     cache.string(), TESSERA_BINARY, args, (dir / "log").string(), pid_file.string(),
+                                     code_file.string());
+  ASSERT_EQ(std::system(bg.c_str()), 0);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(240);
+  while ((!fs::exists(pid_file) || result_ids(out).empty()) && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_FALSE(result_ids(out).empty()) << "records join the run while the children measure";
+  ::kill(pid_t(std::stol(read_file(pid_file))), SIGINT);
+  while (!fs::exists(code_file) && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_TRUE(fs::exists(code_file)) << read_file(dir / "log");
+  // Each child had at least ten shapes left when the signal came (a real compile each).
+  EXPECT_LT(result_ids(out).size(), shapes.size()) << read_file(dir / "log");
+  EXPECT_EQ(std::stoi(read_file(code_file)), 5) << read_file(dir / "log");
+  EXPECT_NE(read_file(dir / "log").find("continue with: tessera bench suite --resume"), std::string::npos)
+      << read_file(dir / "log");
+  EXPECT_FALSE(fs::exists(out / "gpus" / "gpu0")) << "both children ended and were merged";
+
+  const CliRun r = run(args, cache);
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto ids = result_ids(out);
+  EXPECT_EQ(ids.size(), shapes.size());
+  EXPECT_EQ(std::set<std::string>(ids.begin(), ids.end()).size(), shapes.size()) << "none measured twice";
+  for (const auto& [id, gpu] : gpu_of(out)) EXPECT_TRUE(gpu == 0 || gpu == 1) << id;
 }
 
 TEST(BenchCli, InterruptedSweepContinuesWithoutLosingOrRepeatingAShape) {
