@@ -1,6 +1,7 @@
 #include "bench/detail/report_parts.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -19,6 +20,11 @@ const Stat* all_stat(const ReportData& d, const std::string& column) {
   const auto& all = d.buckets.back();  // summarize() ends with "all"
   auto it = all.speedup.find(column);
   return it == all.speedup.end() || it->second.n == 0 ? nullptr : &it->second;
+}
+
+// Whether the sweep spread its shapes over GPUs: only then do rows name theirs.
+bool spread(const ReportData& d) {
+  return std::any_of(d.rows.begin(), d.rows.end(), [](const ShapeRow& r) { return !r.gpu.empty(); });
 }
 
 }  // namespace
@@ -76,6 +82,13 @@ std::vector<std::pair<std::string, std::string>> headline(const ReportData& d) {
       if (n > count) most = b, count = n;
     if (count) out.push_back({"fastest baseline most often", fmt::format("{} ({} of {} shapes)", most, count, all.done)});
   }
+  if (spread(d)) {
+    std::map<std::string, int> shapes;  // by "ordinal name"
+    for (const auto& r : d.rows) ++shapes[r.gpu.empty() ? "one GPU (an earlier session)" : r.gpu];
+    std::string per;
+    for (const auto& [gpu, n] : shapes) per += fmt::format("{}{}: {}", per.empty() ? "" : ", ", gpu, n);
+    out.push_back({"shapes per GPU", per});
+  }
   if (d.ceiling.has_peak()) out.push_back({"peak (for % of peak)", fmt::format("{:.0f} TFLOP/s", d.ceiling.peak_tflops)});
   if (!d.above.empty()) out.push_back({"figures above the peak", fmt::format("{} (see below)", d.above.size())});
   return out;
@@ -107,6 +120,7 @@ std::vector<std::string> extreme_headers(const ReportData& d) {
           d.kernels ? "kernel µs" : "µs", d.kernels ? "fastest baseline (µs)" : "others (µs)", "TFLOP/s",
           "% of peak", "bottleneck", "SM", "DRAM", "tensor", "occupancy"};
   if (d.kernels) h.push_back("cost model: winner's rank, predicted µs");
+  if (spread(d)) h.push_back("GPU");
   return h;
 }
 
@@ -137,6 +151,8 @@ ExtremeRow extreme_row(const ReportData& d, const ShapeRow& r) {
   e.kernels = d.kernels;
   if (r.model.is_object() && r.model.value("winner_rank", 0) > 0)
     e.model = fmt::format("#{}, {:.2f}", r.model.value("winner_rank", 0), r.model.value("winner_predicted_us", 0.0));
+  e.spread = spread(d);
+  e.gpu = r.gpu.empty() ? "-" : r.gpu;
   return e;
 }
 
@@ -144,6 +160,7 @@ std::vector<std::string> cells_of(const ExtremeRow& e) {
   std::vector<std::string> c{e.shape, e.bucket,     e.kernel, e.value, e.kernel_us, e.baseline, e.tflops,
                              e.pct_peak, e.bottleneck, e.sm,     e.dram,  e.tensor,    e.occupancy};
   if (e.kernels) c.push_back(e.model);
+  if (e.spread) c.push_back(e.gpu);
   return c;
 }
 

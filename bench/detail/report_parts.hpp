@@ -31,6 +31,9 @@ struct ExtremeRow {
   // prediction for it ("-" when the kernel was not tile-tuned).
   bool kernels = false;
   std::string model = "-";
+  // A sweep spread over GPUs (--gpus): the GPU that measured the shape ("ordinal name").
+  bool spread = false;
+  std::string gpu;
 };
 std::vector<std::string> extreme_headers(const ReportData& d);
 ExtremeRow extreme_row(const ReportData& d, const ShapeRow& r);

@@ -79,6 +79,32 @@ TEST(BenchReport, BaselinesOnlyRunShowsThroughput) {
   EXPECT_NE(html.find("fastest baseline most often"), std::string::npos);
 }
 
+TEST(BenchReport, ShapesSpreadOverGpusNameTheirGpu) {
+  testing::SyntheticOptions o;
+  o.sizes = {64, 256, 1024};
+  const RunConfig c = testing::synthetic_config(o);
+  const auto dir = testing::fresh_dir("report-gpus");
+  {
+    RunWriter w(dir, c);
+    for (std::size_t i = 0; i < c.tasks.size(); ++i) {
+      ShapeRecord r = testing::synthetic_record(c.tasks[i], c.buckets, o);
+      r.gpu = int(i % 2);  // as bench suite --gpus 0,1 merges them
+      w.append(r);
+    }
+  }
+  const bench::Run run = load_run(dir);
+  const auto files = write_report(run, {});
+  const std::string md = read_file(files.markdown);
+  EXPECT_NE(md.find("shapes per GPU: 0 Synthetic H200: 14, 1 Synthetic H200: 13"), std::string::npos) << md;
+  EXPECT_NE(md.find("| GPU |"), std::string::npos) << "the worst and best shapes name their GPU:\n" << md;
+  EXPECT_NE(read_file(files.html).find("<th>GPU</th>"), std::string::npos);
+
+  const bench::Run one = testing::write_synthetic_run(testing::fresh_dir("report-one-gpu"), o);
+  const std::string md_one = read_file(write_report(one, {}).markdown);
+  EXPECT_EQ(md_one.find("shapes per GPU"), std::string::npos) << "one GPU: nothing to tell apart";
+  EXPECT_EQ(md_one.find("| GPU |"), std::string::npos);
+}
+
 TEST(BenchReport, ScatteredShapesSkipTheHeatMapsAndSaySo) {
   // 17 values of K (none of them the synthetic shape whose kernel fails): more heat maps than a page should hold.
   testing::SyntheticOptions o;
