@@ -1,13 +1,10 @@
 #include "cli/bench_suite_gpus.hpp"
 
-#include <fcntl.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <csignal>
-#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <optional>
@@ -23,9 +20,8 @@
 #include "core/error.hpp"
 #include "core/fs.hpp"
 #include "core/progress.hpp"
+#include "confine/confine.hpp"
 #include "harness/subprocess.hpp"
-
-extern char** environ;
 
 namespace tessera::cli {
 
@@ -134,29 +130,13 @@ void write_shard_tasks(const bench::RunConfig& config, const std::vector<const T
 // alone (a job scheduler's). A second Ctrl-C ends the parent; the children
 // still finish their shape, and the next run merges them.
 pid_t start_child(const std::vector<std::string>& args, const fs::path& log) {
-  const std::string exe = tessera_executable().string();
-  std::vector<std::string> all{exe};
-  all.insert(all.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : all) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  if (::posix_spawn_file_actions_init(&actions) != 0) throw Error("cannot prepare a bench suite child");
-  const std::string log_s = log.string();
-  int rc = ::posix_spawn_file_actions_addopen(&actions, 1, log_s.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-  if (!rc) rc = ::posix_spawn_file_actions_adddup2(&actions, 1, 2);
-  posix_spawnattr_t attr;
-  if (::posix_spawnattr_init(&attr) != 0) {
-    ::posix_spawn_file_actions_destroy(&actions);
-    throw Error("cannot prepare a bench suite child");
-  }
-  if (!rc) rc = ::posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-  if (!rc) rc = ::posix_spawnattr_setpgroup(&attr, 0);  // a group of its own, led by the child
-  pid_t pid = -1;
-  if (!rc) rc = ::posix_spawn(&pid, exe.c_str(), &actions, &attr, argv.data(), environ);
-  ::posix_spawnattr_destroy(&attr);
-  ::posix_spawn_file_actions_destroy(&actions);
-  if (rc) throw Error(fmt::format("cannot start {}: {}", exe, std::strerror(rc)));
+  SpawnFiles files;
+  files.out = log;  // stderr too
+  files.append = true;
+  files.mode = 0644;
+  std::string why;
+  const pid_t pid = spawn_process(tessera_executable(), args, current_environment(), files, {}, &why);
+  if (pid < 0) throw Error(why);
   return pid;
 }
 

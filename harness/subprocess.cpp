@@ -65,6 +65,44 @@ struct ScratchFiles {
 
 }  // namespace
 
+pid_t spawn_process(const std::filesystem::path& exe, const std::vector<std::string>& args,
+                    const std::vector<std::string>& env, const SpawnFiles& files,
+                    const std::filesystem::path& work_dir, std::string* error) {
+  SpawnSetup setup;
+  if (!setup.ok()) {
+    if (error) *error = "cannot prepare to start " + exe.string();
+    return -1;
+  }
+  std::vector<std::string> argv_s{exe.string()};
+  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  const auto pointers = [](const std::vector<std::string>& v) {
+    std::vector<char*> out;
+    for (const auto& e : v) out.push_back(const_cast<char*>(e.c_str()));
+    out.push_back(nullptr);
+    return out;
+  };
+  auto argv = pointers(argv_s);
+  auto envp = pointers(env);
+  const int write_flags = O_WRONLY | O_CREAT | (files.append ? O_APPEND : O_TRUNC);
+  const std::string in = files.in.string(), out = files.out.string(), err = files.err.string(), dir = work_dir.string();
+  int rc = 0;
+  if (!in.empty()) rc = ::posix_spawn_file_actions_addopen(&setup.actions, 0, in.c_str(), O_RDONLY, 0);
+  if (!rc) rc = ::posix_spawn_file_actions_addopen(&setup.actions, 1, out.c_str(), write_flags, files.mode);
+  if (!rc)
+    rc = err.empty() ? ::posix_spawn_file_actions_adddup2(&setup.actions, 1, 2)
+                     : ::posix_spawn_file_actions_addopen(&setup.actions, 2, err.c_str(), write_flags, files.mode);
+  if (!rc && !dir.empty()) rc = ::posix_spawn_file_actions_addchdir_np(&setup.actions, dir.c_str());
+  if (!rc) rc = ::posix_spawnattr_setpgroup(&setup.attr, 0);
+  if (!rc) rc = ::posix_spawnattr_setflags(&setup.attr, POSIX_SPAWN_SETPGROUP);
+  pid_t pid = -1;
+  if (!rc) rc = ::posix_spawn(&pid, exe.c_str(), &setup.actions, &setup.attr, argv.data(), envp.data());
+  if (rc) {
+    if (error) *error = fmt::format("cannot run {}: {}", exe.string(), std::strerror(rc));
+    return -1;
+  }
+  return pid;
+}
+
 ProcessResult run_process(const std::filesystem::path& exe, const std::vector<std::string>& args,
                           const std::string& stdin_data, double timeout_seconds, std::size_t output_limit,
                           const std::filesystem::path& work_dir) {
@@ -77,43 +115,14 @@ ProcessResult run_process(const std::filesystem::path& exe, const std::vector<st
     std::ofstream in(f.in, std::ios::binary);
     in << stdin_data;
   }
-  // posix_spawn, not fork: glibc starts the child with vfork semantics, so
-  // nothing of this process's address space is copied. A fork copies the
-  // page tables under the address-space lock, which every other thread's
-  // fork and page fault then waits for, and the processes that compile most
-  // are large and threaded (tessera serve, a trainer with torch and CUDA up).
-  SpawnSetup setup;
-  if (!setup.ok()) {
-    r.spawn_failed = true;
-    r.error = "cannot prepare to start " + exe.string();
-    return r;
-  }
   // Compilers get the allow-listed environment: a candidate's source reaches
   // them, and nothing of the user's secrets should.
-  const std::vector<std::string> env = sandbox_environment(current_environment());
-  std::vector<std::string> argv_s{exe.string()};
-  argv_s.insert(argv_s.end(), args.begin(), args.end());
-  const auto pointers = [](const std::vector<std::string>& v) {
-    std::vector<char*> out;
-    for (const auto& e : v) out.push_back(const_cast<char*>(e.c_str()));
-    out.push_back(nullptr);
-    return out;
-  };
-  auto argv = pointers(argv_s);
-  auto envp = pointers(env);
-  const std::string in = f.in.string(), out = f.out.string(), err = f.err.string(), dir = work_dir.string();
-  int rc = ::posix_spawn_file_actions_addopen(&setup.actions, 0, in.c_str(), O_RDONLY, 0);
-  if (!rc) rc = ::posix_spawn_file_actions_addopen(&setup.actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  if (!rc) rc = ::posix_spawn_file_actions_addopen(&setup.actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  if (!rc) rc = ::posix_spawn_file_actions_addchdir_np(&setup.actions, dir.c_str());
-  // Its own process group: a timeout kills nvcc's cicc/ptxas grandchildren too.
-  if (!rc) rc = ::posix_spawnattr_setpgroup(&setup.attr, 0);
-  if (!rc) rc = ::posix_spawnattr_setflags(&setup.attr, POSIX_SPAWN_SETPGROUP);
-  pid_t pid = -1;
-  if (!rc) rc = ::posix_spawn(&pid, exe.c_str(), &setup.actions, &setup.attr, argv.data(), envp.data());
-  if (rc) {
+  std::string why;
+  const pid_t pid = spawn_process(exe, args, sandbox_environment(current_environment()), {f.in, f.out, f.err},
+                                  work_dir, &why);
+  if (pid < 0) {
     r.spawn_failed = true;
-    r.error = fmt::format("cannot run {}: {}", exe.string(), std::strerror(rc));
+    r.error = why;
     return r;
   }
   // Polled with WNOHANG: a blocking wait could not keep the time limit.
