@@ -3,7 +3,6 @@
 // each evaluation's time went and what the GPUs did (docs/scaling.md). The
 // library is bench/scale.hpp; this file turns options into ScaleOptions and
 // prints the figures.
-#include <cuda_runtime_api.h>
 
 #include <cstdio>
 #include <string>
@@ -18,6 +17,7 @@
 #include "core/candidate.hpp"
 #include "core/error.hpp"
 #include "core/fs.hpp"
+#include "harness/sandbox.hpp"
 #include "serve/evaluator_slots.hpp"
 
 namespace tessera::cli {
@@ -42,17 +42,12 @@ struct ScaleArgs {
   SandboxArgs sandbox;
 };
 
-int gpu_count() {
-  int n = 0;
-  return cudaGetDeviceCount(&n) == cudaSuccess ? n : 0;
-}
-
 bench::ScaleOptions options_of(const ScaleArgs& a) {
   bench::ScaleOptions o;
   o.sandbox = sandbox_options_of(a.sandbox);
   // As `tessera serve --gpus`: without a GPU (or in compile-only mode) any
   // ordinals name compile-only slots, and "all" is one.
-  o.devices = serve::parse_gpu_list(a.gpus, o.sandbox.mode == EvalMode::compile_only ? 0 : gpu_count());
+  o.devices = serve::parse_gpu_list(a.gpus, o.sandbox.mode == EvalMode::compile_only ? 0 : cuda_device_count());
   o.counts = a.counts;
   if (o.counts.empty())
     for (int k = 1; k <= int(o.devices.size()); ++k) o.counts.push_back(k);

@@ -8,7 +8,6 @@
 #include <string>
 #include <vector>
 
-#include <cuda_runtime_api.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -138,11 +137,6 @@ std::vector<std::string> child_arguments(const SuiteArgs& a) {
   return v;
 }
 
-int cuda_devices() {
-  int n = 0;
-  return cudaGetDeviceCount(&n) == cudaSuccess ? n : 0;
-}
-
 // Says what the writer repaired, and reopens the shapes --retry names.
 void prepare_writer(bench::RunWriter& writer, const std::set<std::string>& retry) {
   if (!writer.repair_note().empty()) std::fprintf(stderr, "bench: %s\n", writer.repair_note().c_str());
@@ -206,7 +200,7 @@ void run_suite_command(SuiteArgs a) {
     fail_bad_input("--compile-only needs kernels to compile: --kernels none only times the baselines, on a GPU");
   if (!a.gpus.empty()) {
     if (a.device_option && a.device_option->count() > 0) fail_bad_input("give --device or --gpus, not both");
-    const int available = cuda_devices();
+    const int available = cuda_device_count();
     // Before the run folder is made, as with one GPU: no folder is left behind.
     if (available == 0 && !a.measure.compile_only)
       throw Error(Error::Kind::unavailable,

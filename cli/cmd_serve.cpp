@@ -1,5 +1,4 @@
 // tessera serve: the RL environment as an HTTP service (docs/serve.md).
-#include <cuda_runtime_api.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -15,6 +14,7 @@
 #include "core/error.hpp"
 #include "core/fs.hpp"
 #include "serve/backend.hpp"
+#include "harness/sandbox.hpp"
 #include "serve/evaluator_slots.hpp"
 #include "serve/server.hpp"
 #include "serve/service.hpp"
@@ -34,11 +34,6 @@ struct Args {
   tessera::cli::TaskArgs task;
   bool allow_translation_units = false;
 };
-
-int gpu_count() {
-  int n = 0;
-  return cudaGetDeviceCount(&n) == cudaSuccess ? n : 0;
-}
 
 bool loopback(const std::string& host) { return host == "127.0.0.1" || host == "::1" || host == "localhost"; }
 
@@ -68,7 +63,7 @@ void run(Args a) {
   const auto config = env_config(a);
 
   const tessera::SandboxOptions so = tessera::cli::sandbox_options_of(a.sandbox);
-  const auto devices = serve::parse_gpu_list(a.gpus, so.mode == tessera::EvalMode::compile_only ? 0 : gpu_count());
+  const auto devices = serve::parse_gpu_list(a.gpus, so.mode == tessera::EvalMode::compile_only ? 0 : tessera::cuda_device_count());
   auto slots = std::make_shared<serve::EvaluatorSlots>(serve::sandbox_factories(so, devices));
   slots->pool()->start_all();  // workers up (device known) before the first request
   serve::Service service(a.o, serve::make_env_backend(slots, config));

@@ -483,6 +483,11 @@ std::vector<std::array<std::int64_t, 3>> shape_generic_probes(const Task& t) {
   return {{odd(t.m), odd(t.n), odd(t.k) / 8 * 8 + 8}, {64, 128, 256}};
 }
 
+int cuda_device_count() {
+  int n = 0;
+  return cudaGetDeviceCount(&n) == cudaSuccess ? n : 0;
+}
+
 bool gpu_present(std::string* reason) {
   int n = 0;
   cudaError_t e = cudaGetDeviceCount(&n);

@@ -27,5 +27,7 @@ std::vector<std::array<std::int64_t, 3>> shape_generic_probes(const Task& task);
 
 // True when the CUDA runtime sees at least one device (no context is created).
 bool gpu_present(std::string* reason = nullptr);
+// The devices the CUDA runtime sees; 0 when it sees none or cannot tell.
+int cuda_device_count();
 
 }  // namespace tessera

@@ -4,7 +4,6 @@
 // log trimmed inside a UTF-8 sequence must not raise in the decoder (Python
 // decodes with replacement). Every call that evaluates releases the GIL, so
 // Python threads (and asyncio's executor) keep running.
-#include <cuda_runtime_api.h>
 
 #include <memory>
 #include <optional>
@@ -202,11 +201,6 @@ nb::bytes score_actions_json(const std::string& requests_json, const std::string
   return dump(out);
 }
 
-int device_count() {
-  int n = 0;
-  return cudaGetDeviceCount(&n) == cudaSuccess ? n : 0;
-}
-
 }  // namespace
 
 }  // namespace tessera::python
@@ -253,5 +247,5 @@ NB_MODULE(_core, m) {
   // them without a copy of its own.
   m.def("default_pool_options", [] { return dump(json(tessera::SandboxOptions{})); });
   m.def("default_eval_options", [] { return dump(json(tessera::EvalOptions{})); });
-  m.def("device_count", &device_count);
+  m.def("device_count", &tessera::cuda_device_count);
 }
