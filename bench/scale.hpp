@@ -17,6 +17,7 @@
 
 #include "bench/scale_report.hpp"
 #include "core/task.hpp"
+#include "harness/nvml.hpp"
 #include "core/wire.hpp"
 
 namespace tessera::bench {
@@ -44,7 +45,7 @@ struct ScaleOptions {
   // The tessera binary the serve and search paths start; empty: tessera_executable().
   std::filesystem::path binary;
   double sample_period_s = kScaleSamplePeriodSeconds;
-  std::string nvml_library;  // empty: libnvidia-ml.so.1 (tests name one that does not exist)
+  std::string nvml_library = kNvmlLibrary;  // the driver's (tests name one that does not exist)
   bool progress = true;      // a progress bar on stderr
 };
 

@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "bench/detail/nvml.hpp"
+#include "harness/nvml.hpp"
 #include "bench/scale_report.hpp"
 
 namespace tessera::bench::detail {

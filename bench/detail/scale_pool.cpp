@@ -70,7 +70,7 @@ ScalePoint measure(ScaleRun& run, EvaluatorPool& pool, const std::vector<int>& d
   if (o.warm_cache) pool.evaluator(0).precompile(cands);
   else run.cache.clear_kernels();
 
-  GpuSampler sampler(devices, o.sample_period_s, o.nvml_library.empty() ? kNvmlLibrary : o.nvml_library);
+  GpuSampler sampler(devices, o.sample_period_s, o.nvml_library);
   note_nvml(run, sampler.problem());
   const auto t0 = std::chrono::steady_clock::now();
   const auto results = pool.evaluate_batch(batch, o.eval, [&](std::size_t, std::size_t) {

@@ -88,7 +88,7 @@ ScalePoint measure(ScaleRun& run, const std::vector<int>& devices, const Task& t
       "--mode", to_string(o.sandbox.mode), "--sandbox-options", sandbox.dump()};
   if (!o.warm_cache) run.cache.clear_kernels();  // a search's kernels are its own: nothing to compile ahead of it
 
-  GpuSampler sampler(devices, o.sample_period_s, o.nvml_library.empty() ? kNvmlLibrary : o.nvml_library);
+  GpuSampler sampler(devices, o.sample_period_s, o.nvml_library);
   note_nvml(run, sampler.problem());
   ProcessResult child;
   {

@@ -130,7 +130,7 @@ ScalePoint measure(ScaleRun& run, const std::string& url, const std::vector<int>
   }
 
   const auto busy_before = busy_seconds(url, devices.size());
-  GpuSampler sampler(devices, o.sample_period_s, o.nvml_library.empty() ? kNvmlLibrary : o.nvml_library);
+  GpuSampler sampler(devices, o.sample_period_s, o.nvml_library);
   note_nvml(run, sampler.problem());
   const auto t0 = std::chrono::steady_clock::now();
   const auto answers = post_all(url, cands, task, options, o.clients, [&] {

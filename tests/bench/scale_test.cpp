@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 
 #include "bench/detail/gpu_sampler.hpp"
-#include "bench/detail/nvml.hpp"
+#include "harness/nvml.hpp"
 #include "bench/detail/stage_samples.hpp"
 #include "bench/scale.hpp"
 #include "core/fs.hpp"
@@ -130,7 +130,7 @@ TEST(ScaleSampler, WithoutNvmlItTakesNoReadingsAndSaysWhy) {
 }
 
 TEST(ScaleSampler, ThrottleReasonsAreSharesOfTheReadings) {
-  std::vector<detail::NvmlReading> readings(4);
+  std::vector<NvmlReading> readings(4);
   for (auto& r : readings) {
     r.reasons_known = true;
     r.sm_clock_mhz = 1980;
@@ -144,7 +144,7 @@ TEST(ScaleSampler, ThrottleReasonsAreSharesOfTheReadings) {
   EXPECT_DOUBLE_EQ(g.throttle.at("hw_slowdown"), 0.25);
   EXPECT_DOUBLE_EQ(g.sm_clock_min_mhz, 1500);
   EXPECT_DOUBLE_EQ(g.sm_clock_mhz, (3 * 1980 + 1500) / 4.0);
-  EXPECT_EQ(detail::throttle_reason_names(0x1 | 0x40), (std::vector<std::string>{"gpu_idle", "hw_thermal"}));
+  EXPECT_EQ(throttle_reason_names(0x1 | 0x40), (std::vector<std::string>{"gpu_idle", "hw_thermal"}));
 }
 
 TEST(ScaleOptionsCheck, OptionsNoRunCanSatisfyAreBadInput) {
@@ -287,10 +287,10 @@ TEST(ScaleCli, CompileOnlyRunPrintsEveryPointAndWritesTheFigures) {
 // Every figure is its own call's: a stand-in NVML answers distinct values
 // in NVML's units (MHz, mW, C), and each must land in its own field.
 TEST(Nvml, EachReadingIsItsOwnCallsFigureInItsUnits) {
-  detail::Nvml nvml(TESSERA_FAKE_NVML);
+  Nvml nvml(TESSERA_FAKE_NVML);
   ASSERT_TRUE(nvml.available()) << nvml.problem();
   int handle = 0;
-  const detail::NvmlReading r = nvml.read(&handle);
+  const NvmlReading r = nvml.read(&handle);
   EXPECT_EQ(r.sm_clock_mhz, 1755);
   EXPECT_EQ(r.mem_clock_mhz, 2619);
   EXPECT_DOUBLE_EQ(r.power_w, 512.25);
@@ -299,7 +299,7 @@ TEST(Nvml, EachReadingIsItsOwnCallsFigureInItsUnits) {
   EXPECT_EQ(r.util_gpu_pct, 87);
   EXPECT_EQ(r.util_mem_pct, 43);
   ASSERT_TRUE(r.reasons_known);
-  EXPECT_EQ(detail::throttle_reason_names(r.reasons), std::vector<std::string>{"sw_power_cap"});
+  EXPECT_EQ(throttle_reason_names(r.reasons), std::vector<std::string>{"sw_power_cap"});
   EXPECT_EQ(nvml.name(&handle), "Fake GPU");
 }
 

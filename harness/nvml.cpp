@@ -1,4 +1,4 @@
-#include "bench/detail/nvml.hpp"
+#include "harness/nvml.hpp"
 
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-namespace tessera::bench::detail {
+namespace tessera {
 
 namespace {
 
@@ -25,6 +25,12 @@ struct Utilization {
   unsigned gpu;
   unsigned memory;
 };
+struct ProcessInfo {  // nvmlProcessInfo_t
+  unsigned pid;
+  unsigned long long used_gpu_memory;
+  unsigned gpu_instance_id, compute_instance_id;
+};
+constexpr unsigned kMaxProcesses = 256;
 
 // The bits of nvmlClocksEventReasons, in bit order.
 constexpr std::array<const char*, 9> kReasonNames = {
@@ -54,6 +60,7 @@ struct Nvml::Api {
   Return (*temperature)(Device, int, unsigned*) = nullptr;
   Return (*utilization)(Device, Utilization*) = nullptr;
   Return (*reasons)(Device, unsigned long long*) = nullptr;
+  Return (*compute_procs)(Device, unsigned*, ProcessInfo*) = nullptr;
 };
 
 std::vector<std::string> throttle_reason_names(unsigned long long reasons) {
@@ -87,6 +94,7 @@ Nvml::Nvml(const std::string& library) : api_(std::make_unique<Api>()) {
   // The newer name first; drivers before 535 have only the older one.
   sym(api_->reasons, "nvmlDeviceGetCurrentClocksEventReasons");
   if (!api_->reasons) sym(api_->reasons, "nvmlDeviceGetCurrentClocksThrottleReasons");
+  sym(api_->compute_procs, "nvmlDeviceGetComputeRunningProcesses_v3");
   if (!init || !api_->by_pci) {
     problem_ = fmt::format("NVML unavailable: {} lacks nvmlInit_v2 or nvmlDeviceGetHandleByPciBusId_v2", library);
     return;
@@ -147,4 +155,14 @@ NvmlReading Nvml::read(void* device) const {
   return r;
 }
 
-}  // namespace tessera::bench::detail
+std::optional<std::vector<pid_t>> Nvml::compute_processes(void* device) const {
+  if (!initialised_ || !device || !api_->compute_procs) return std::nullopt;
+  std::vector<ProcessInfo> procs(kMaxProcesses);
+  unsigned count = kMaxProcesses;
+  if (api_->compute_procs(device, &count, procs.data()) != 0) return std::nullopt;
+  std::vector<pid_t> out;
+  for (unsigned i = 0; i < count && i < kMaxProcesses; ++i) out.push_back(static_cast<pid_t>(procs[i].pid));
+  return out;
+}
+
+}  // namespace tessera

@@ -2,13 +2,17 @@
 // NVML, loaded at run time from the driver's libnvidia-ml.so.1: the binary
 // never links it, so it loads and runs on a machine without a driver (CI),
 // where the library says why it is unavailable instead of failing. Only what
-// `tessera bench scale` samples: clocks, power, temperature, utilisation and
-// the reasons the clocks are held down.
+// tessera reads: the processes on a GPU (the sandbox's evidence when a worker
+// dies), and what `tessera bench scale` samples: clocks, power, temperature,
+// utilisation and the reasons the clocks are held down.
+#include <sys/types.h>
+
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
-namespace tessera::bench::detail {
+namespace tessera {
 
 inline constexpr const char* kNvmlLibrary = "libnvidia-ml.so.1";
 
@@ -47,6 +51,8 @@ public:
   void* device_of_cuda_ordinal(int ordinal, std::string* why) const;
   std::string name(void* device) const;
   NvmlReading read(void* device) const;
+  // The processes holding a context on `device`; nullopt when NVML cannot tell.
+  std::optional<std::vector<pid_t>> compute_processes(void* device) const;
 
 private:
   struct Api;  // the entry points, resolved once
@@ -57,4 +63,4 @@ private:
   std::string problem_;
 };
 
-}  // namespace tessera::bench::detail
+}  // namespace tessera
