@@ -1,11 +1,5 @@
 #include "bench/run.hpp"
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <map>
 #include <sstream>
 
@@ -101,9 +95,12 @@ RunWriter::RunWriter(const fs::path& dir, const RunConfig& config) : dir_(dir) {
   if (fs::exists(dir, ec) && !fs::is_directory(dir, ec)) fail_bad_input(dir.string() + " exists and is not a folder");
   fs::create_directories(dir, ec);
   if (ec) fail_bad_input(fmt::format("cannot create {}: {}", dir.string(), ec.message()));
-  lock_.fd = ::open((dir / kLockFile).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (lock_.fd < 0) fail_bad_input(fmt::format("cannot write in {}: {}", dir.string(), std::strerror(errno)));
-  if (::flock(lock_.fd, LOCK_EX | LOCK_NB) != 0)
+  try {
+    lock_.emplace(dir / kLockFile);
+  } catch (const Error& e) {
+    fail_bad_input(fmt::format("cannot write in {}: {}", dir.string(), e.what()));
+  }
+  if (!lock_->try_lock())
     fail_bad_input(fmt::format("another tessera bench suite is writing {}: wait for it, or use another --out",
                                dir.string()));
   const fs::path cfg = dir / kConfigFile;
@@ -137,16 +134,12 @@ std::vector<std::string> RunWriter::reopen(const std::set<std::string>& statuses
 }
 
 bool run_is_being_written(const fs::path& dir) {
-  const int fd = ::open((dir / kLockFile).c_str(), O_RDWR | O_CLOEXEC);
-  if (fd < 0) return false;  // never written, or no lock file yet
-  const bool held = ::flock(fd, LOCK_EX | LOCK_NB) != 0;
-  ::close(fd);  // releases the probe's lock, if it took one
-  return held;
+  std::error_code ec;
+  if (!fs::exists(dir / kLockFile, ec)) return false;  // never written
+  FileLock probe(dir / kLockFile);  // let go when it goes out of scope
+  return !probe.try_lock();
 }
 
-RunWriter::Lock::~Lock() noexcept {
-  if (fd >= 0) ::close(fd);  // releases the flock
-}
 
 void RunWriter::append(const ShapeRecord& record) {
   append_line_durable(dir_ / kResultsFile, to_json(record).dump());

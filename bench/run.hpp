@@ -7,6 +7,7 @@
 // running it again on the same folder: finished shapes are skipped.
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 
 #include "bench/buckets.hpp"
 #include "bench/record.hpp"
+#include "core/file_lock.hpp"
 #include "core/task.hpp"
 
 namespace tessera::bench {
@@ -65,18 +67,10 @@ public:
   std::vector<std::string> reopen(const std::set<std::string>& statuses);
 
 private:
-  // The folder's lock file, held open (and flock'ed) for the writer's life;
-  // a member, so that a constructor that throws after taking it lets it go.
-  struct Lock {
-    int fd = -1;
-    Lock() = default;
-    Lock(const Lock&) = delete;
-    Lock& operator=(const Lock&) = delete;
-    ~Lock() noexcept;
-  };
-
   std::filesystem::path dir_;
-  Lock lock_;
+  // The folder's lock, held for the writer's life; a member, so that a
+  // constructor that throws after taking it lets it go.
+  std::optional<FileLock> lock_;
   std::set<std::string> finished_;
   std::map<std::string, std::string> kernel_status_;  // task id -> its latest record's kernel status
   bool resumed_ = false;
