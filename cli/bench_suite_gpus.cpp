@@ -30,7 +30,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr auto kPoll = std::chrono::milliseconds(250);
-constexpr int kExitStoppedEarly = 5;  // a child's "shapes left" (as the parent's)
 constexpr std::size_t kLogTailBytes = 600;
 
 fs::path shards_dir(const bench::RunWriter& w) { return w.dir() / "gpus"; }

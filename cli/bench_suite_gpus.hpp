@@ -19,6 +19,10 @@
 
 namespace tessera::cli {
 
+// bench suite's exit code for "shapes left: run the same command again to
+// continue", the parent's and each child's.
+inline constexpr int kExitStoppedEarly = 5;
+
 struct GpuSweep {
   std::vector<int> devices;              // two or more CUDA ordinals
   std::vector<std::string> child_args;   // bench suite arguments every child gets (kernels, mode, measure, build)

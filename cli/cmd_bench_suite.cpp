@@ -33,8 +33,6 @@ namespace tessera::cli {
 
 namespace {
 
-constexpr int kExitStoppedEarly = 5;  // shapes left: run the same command again to continue
-
 struct SuiteArgs {
   std::string tasks_file;
   std::string kernels = "none";
