@@ -93,7 +93,11 @@ TEST_F(GpuLockTest, AWaitIsItsOwnPhaseKeptAliveAndLoggedWithItsTimes) {
   {
     GpuLock::Scope scope(lock, [&](const std::string& what) { beats.push_back(what); }, "eval");
     EXPECT_TRUE(scope.waited());
-    EXPECT_FALSE(other.try_lock()) << "the scope holds the GPU";
+    // A third holder asks, not `other`: the release thread may still be
+    // inside other.unlock() (the flock let go, its own flag not yet cleared),
+    // where other.try_lock() would answer from that flag.
+    FileLock probe(gpu_lock_path(kUuid));
+    EXPECT_FALSE(probe.try_lock()) << "the scope holds the GPU";
   }
   const std::string log = ::testing::internal::GetCapturedStderr();
   release.join();
