@@ -203,7 +203,10 @@ void run_suite_command(SuiteArgs a) {
     if (available == 0 && !a.measure.compile_only)
       throw Error(Error::Kind::unavailable,
                   "no CUDA GPU: --gpus " + a.gpus + " measures on GPUs (--compile-only compiles without one)");
-    const std::vector<int> devices = serve::parse_gpu_list(a.gpus, available);
+    // A compile-only sweep touches no GPU: its ordinals only name the children,
+    // so they are not checked against this machine ('all' still counts its GPUs).
+    const bool any_ordinal = a.measure.compile_only && a.gpus != "all";
+    const std::vector<int> devices = serve::parse_gpu_list(a.gpus, any_ordinal ? 0 : available);
     // Two sweeps on one GPU would time each other's kernels, and share its child folder.
     if (std::set<int>(devices.begin(), devices.end()).size() != devices.size())
       fail_bad_input("--gpus " + a.gpus + " names a GPU twice: one sweep process per GPU");
