@@ -28,9 +28,15 @@ void add_child_roles(CLI::App& root, std::function<void(int)> set_exit_code) {
   runner->add_option("--device", runner_config.device);
   runner->callback([] { exit_with(worker::runner_main(runner_config)); });
 
+  static bool serve = false;
+  static std::string pch_dir;
   auto* compile = root.add_subcommand("__compile", "compile child process (internal)");
   compile->group("");
-  compile->callback([] { exit_with(compile_child_main()); });
+  // --serve: a long-lived compile server (harness/detail/compile_servers.hpp), one request per line;
+  // --pch-dir: with NVRTC's automatic precompiled headers, their files there.
+  compile->add_flag("--serve", serve);
+  compile->add_option("--pch-dir", pch_dir)->needs(compile->get_option("--serve"));
+  compile->callback([] { exit_with(serve ? compile_server_main(pch_dir) : compile_child_main()); });
 }
 
 }  // namespace tessera

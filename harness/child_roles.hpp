@@ -2,7 +2,8 @@
 // The processes the harness starts are the `tessera` binary itself, entered
 // through hidden subcommands: the sandbox worker (`__worker`), the runner of
 // a translation unit's host code (`__runner`, started by the worker) and the
-// compile child (`__compile`). One file is deployed; users never call them.
+// compile child (`__compile`, or `__compile --serve`: a long-lived compile
+// server). One file is deployed; users never call them.
 #include <CLI/CLI.hpp>
 
 #include <functional>

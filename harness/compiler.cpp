@@ -1,6 +1,7 @@
 #include "harness/compiler.hpp"
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -10,6 +11,7 @@
 #include <iterator>
 #include <map>
 #include <mutex>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -20,6 +22,7 @@
 #include "core/json_struct.hpp"
 #include "harness/detail/build_directives.hpp"
 #include "harness/detail/compile_steps.hpp"
+#include "harness/detail/compile_servers.hpp"
 #include "harness/subprocess.hpp"
 
 namespace tessera {
@@ -192,37 +195,23 @@ CompileOutput Compiler::compile_uncached(const CompileRequest& request, const st
   return out;
 }
 
-CompileOutput Compiler::compile_in_process(const CompileRequest& request, const std::string& key) {
+CompileOutput Compiler::compile_in_process(const CompileRequest& request, const std::string& key,
+                                           const std::filesystem::path& nvrtc_pch_dir) {
   const auto artifact_base = options_.cache_dir / key;
   return request.kind == CandidateKind::device_only
-             ? detail::compile_nvrtc(request, artifact_base.string() + ".cubin")
+             ? detail::compile_nvrtc(request, artifact_base.string() + ".cubin", nvrtc_pch_dir)
              : detail::compile_nvcc(request, artifact_base.string() + ".so", options_.cache_dir / "tu-work",
                                     options_.timeout_seconds);
 }
 
-CompileOutput Compiler::compile_in_child(const CompileRequest& request, const std::string& key) {
-  const CompileChildRequest req{request, options_.cache_dir, key, options_.timeout_seconds};
-  const auto exe = options_.self_exe.empty() ? tessera_executable() : options_.self_exe;
-  auto pr = run_process(exe, {"__compile"}, nlohmann::json(req).dump(), options_.timeout_seconds,
-                                4 * kCompileLogLimitBytes + (1 << 20), options_.cache_dir / "child-work");
-  CompileOutput out;
-  out.info.compiler = request.kind == CandidateKind::device_only ? "nvrtc" : "nvcc";
-  if (detail::process_failed(pr, "compile", options_.timeout_seconds, out)) return out;
-  // The child prints exactly one JSON line last; anything before it is noise.
-  auto pos = pr.output.rfind("\n{\"TESSERA_COMPILE\":");
-  if (pos == std::string::npos && pr.output.rfind("{\"TESSERA_COMPILE\":", 0) == 0) pos = 0;
-  else if (pos != std::string::npos) pos += 1;
-  if (pos == std::string::npos) {
-    // No answer: the compiler died (a memory limit hit, a crash inside NVRTC).
-    out.status = Status::compile_error;
-    out.reason = fmt::format("compiler process died (exit code {}) without a result", pr.exit_code);
-    out.info.log = pr.output;
-    return out;
-  }
+namespace {
+
+constexpr std::string_view kAnswerKey = "TESSERA_COMPILE";
+
+// The compile child's answer line, read strictly; infra_error when it cannot be read.
+CompileOutput read_answer(std::string_view line, CompileOutput out) {
   try {
-    auto line_end = pr.output.find('\n', pos);
-    auto j = nlohmann::json::parse(pr.output.substr(pos, line_end == std::string::npos ? line_end : line_end - pos));
-    return read_strict<CompileOutput>(j.at("TESSERA_COMPILE"), "the compile child's answer");
+    return read_strict<CompileOutput>(nlohmann::json::parse(line).at(kAnswerKey), "the compile child's answer");
   } catch (const std::exception& e) {
     out.status = Status::infra_error;
     out.reason = fmt::format("unreadable answer from the compiler process: {}", e.what());
@@ -230,31 +219,127 @@ CompileOutput Compiler::compile_in_child(const CompileRequest& request, const st
   }
 }
 
-int compile_child_main() {
-  // Limits inherited by nvcc and its children: a compile bomb hits these
-  // instead of the machine.
+// No answer: the compiler died (a memory limit hit, a crash inside NVRTC).
+CompileOutput died_without_answer(int exit_code, std::string output, CompileOutput out) {
+  out.status = Status::compile_error;
+  out.reason = fmt::format("compiler process died (exit code {}) without a result", exit_code);
+  out.info.log = std::move(output);
+  return out;
+}
+
+}  // namespace
+
+CompileOutput Compiler::compile_in_child(const CompileRequest& request, const std::string& key) {
+  const CompileChildRequest req{request, options_.cache_dir, key, options_.timeout_seconds};
+  const auto exe = options_.self_exe.empty() ? tessera_executable() : options_.self_exe;
+  const std::size_t output_limit = 4 * kCompileLogLimitBytes + (1 << 20);
+  const auto work_dir = options_.cache_dir / "child-work";
+  CompileOutput out;
+  out.info.compiler = request.kind == CandidateKind::device_only ? "nvrtc" : "nvcc";
+  // NVRTC compiles go to a long-lived server; nvcc's are processes of their own anyway.
+  const auto setting = detail::compile_server_setting();
+  if (setting.servers && request.kind == CandidateKind::device_only) {
+    using K = detail::CompileServerReply::Kind;
+    auto reply = detail::CompileServers::instance().ask({exe, setting.pch, work_dir, output_limit},
+                                                        nlohmann::json(req).dump(), options_.timeout_seconds);
+    ProcessResult pr;  // for process_failed's wording, shared with the one-shot child
+    pr.output = reply.output;
+    switch (reply.kind) {
+      case K::answer: return read_answer(reply.answer, std::move(out));
+      case K::died: return died_without_answer(reply.exit_code, std::move(reply.output), std::move(out));
+      case K::timed_out:
+        pr.timed_out = true;
+        break;
+      case K::unavailable:
+        pr.spawn_failed = true;
+        pr.error = reply.error;
+        break;
+      case K::overflow:
+        out.status = Status::compile_error;
+        out.reason = fmt::format("compiler process wrote more than {} bytes without a result", output_limit);
+        out.info.log = std::move(reply.output);
+        return out;
+      case K::closed: break;  // this process is exiting: a one-shot child below
+    }
+    if (detail::process_failed(pr, "compile", options_.timeout_seconds, out)) return out;
+  }
+  auto pr =
+      run_process(exe, {"__compile"}, nlohmann::json(req).dump(), options_.timeout_seconds, output_limit, work_dir);
+  if (detail::process_failed(pr, "compile", options_.timeout_seconds, out)) return out;
+  // The child prints exactly one JSON line last; anything before it is noise.
+  const std::string marker = fmt::format("{{\"{}\":", kAnswerKey);
+  auto pos = pr.output.rfind("\n" + marker);
+  if (pos == std::string::npos && pr.output.rfind(marker, 0) == 0) pos = 0;
+  else if (pos != std::string::npos) pos += 1;
+  if (pos == std::string::npos) return died_without_answer(pr.exit_code, std::move(pr.output), std::move(out));
+  const auto line_end = pr.output.find('\n', pos);
+  return read_answer(std::string_view(pr.output).substr(pos, line_end == std::string::npos ? line_end : line_end - pos),
+                     std::move(out));
+}
+
+namespace {
+
+// Limits inherited by nvcc and its children: a compile bomb hits these
+// instead of the machine.
+void set_compile_limits() {
   if (!kAddressSanitizer) {
     rlimit as{kCompileMemoryLimitBytes, kCompileMemoryLimitBytes};
     setrlimit(RLIMIT_AS, &as);
   }
   rlimit fsize{1ull << 30, 1ull << 30};
   setrlimit(RLIMIT_FSIZE, &fsize);
+}
+
+// One request's answer; never throws.
+CompileOutput compile_request(const std::string& text, const std::filesystem::path& pch_dir) {
   CompileOutput out;
   try {
-    std::string input((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
-    const auto req = read_strict<CompileChildRequest>(nlohmann::json::parse(input), "compile request");
+    const auto req = read_strict<CompileChildRequest>(nlohmann::json::parse(text), "compile request");
     CompilerOptions o;
     o.cache_dir = req.cache_dir;
     o.out_of_process = false;
     o.timeout_seconds = req.timeout_seconds;
     Compiler c(o);
-    out = c.compile_in_process(req.request, req.key);
+    out = c.compile_in_process(req.request, req.key, pch_dir);
     out.info.log = detail::trim_log(out.info.log, kCompileLogLimitBytes);
   } catch (const std::exception& e) {
     out.status = Status::infra_error;
     out.reason = fmt::format("compile child failed: {}", e.what());
   }
-  std::cout << "\n" << nlohmann::json{{"TESSERA_COMPILE", out}}.dump() << std::endl;
+  return out;
+}
+
+void print_answer(const CompileOutput& out) {
+  // On a line of its own whatever was printed before; flushed (std::endl).
+  std::cout << "\n" << nlohmann::json{{std::string(kAnswerKey), out}}.dump() << std::endl;
+}
+
+// TEST ONLY: the planted faults of detail/compile_servers.hpp.
+void planted_fault(const std::string& request_text) {
+  if (request_text.find(detail::kCompileServerCrashMarker) != std::string::npos) std::abort();
+  if (request_text.find(detail::kCompileServerHangMarker) != std::string::npos)
+    for (;;) ::pause();
+}
+
+}  // namespace
+
+int compile_child_main() {
+  set_compile_limits();
+  std::string input((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+  print_answer(compile_request(input, {}));
+  return 0;
+}
+
+int compile_server_main(const std::filesystem::path& pch_dir) {
+  set_compile_limits();
+  const char* faults = std::getenv(detail::kCompileServerFaultsEnvVar);
+  const bool planted = faults && std::string_view(faults) == detail::kCompileServerFaultsValue;
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    if (line.empty()) continue;
+    if (planted) planted_fault(line);
+    print_answer(compile_request(line, pch_dir));
+  }
   return 0;
 }
 

@@ -55,7 +55,11 @@ public:
   const CompilerOptions& options() const { return options_; }
 
   // Compiles here, with no child and no cache lookup (used by the child).
-  CompileOutput compile_in_process(const CompileRequest& request, const std::string& key);
+  // `nvrtc_pch_dir` non-empty: NVRTC uses its automatic precompiled headers,
+  // their files kept there (only a compile server asks: a PCH never outlives
+  // its process, so a one-shot child would pay for making it and never use it).
+  CompileOutput compile_in_process(const CompileRequest& request, const std::string& key,
+                                   const std::filesystem::path& nvrtc_pch_dir = {});
 
 private:
   std::optional<CompileOutput> lookup(const std::string& key) const;
@@ -76,6 +80,11 @@ long long compiles_run();
 // Entry point of `tessera __compile`: a CompileChildRequest (core/wire.hpp)
 // on stdin, its CompileOutput as the last line of stdout.
 int compile_child_main();
+// Entry point of `tessera __compile --serve` (harness/detail/compile_servers.hpp):
+// one CompileChildRequest line after another on stdin, each answered by one
+// `{"TESSERA_COMPILE": CompileOutput}` line on stdout, until EOF. `pch_dir`
+// non-empty: NVRTC's automatic precompiled headers, their files there.
+int compile_server_main(const std::filesystem::path& pch_dir);
 
 // The ABI header's text, injected into every NVRTC compile.
 const std::string& abi_header_source();

@@ -86,11 +86,20 @@ pid_t spawn_process(const std::filesystem::path& exe, const std::vector<std::str
   const int write_flags = O_WRONLY | O_CREAT | (files.append ? O_APPEND : O_TRUNC);
   const std::string in = files.in.string(), out = files.out.string(), err = files.err.string(), dir = work_dir.string();
   int rc = 0;
-  if (!in.empty()) rc = ::posix_spawn_file_actions_addopen(&setup.actions, 0, in.c_str(), O_RDONLY, 0);
-  if (!rc) rc = ::posix_spawn_file_actions_addopen(&setup.actions, 1, out.c_str(), write_flags, files.mode);
+  if (files.in_fd >= 0) rc = ::posix_spawn_file_actions_adddup2(&setup.actions, files.in_fd, 0);
+  else if (!in.empty()) rc = ::posix_spawn_file_actions_addopen(&setup.actions, 0, in.c_str(), O_RDONLY, 0);
+  if (!rc && files.out_fd >= 0) rc = ::posix_spawn_file_actions_adddup2(&setup.actions, files.out_fd, 1);
+  else if (!rc) rc = ::posix_spawn_file_actions_addopen(&setup.actions, 1, out.c_str(), write_flags, files.mode);
   if (!rc)
     rc = err.empty() ? ::posix_spawn_file_actions_adddup2(&setup.actions, 1, 2)
                      : ::posix_spawn_file_actions_addopen(&setup.actions, 2, err.c_str(), write_flags, files.mode);
+  if (!rc && files.close_other_fds) {
+#if defined(__GLIBC__) && __GLIBC_PREREQ(2, 34)
+    rc = ::posix_spawn_file_actions_addclosefrom_np(&setup.actions, 3);
+#else
+    rc = ENOSYS;  // no way to close them between spawn and exec: refuse rather than leak them
+#endif
+  }
   if (!rc && !dir.empty()) rc = ::posix_spawn_file_actions_addchdir_np(&setup.actions, dir.c_str());
   if (!rc) rc = ::posix_spawnattr_setpgroup(&setup.attr, 0);
   if (!rc) rc = ::posix_spawnattr_setflags(&setup.attr, POSIX_SPAWN_SETPGROUP);

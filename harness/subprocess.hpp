@@ -25,6 +25,15 @@ struct SpawnFiles {
   std::filesystem::path in;   // stdin from this file; empty: this process's stdin
   std::filesystem::path out;  // stdout to this file
   std::filesystem::path err;  // stderr to this file; empty: the same file as stdout
+  // A descriptor of this process (a pipe's end, opened O_CLOEXEC so that no
+  // other child inherits it) as the child's stdin or stdout, in place of `in`
+  // or `out`: a long-lived child talking in lines (the compile servers).
+  int in_fd = -1;
+  int out_fd = -1;
+  // Close every descriptor above stderr in the child, whether or not it is
+  // close-on-exec: a long-lived child must not keep open what this process
+  // opened without O_CLOEXEC (a lock, a listening socket) after it closes it.
+  bool close_other_fds = false;
   bool append = false;        // add to out (and err) rather than truncate them
   int mode = 0600;            // permissions of a file created for out or err
 };

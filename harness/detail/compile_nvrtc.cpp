@@ -87,12 +87,19 @@ std::filesystem::path cuda_include_dir() {
   return TESSERA_CUDA_INCLUDE_DIR;
 }
 
-CompileOutput compile_nvrtc(const CompileRequest& request, const std::filesystem::path& cubin_path) {
+CompileOutput compile_nvrtc(const CompileRequest& request, const std::filesystem::path& cubin_path,
+                            const std::filesystem::path& pch_dir) {
   CompileOutput out;
   out.info.compiler = "nvrtc";
   NvrtcProgram prog(request.source, abi_header_source());
   std::vector<std::string> opts = {"-arch=" + request.arch, "-std=c++17", "--include-path=" + cuda_include_dir().string(),
                                    "--ptxas-options=-v", "-lineinfo", "-DTESSERA_NVRTC=1"};
+  if (!pch_dir.empty()) {
+    // Quiet: a PCH made or used must leave the log (what a candidate's author
+    // sees, and what is cached) as it is without one.
+    for (const char* o : {"-pch", "--pch-messages=false", "--pch-verbose=false"}) opts.push_back(o);
+    opts.push_back("--pch-dir=" + pch_dir.string());
+  }
   opts.insert(opts.end(), request.extra_options.begin(), request.extra_options.end());
   std::vector<const char*> argv;
   for (const auto& o : opts) argv.push_back(o.c_str());

@@ -10,7 +10,9 @@
 
 namespace tessera::detail {
 
-CompileOutput compile_nvrtc(const CompileRequest& request, const std::filesystem::path& cubin_path);
+// `pch_dir` non-empty: automatic precompiled headers, kept there (CompilerOptions::nvrtc_pch_dir).
+CompileOutput compile_nvrtc(const CompileRequest& request, const std::filesystem::path& cubin_path,
+                            const std::filesystem::path& pch_dir = {});
 CompileOutput compile_nvcc(const CompileRequest& request, const std::filesystem::path& so_path,
                            const std::filesystem::path& work_dir, double timeout_seconds);
 std::string nvcc_version();

@@ -1,0 +1,120 @@
+#pragma once
+// Long-lived compile processes (`tessera __compile --serve`) for NVRTC
+// compiles (issue 37). A fresh `tessera __compile` per candidate pays the
+// process start, loading libnvrtc and first-touching its heap on every
+// compile, and NVRTC's precompiled headers never outlive a process; a server
+// pays them once and answers one CompileChildRequest line after another.
+//
+// The pool is process-wide: at most one request per server at a time, at most
+// min(hardware_concurrency, 64) servers, started lazily with the environment
+// and working-folder rules of a one-shot compile child (run_process), reused,
+// and retired after kCompileServerRecycleAfter compiles so that a leak inside
+// NVRTC cannot grow without end. A request that times out kills its server's
+// process group; a server that dies, times out or says too much is replaced
+// by a fresh one for the next request. Servers die with their owner: this
+// process closes their stdin at exit and reaps them, and a killed owner leaves
+// them reading EOF, after which they exit.
+#include <sys/types.h>
+
+#include <cstddef>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+namespace tessera::detail {
+
+inline constexpr int kCompileServerMaxCount = 64;
+inline constexpr int kCompileServerRecycleAfter = 200;  // compiles per server, then a fresh one
+// "off" (or "0"): one process per compile, as before the servers. "nopch":
+// servers without NVRTC's precompiled headers; "pch": servers with them;
+// unset or "on": servers, with precompiled headers as kCompileServerPchDefault.
+inline constexpr const char* kCompileServerEnvVar = "TESSERA_COMPILE_SERVER";
+// Off: measured on 2026-12 (docs/harness.md, "Compile servers"): identical
+// cubins, but a saving only where every candidate shares its #include prefix.
+inline constexpr bool kCompileServerPchDefault = false;
+
+// TEST ONLY (tests/harness/compile_server_test.cpp). A server started while
+// this process has kCompileServerFaultsEnvVar set to kCompileServerFaultsValue
+// aborts on a request whose text holds the crash marker and hangs on one that
+// holds the hang marker. Both are needed: a candidate controls its source,
+// never the harness's environment, and without the variable the markers are
+// plain text. The variable is passed to servers by name (it is not on the
+// compile child's allow-list) and never to one-shot compile children.
+inline constexpr const char* kCompileServerFaultsEnvVar = "TESSERA_TEST_COMPILE_SERVER_FAULTS";
+inline constexpr const char* kCompileServerFaultsValue = "plant-crash-and-hang-markers";
+inline constexpr const char* kCompileServerCrashMarker = "TESSERA_TEST_PLANTED_SERVER_CRASH_7c41e9";
+inline constexpr const char* kCompileServerHangMarker = "TESSERA_TEST_PLANTED_SERVER_HANG_7c41e9";
+
+struct CompileServerSetting {
+  bool servers = true;
+  bool pch = kCompileServerPchDefault;
+};
+// From kCompileServerEnvVar, read on every call (tests and benches switch it).
+CompileServerSetting compile_server_setting();
+
+// Which servers, where, and how much output one answer may take.
+struct CompileServerSpec {
+  std::filesystem::path exe;       // the tessera binary
+  bool pch = false;                // NVRTC's automatic precompiled headers, in a private folder
+  std::filesystem::path work_dir;  // its working folder: the one-shot child's (cache/child-work)
+  std::size_t output_limit = 0;    // bytes read per request; past it the server is killed
+};
+
+struct CompileServerReply {
+  enum class Kind {
+    answer,       // `answer` holds the answer line
+    died,         // the server ended without an answer (exit_code as run_process gives it)
+    timed_out,    // no answer in time: its process group was killed
+    overflow,     // more than output_limit bytes without an answer: killed
+    unavailable,  // no server could be started (`error`)
+    closed,       // the pool is shut down (this process exits): use a one-shot child
+  };
+  Kind kind = Kind::unavailable;
+  std::string answer;
+  std::string output;  // what the server wrote before its answer or death (noise, its stderr)
+  int exit_code = -1;
+  std::string error;
+};
+
+struct CompileServerLimits {
+  int max_servers = 0;    // 0: min(hardware_concurrency, kCompileServerMaxCount)
+  int recycle_after = kCompileServerRecycleAfter;
+};
+
+struct CompileServerStats {
+  long long started = 0;   // servers started since the last configure()
+  long long answered = 0;  // requests a server answered
+  long long recycled = 0;  // servers retired after recycle_after compiles
+  int live = 0;            // server processes now, idle or busy
+  int peak_live = 0;       // most at once since the last configure()
+  int max_servers = 0;     // the limit in force
+};
+
+class CompileServers {
+public:
+  static CompileServers& instance();
+  // Sends one request line (a CompileChildRequest, one line of JSON) to a
+  // server of `spec` and waits for its answer, at most timeout_s.
+  CompileServerReply ask(const CompileServerSpec& spec, const std::string& request_line, double timeout_s);
+  CompileServerStats stats() const;
+  // New limits (tests, benches): idle servers are closed, the counts of
+  // stats() start again. Busy servers finish their request first.
+  void configure(const CompileServerLimits& limits);
+  // Closes every idle server and refuses new requests (kind `closed`);
+  // busy ones are closed when their request ends. Run at exit.
+  void shutdown();
+
+  struct Server;  // one server process (compile_servers.cpp)
+  CompileServers();
+  ~CompileServers();
+  CompileServers(const CompileServers&) = delete;
+  CompileServers& operator=(const CompileServers&) = delete;
+
+private:
+  // Back to the idle list, or closed (not reusable, recycled, pool shut down).
+  void release(std::unique_ptr<Server> server, bool reusable);
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace tessera::detail
