@@ -32,6 +32,8 @@
 #   scale    tessera bench scale over the machine's GPUs ($SCALE_ARGS), figures in $OUT/scale.{md,json}
 #   ray      tessera.ray with one actor per GPU (scripts/gpu_ray.sh: Ray's wheel in two calls)
 #   build    nothing but configure and build (a warm machine keeps them for the next call)
+#   machine  scripts/machine_probe.sh: CPUs, their quota, and N processes at once on a CPU loop and on
+#            fresh memory; then scripts/compile_concurrency.sh (N compile processes at once)
 #   integrity  tessera bench protocol: what the integrity guards cost, A/B on the same kernels
 #   (the tests stage writes the red-team corpus table to $OUT/adversarial_corpus.md; CTEST_LABELS, a
 #   regular expression over the test folders (harness, tile, ...), splits ctest over several calls)
@@ -253,6 +255,14 @@ if has suite_gpus; then
   t2=$SECONDS
   step suite_compare python3 scripts/suite_gpus_compare.py "$SG/one" "$SG/all" $((t1 - t0)) $((t2 - t1))
   cat "$LOGS/suite_compare.log"
+fi
+
+if has machine; then
+  # Where a 4-GPU machine's compiles go slow: the CPUs it gives, and fresh memory (docs/scaling.md)
+  step machine bash scripts/machine_probe.sh ${MACHINE_COUNTS:-1 4 16 64}
+  cat "$LOGS/machine.log"
+  step compile_concurrency bash scripts/compile_concurrency.sh "$T" /tmp ${MACHINE_COUNTS:-1 4 16 64}
+  cat "$LOGS/compile_concurrency.log"
 fi
 
 if has scale; then
