@@ -60,7 +60,8 @@ CompileServerSetting compile_server_setting() {
 
 // One `tessera __compile --serve` process and the two pipes to it.
 struct CompileServers::Server {
-  std::string flavour;                 // which spec it serves (exe and PCH)
+  std::string flavour;                 // which spec it serves (exe, PCH, working folder)
+  std::filesystem::path work_dir;
   std::optional<ScratchDir> scratch;   // its PCH files; first: removed after the process is gone
   pid_t pid = -1;
   int to = -1, from = -1;              // its stdin, its stdout (and stderr)
@@ -68,6 +69,16 @@ struct CompileServers::Server {
   int compiles = 0;
   bool reaped = false;
   bool write_failed = false;  // gone before the request reached it (died while idle)
+
+  // Its working folder (and PCH folder) still there. A cache emptied under a
+  // running process (bench scale between points) removes them: a server left
+  // in a removed folder writes another path into its cubins' line tables than
+  // a one-shot child would, and NVRTC fails every compile without its PCH folder.
+  bool still_placed() const {
+    std::error_code ec;
+    return std::filesystem::is_directory(work_dir, ec) &&
+           (!scratch || std::filesystem::is_directory(scratch->path(), ec));
+  }
 
   Server() = default;
   Server(const Server&) = delete;
@@ -188,6 +199,7 @@ std::string flavour_of(const CompileServerSpec& spec) {
 std::unique_ptr<CompileServers::Server> start_server(const CompileServerSpec& spec, std::string* error) {
   auto s = std::make_unique<CompileServers::Server>();
   s->flavour = flavour_of(spec);
+  s->work_dir = spec.work_dir;
   try {
     std::filesystem::create_directories(spec.work_dir);
     if (spec.pch) s->scratch.emplace(spec.work_dir, "server-pch-");  // its own: PCH files are per process
@@ -281,6 +293,9 @@ CompileServerReply CompileServers::ask(const CompileServerSpec& spec, const std:
         if (it != st.idle.rend()) {  // the most recently used: its caches are warm
           server = std::move(*it);
           st.idle.erase(std::next(it).base());
+          if (server->still_placed()) break;
+          retire = std::move(server);  // its folder was removed: a fresh one takes its slot
+          fresh = true;
           break;
         }
         if (st.live < max || !st.idle.empty()) {

@@ -157,6 +157,20 @@ TEST_F(CompileServerTest, PrecompiledHeadersLeaveTheCubinAndLogAsTheyAre) {
   EXPECT_EQ(CompileServers::instance().stats().live, 0);
 }
 
+// A cache emptied while servers run (bench scale empties it between points):
+// the server whose folders went is replaced, and NVRTC never sees a missing PCH folder.
+TEST_F(CompileServerTest, ServerWhoseFolderWasRemovedIsReplaced) {
+  ScopedEnv pch(detail::kCompileServerEnvVar, "pch");
+  const auto source = example_source("hgemm_naive.cu");
+  auto compiler = out_of_process("emptied");
+  ASSERT_EQ(compiler.compile(variant(source, "before-emptied")).status, Status::ok);
+  std::filesystem::remove_all(dir_->path() / "emptied");
+  const auto after = compiler.compile(variant(source, "after-emptied"));
+  EXPECT_EQ(after.status, Status::ok) << after.reason << "\n" << after.info.log;
+  EXPECT_EQ(CompileServers::instance().stats().started, 2);
+  EXPECT_EQ(CompileServers::instance().stats().live, 1);
+}
+
 TEST_F(CompileServerTest, ManyThreadsCompileDistinctSourcesOnAtMostThePoolsServers) {
   constexpr int kServers = 2, kThreads = 6;
   CompileServers::instance().configure({kServers, detail::kCompileServerRecycleAfter});
