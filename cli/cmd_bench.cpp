@@ -35,9 +35,15 @@ struct Args {
   bool counters = false;
   std::string counter_set = tessera::kDefaultCounterSet;
   std::string source = TESSERA_SOURCE_DIR "/examples/hgemm_wmma.cu";
+  tessera::cli::CompileBatchArgs compile;
 };
 
 void run(Args a) {
+  if (!a.compile.counts.empty()) {  // compiles only: no worker, no GPU
+    a.compile.source = a.source;
+    tessera::cli::run_compile_batches(a.compile);
+    return;
+  }
   if (a.task.shape.empty() && a.task.task_json.empty()) a.task.shape = "1024x1024x1024";
   const auto task = tessera::cli::resolve_task(a.task);
   const auto base = tessera::load_candidate(a.source);
@@ -105,6 +111,17 @@ void setup(CLI::App& root) {
   h->add_flag("--counters", a.counters, "collect CUPTI counters in every evaluation");
   h->add_option("--counter-set", a.counter_set, "full or fast (what search reads)")->capture_default_str();
   h->add_option("--source", a.source, "device-only candidate to vary")->capture_default_str();
+  h->add_option("--compile-batch", a.compile.counts,
+                "compiles only: N distinct variants compiled at once, per N (e.g. 16,32), a process per compile "
+                "against the compile servers")
+      ->delimiter(',');
+  h->add_option("--compile-servers", a.compile.servers,
+                "with --compile-batch: TESSERA_COMPILE_SERVER values to compare")
+      ->delimiter(',')
+      ->capture_default_str();
+  h->add_option("--variant-at", a.compile.variant_at,
+                "with --compile-batch: the variant's define at the 'top', 'after-includes' or 'end'")
+      ->capture_default_str();
   h->callback([] { run(a); });
   static tessera::bench::BenchFloorArgs f;
   auto* fl = bench->add_subcommand("floor", "Kernel GPU time of empty and one-DRAM-line kernels under the timing protocol");

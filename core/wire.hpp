@@ -12,7 +12,12 @@
 //   DeviceCeiling       the worker's "ceiling" answer, the eval request, the per-GPU store (core/ceiling.hpp)
 //   CompileRequest,
 //   CompileChildRequest the compiler                                -> `tessera __compile` (its answer:
-//                                                                      CompileOutput, harness/compiler.hpp)
+//                                                                      CompileOutput, harness/compiler.hpp),
+//                                                                      or a compile server, `tessera __compile
+//                                                                      --serve`: one request line after
+//                                                                      another, each answered by one
+//                                                                      {"TESSERA_COMPILE": CompileOutput} line
+//                                                                      (harness/detail/compile_servers.hpp)
 //   the TU runner's messages: core/wire_runner.hpp
 #include <cstdint>
 #include <filesystem>

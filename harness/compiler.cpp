@@ -148,6 +148,9 @@ std::atomic<long long> g_compiles_run{0};
 
 long long compiles_run() { return g_compiles_run.load(); }
 
+void restart_compile_servers() { detail::CompileServers::instance().configure({}); }
+long long compile_servers_started() { return detail::CompileServers::instance().stats().started; }
+
 CompileOutput Compiler::compile(const CompileRequest& request) {
   const auto t0 = std::chrono::steady_clock::now();
   const auto since_t0 = [&] { return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(); };
@@ -338,6 +341,9 @@ int compile_server_main(const std::filesystem::path& pch_dir) {
   while (std::getline(std::cin, line)) {
     if (line.empty()) continue;
     if (planted) planted_fault(line);
+    // Made again if removed meanwhile: NVRTC fails a compile whose PCH folder is gone.
+    std::error_code ec;
+    if (!pch_dir.empty()) std::filesystem::create_directories(pch_dir, ec);
     print_answer(compile_request(line, pch_dir));
   }
   return 0;

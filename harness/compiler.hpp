@@ -1,7 +1,8 @@
 #pragma once
 // Compilation of candidates, content-addressed and cached on disk
 // (docs/design.md §8). Device-only candidates go through NVRTC, translation units
-// through nvcc. Compile runs in a child process (`tessera __compile`) with a
+// through nvcc. Compile runs in a child process (`tessera __compile`, or for
+// NVRTC a long-lived compile server, harness/detail/compile_servers.hpp) with a
 // time limit, a memory limit and an output limit, so that a compile bomb is a
 // `compile_error`/`timeout`, never a hang; cache hits never spawn anything.
 #include <chrono>
@@ -76,6 +77,12 @@ private:
 // Compiles this process ran (misses of the cache, each once however many
 // callers asked for the same entry at the same time).
 long long compiles_run();
+
+// For benches: closes the idle compile servers (harness/detail/compile_servers.hpp),
+// so that the next NVRTC compiles start fresh ones; and how many were started
+// since the last restart.
+void restart_compile_servers();
+long long compile_servers_started();
 
 // Entry point of `tessera __compile`: a CompileChildRequest (core/wire.hpp)
 // on stdin, its CompileOutput as the last line of stdout.
