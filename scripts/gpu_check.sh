@@ -33,7 +33,8 @@
 #   ray      tessera.ray with one actor per GPU (scripts/gpu_ray.sh: Ray's wheel in two calls)
 #   build    nothing but configure and build (a warm machine keeps them for the next call)
 #   machine  scripts/machine_probe.sh: CPUs, their quota, and N processes at once on a CPU loop and on
-#            fresh memory; then scripts/compile_concurrency.sh (N compile processes at once)
+#            fresh memory; then scripts/compile_concurrency.sh (N compile processes at once) and
+#            bench harness --compile-batch $COMPILE_BATCH (one process: one-shot children against servers)
 #   integrity  tessera bench protocol: what the integrity guards cost, A/B on the same kernels
 #   (the tests stage writes the red-team corpus table to $OUT/adversarial_corpus.md; CTEST_LABELS, a
 #   regular expression over the test folders (harness, tile, ...), splits ctest over several calls)
@@ -263,6 +264,9 @@ if has machine; then
   cat "$LOGS/machine.log"
   step compile_concurrency bash scripts/compile_concurrency.sh "$T" /tmp ${MACHINE_COUNTS:-1 4 16 64}
   cat "$LOGS/compile_concurrency.log"
+  # The same compiles from one process: a process per compile against the long-lived compile servers
+  step compile_batch "$T" bench harness --compile-batch "${COMPILE_BATCH:-16,64}" --compile-servers off,nopch
+  cat "$LOGS/compile_batch.log"
 fi
 
 if has scale; then
