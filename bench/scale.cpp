@@ -12,6 +12,7 @@
 #include "bench/detail/scale_run.hpp"
 #include "core/error.hpp"
 #include "core/fs.hpp"
+#include "harness/compiler.hpp"
 #include "harness/sandbox.hpp"
 
 namespace tessera::bench {
@@ -48,7 +49,10 @@ ScaleCache::~ScaleCache() {
 
 void ScaleCache::clear_kernels() const {
   std::error_code ec;
-  std::filesystem::remove_all(dir_ / "kernels", ec);
+  for (const auto& entry : std::filesystem::directory_iterator(dir_ / "kernels", ec)) {
+    if (entry.path().filename() == kCompileWorkFolder) continue;
+    std::filesystem::remove_all(entry.path(), ec);
+  }
 }
 
 ScaleProgress::ScaleProgress(bool enabled, long long total) : total_(std::max(1LL, total)) {

@@ -236,7 +236,7 @@ CompileOutput Compiler::compile_in_child(const CompileRequest& request, const st
   const CompileChildRequest req{request, options_.cache_dir, key, options_.timeout_seconds};
   const auto exe = options_.self_exe.empty() ? tessera_executable() : options_.self_exe;
   const std::size_t output_limit = 4 * kCompileLogLimitBytes + (1 << 20);
-  const auto work_dir = options_.cache_dir / "child-work";
+  const auto work_dir = options_.cache_dir / kCompileWorkFolder;
   CompileOutput out;
   out.info.compiler = request.kind == CandidateKind::device_only ? "nvrtc" : "nvcc";
   // NVRTC compiles go to a long-lived server; nvcc's are processes of their own anyway.

@@ -24,6 +24,8 @@ namespace tessera {
 // CompileRequest, are wire definitions: core/wire.hpp).
 inline constexpr std::size_t kCompileLogLimitBytes = 16 * 1024;
 inline constexpr std::size_t kCompileMemoryLimitBytes = 16ull << 30;
+// The compile children's and servers' working folder inside the kernel cache.
+inline constexpr const char* kCompileWorkFolder = "child-work";
 
 struct CompileOutput {
   Status status = Status::infra_error;  // ok, compile_error, timeout, rejected, infra_error

@@ -28,7 +28,8 @@
 #            the folder comes back as $OUT/<name>.tgz (without search:N's search runs, whose sweeps the
 #            record keeps); carried back, the next call continues it
 #            ($SWEEP_ARGS: more bench suite arguments, e.g. "--retry timeout")
-#   suite_gpus  the grid's first $SUITE_SHAPES shapes' baselines on GPU 0, then bench suite --gpus all: time and per-shape agreement
+#   suite_gpus  $SUITE_SHAPES shapes of the grid (every $SUITE_STRIDE-th), baselines on GPU 0, then bench suite --gpus all:
+#            time and per-shape agreement
 #   scale    tessera bench scale over the machine's GPUs ($SCALE_ARGS), figures in $OUT/scale.{md,json}
 #   ray      tessera.ray with one actor per GPU (scripts/gpu_ray.sh: Ray's wheel in two calls)
 #   build    nothing but configure and build (a warm machine keeps them for the next call)
@@ -247,8 +248,8 @@ if has suite_gpus; then
   # baseline's figures moved per shape (scripts/suite_gpus_compare.py)
   SG=$OUT/suite_gpus
   mkdir -p "$SG"
-  python3 -c "import json,sys; d=json.load(open('datasets/grid1000.json')); d['tasks']=d['tasks'][:int(sys.argv[1])]; d['name']='grid1000_first'+sys.argv[1]; json.dump(d,open(sys.argv[2],'w'))" \
-    "${SUITE_SHAPES:-200}" "$SG/tasks.json"
+  python3 -c "import json,sys; d=json.load(open('datasets/grid1000.json')); d['tasks']=d['tasks'][::int(sys.argv[3])][:int(sys.argv[1])]; d['name']='grid1000_every'+sys.argv[3]+'_first'+sys.argv[1]; json.dump(d,open(sys.argv[2],'w'))" \
+    "${SUITE_SHAPES:-200}" "$SG/tasks.json" "${SUITE_STRIDE:-1}"
   t0=$SECONDS
   step suite_one_gpu "$T" bench suite --tasks "$SG/tasks.json" --device 0 --out "$SG/one" --no-progress
   t1=$SECONDS

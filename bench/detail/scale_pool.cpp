@@ -67,8 +67,14 @@ ScalePoint measure(ScaleRun& run, EvaluatorPool& pool, const std::vector<int>& d
   const auto cands = scale_candidates(run.base, tag, o.per_gpu * p.gpus);
   std::vector<EvalRequest> batch;
   for (const auto& c : cands) batch.push_back({c, task});
-  if (o.warm_cache) pool.evaluator(0).precompile(cands);
-  else run.cache.clear_kernels();
+  if (o.warm_cache) {
+    pool.evaluator(0).precompile(cands);
+  } else {
+    // As many compiles at once as the batch will run, outside the figures: a
+    // service has its compile servers running (docs/harness.md); then nothing compiled.
+    pool.evaluator(0).precompile(scale_candidates(run.base, tag + "-servers", int(cands.size())));
+    run.cache.clear_kernels();
+  }
 
   GpuSampler sampler(devices, o.sample_period_s, o.nvml_library);
   note_nvml(run, sampler.problem());

@@ -28,7 +28,10 @@ public:
   ScaleCache& operator=(const ScaleCache&) = delete;
 
   const std::filesystem::path& dir() const { return dir_; }
-  // Every compiled kernel gone: the next compile of each is real.
+  // Every compiled kernel gone, so the next compile of each is real. The
+  // compile servers' working folder stays: a cold cache has nothing compiled,
+  // but a running service keeps its compile processes (a server whose folder
+  // goes is replaced, and starting servers is not what a cold cache measures).
   void clear_kernels() const;
 
 private:
