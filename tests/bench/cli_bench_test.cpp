@@ -200,7 +200,10 @@ TEST(BenchCli, GpusSpreadShapesAndRecordsNameTheirGpu) {
 TEST(BenchCli, GpusSweepStopsOnItsParentsSigintAndContinues) {
   const auto dir = testing::fresh_dir("cli-gpus-stop");
   std::vector<std::string> shapes;
-  for (int i = 1; i <= 24; ++i) shapes.push_back(fmt::format("{}x128x128", 64 * i));
+  // Enough that neither child can finish its share between the first record
+  // and the signal (the parent merges every 250 ms; a compile server on a
+  // 16-core machine compiles one of these in tens of ms: 24 shapes were done).
+  for (int i = 1; i <= 120; ++i) shapes.push_back(fmt::format("{}x128x128", 64 * i));
   const auto tasks = task_file(dir, shapes);
   const auto kernels = kernel_dir(dir, shapes);
   const fs::path out = dir / "run";
