@@ -67,6 +67,7 @@ struct CompileServers::Server {
   int to = -1, from = -1;              // its stdin, its stdout (and stderr)
   std::string buffer;                  // read, not yet a whole line
   int compiles = 0;
+  Clock::time_point idle_since{};  // when it last went back to the idle list
   bool reaped = false;
   bool write_failed = false;  // gone before the request reached it (died while idle)
 
@@ -248,6 +249,22 @@ void close_all(std::vector<std::unique_ptr<CompileServers::Server>>& servers) {
   servers.clear();
 }
 
+// Moves the idle servers unused for longer than the limit into `stale` (the
+// caller holds the pool's lock, and closes them after releasing it).
+void take_stale(std::vector<std::unique_ptr<CompileServers::Server>>& idle, double idle_close_s,
+                std::vector<std::unique_ptr<CompileServers::Server>>& stale) {
+  if (idle_close_s <= 0) return;
+  const auto oldest = Clock::now() - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(idle_close_s));
+  for (auto it = idle.begin(); it != idle.end();) {
+    if ((*it)->idle_since < oldest) {
+      stale.push_back(std::move(*it));
+      it = idle.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
 // Shuts the pool down when this process exits (after main returns or exit()).
 struct ShutdownAtExit {
   ~ShutdownAtExit() { CompileServers::instance().shutdown(); }
@@ -278,6 +295,7 @@ CompileServerReply CompileServers::ask(const CompileServerSpec& spec, const std:
   // A server idle since its last answer may have died meanwhile (killed from
   // outside): its request gets one more try, on a fresh server.
   for (int attempt = 0;; ++attempt) {
+    close_stale();
     std::unique_ptr<Server> server, retire;
     bool fresh = false;
     {
@@ -340,12 +358,31 @@ CompileServerReply CompileServers::ask(const CompileServerSpec& spec, const std:
   }
 }
 
+void CompileServers::close_stale() {
+  State& st = *state_;
+  std::vector<std::unique_ptr<Server>> stale;
+  {
+    std::lock_guard g(st.mu);
+    take_stale(st.idle, st.limits.idle_close_s, stale);
+  }
+  if (stale.empty()) return;
+  // Closed and reaped outside the lock, as release() does; their slots count
+  // until they are gone, so there are never more processes than slots.
+  const int closing = static_cast<int>(stale.size());
+  close_all(stale);
+  std::lock_guard g(st.mu);
+  st.live -= closing;
+  st.stats.closed_idle += closing;
+  st.freed.notify_all();
+}
+
 void CompileServers::release(std::unique_ptr<Server> server, bool reusable) {
   State& st = *state_;
   {
     std::lock_guard g(st.mu);
     const int recycle_after = st.limits.recycle_after;
     if (reusable && !st.closed && server->compiles < recycle_after) {
+      server->idle_since = Clock::now();
       st.idle.push_back(std::move(server));
       st.freed.notify_one();
       return;

@@ -25,11 +25,15 @@ namespace tessera::detail {
 
 inline constexpr int kCompileServerMaxCount = 64;
 inline constexpr int kCompileServerRecycleAfter = 200;  // compiles per server, then a fresh one
+// An idle server unused this long is closed at the next request: a burst of
+// compiles starts up to one server per core, each holding NVRTC's memory, and
+// a quieter load (or several trainer processes on one machine) needs fewer.
+inline constexpr double kCompileServerIdleCloseSeconds = 120;
 // "off" (or "0"): one process per compile, as before the servers. "nopch":
 // servers without NVRTC's precompiled headers; "pch": servers with them;
 // unset or "on": servers, with precompiled headers as kCompileServerPchDefault.
 inline constexpr const char* kCompileServerEnvVar = "TESSERA_COMPILE_SERVER";
-// Off: measured on 2026-12 (docs/harness.md, "Compile servers"): identical
+// Off: measured on 2026-11-27 (docs/harness.md, "Compile servers"): identical
 // cubins, but a saving only where every candidate shares its #include prefix.
 inline constexpr bool kCompileServerPchDefault = false;
 
@@ -79,12 +83,14 @@ struct CompileServerReply {
 struct CompileServerLimits {
   int max_servers = 0;    // 0: min(hardware_concurrency, kCompileServerMaxCount)
   int recycle_after = kCompileServerRecycleAfter;
+  double idle_close_s = kCompileServerIdleCloseSeconds;  // 0: never
 };
 
 struct CompileServerStats {
   long long started = 0;   // servers started since the last configure()
   long long answered = 0;  // requests a server answered
   long long recycled = 0;  // servers retired after recycle_after compiles
+  long long closed_idle = 0;  // servers closed after idle_close_s unused
   int live = 0;            // server processes now, idle or busy
   int peak_live = 0;       // most at once since the last configure()
   int max_servers = 0;     // the limit in force
@@ -111,6 +117,8 @@ public:
   CompileServers& operator=(const CompileServers&) = delete;
 
 private:
+  // Closes the idle servers unused for longer than the limit's idle_close_s.
+  void close_stale();
   // Back to the idle list, or closed (not reusable, recycled, pool shut down).
   void release(std::unique_ptr<Server> server, bool reusable);
   struct State;

@@ -257,6 +257,34 @@ TEST_F(CompileServerTest, ServerIsRecycledAfterItsCompiles) {
   EXPECT_EQ(s.peak_live, 1);
 }
 
+// A server idle for longer than the limit is closed at the next request
+// (its memory back to the machine); one used within the limit is reused.
+TEST_F(CompileServerTest, IdleServerIsClosedAtTheNextRequestAndABusyOneKept) {
+  constexpr double kIdle = 0.3;
+  const auto source = example_source("hgemm_naive.cu");
+  auto compiler = out_of_process("idle");
+  const auto compile_after = [&](const std::string& tag, double pause_s) {
+    std::this_thread::sleep_for(std::chrono::duration<double>(pause_s));
+    ASSERT_EQ(compiler.compile(variant(source, tag)).status, Status::ok);
+  };
+  CompileServers::instance().configure({1, detail::kCompileServerRecycleAfter, kIdle});
+  compile_after("idle1", 0);
+  compile_after("idle2", 0);            // at once: the same server
+  compile_after("idle3", 3 * kIdle);    // idle past the limit: closed, a fresh one answers
+  auto s = CompileServers::instance().stats();
+  EXPECT_EQ(s.answered, 3);
+  EXPECT_EQ(s.started, 2);
+  EXPECT_EQ(s.closed_idle, 1);
+  EXPECT_EQ(s.live, 1);
+
+  CompileServers::instance().configure({1, detail::kCompileServerRecycleAfter, 0});  // 0: never closed
+  compile_after("never1", 0);
+  compile_after("never2", 3 * kIdle);
+  s = CompileServers::instance().stats();
+  EXPECT_EQ(s.started, 1);
+  EXPECT_EQ(s.closed_idle, 0);
+}
+
 TEST_F(CompileServerTest, OffCompilesInAProcessPerCompile) {
   ScopedEnv off(detail::kCompileServerEnvVar, "off");
   const auto request = variant(example_source("hgemm_naive.cu"), "off");
