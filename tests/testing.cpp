@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 
 #include <array>
+#include <cstdlib>
 #include <cstdio>
 
 #include <cuda_runtime_api.h>
@@ -76,6 +77,32 @@ std::string contents_and_close(std::FILE* f) {
   text.resize(std::fread(text.data(), 1, text.size(), f));
   std::fclose(f);
   return text;
+}
+
+void ScopedEnv::save(const std::string& name) {
+  if (saved_.count(name)) return;
+  const char* old = std::getenv(name.c_str());
+  saved_[name] = old ? std::optional<std::string>(old) : std::nullopt;
+}
+
+ScopedEnv::ScopedEnv(const std::map<std::string, std::string>& vars) {
+  for (const auto& [name, value] : vars) {
+    save(name);
+    ::setenv(name.c_str(), value.c_str(), 1);
+  }
+}
+
+ScopedEnv::ScopedEnv(const std::string& name, const char* value) {
+  save(name);
+  if (value) ::setenv(name.c_str(), value, 1);
+  else ::unsetenv(name.c_str());
+}
+
+ScopedEnv::~ScopedEnv() {
+  for (const auto& [name, old] : saved_) {
+    if (old) ::setenv(name.c_str(), old->c_str(), 1);
+    else ::unsetenv(name.c_str());
+  }
 }
 
 }  // namespace tessera::testing

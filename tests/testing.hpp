@@ -1,6 +1,8 @@
 #pragma once
 // Shared test helpers.
 #include <cstdio>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +28,23 @@ CommandResult run_command(const std::string& shell_command);
 // What was written to a temporary file (std::tmpfile standing in for a
 // terminal or a pipe), up to 4096 bytes; closes it.
 std::string contents_and_close(std::FILE* f);
+
+// Sets environment variables for the life of the object (child processes
+// started meanwhile inherit them), then puts back what was there.
+class ScopedEnv {
+public:
+  explicit ScopedEnv(const std::map<std::string, std::string>& vars);
+  // One variable; a null value unsets it for the scope.
+  ScopedEnv(const std::string& name, const char* value);
+  ScopedEnv(const std::string& name, const std::string& value) : ScopedEnv(name, value.c_str()) {}
+  ~ScopedEnv();
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+private:
+  void save(const std::string& name);
+  std::map<std::string, std::optional<std::string>> saved_;
+};
 
 }  // namespace tessera::testing
 

@@ -20,31 +20,14 @@
 #include "harness/compiler.hpp"
 #include "harness/detail/compile_servers.hpp"
 #include "harness/subprocess.hpp"
+#include "tests/testing.hpp"
 
 namespace tessera {
 namespace {
 
+using ::tessera::testing::ScopedEnv;
+
 using detail::CompileServers;
-
-// Sets an environment variable for the length of a test, then puts it back.
-class ScopedEnv {
-public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value) ::setenv(name, value, 1);
-    else ::unsetenv(name);
-  }
-  ~ScopedEnv() {
-    if (old_) ::setenv(name_, old_->c_str(), 1);
-    else ::unsetenv(name_);
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
-private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
 
 std::string example_source(const char* file) {
   return load_candidate(std::string(TESSERA_SOURCE_DIR) + "/examples/" + file).source;

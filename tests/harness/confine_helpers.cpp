@@ -56,21 +56,6 @@ ConfinedRun run_confined(const ConfinePolicy& policy, const std::function<int()>
   return r;
 }
 
-ScopedEnv::ScopedEnv(const std::map<std::string, std::string>& vars) {
-  for (const auto& [name, value] : vars) {
-    const char* old = std::getenv(name.c_str());
-    saved_[name] = old ? std::optional<std::string>(old) : std::nullopt;
-    ::setenv(name.c_str(), value.c_str(), 1);
-  }
-}
-
-ScopedEnv::~ScopedEnv() {
-  for (const auto& [name, old] : saved_) {
-    if (old) ::setenv(name.c_str(), old->c_str(), 1);
-    else ::unsetenv(name.c_str());
-  }
-}
-
 const std::map<std::string, std::string>& planted_secrets() {
   static const std::map<std::string, std::string> s = {
       {"OPENAI_API_KEY", "sk-planted-openai"},     {"ANTHROPIC_API_KEY", "sk-ant-planted"},

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "confine/confine.hpp"
+#include "tests/testing.hpp"  // ScopedEnv
 
 namespace tessera::testing {
 
@@ -25,19 +26,6 @@ struct ConfinedRun {
 // with `policy`, reports, runs `act` and exits with its return value (without
 // running exit handlers: it is a copy of the test process).
 ConfinedRun run_confined(const ConfinePolicy& policy, const std::function<int()>& act);
-
-// Sets the variables, and restores what was there before on destruction.
-class ScopedEnv {
-public:
-  explicit ScopedEnv(const std::map<std::string, std::string>& vars);
-  ScopedEnv(const std::string& name, const std::string& value) : ScopedEnv(std::map<std::string, std::string>{{name, value}}) {}
-  ~ScopedEnv();
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
-private:
-  std::map<std::string, std::optional<std::string>> saved_;
-};
 
 // Secrets a candidate must never see, with their values.
 const std::map<std::string, std::string>& planted_secrets();

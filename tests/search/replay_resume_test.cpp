@@ -13,9 +13,12 @@
 #include "engine_helpers.hpp"
 #include "core/fs.hpp"
 #include "harness/sandbox.hpp"
+#include "tests/testing.hpp"
 
 namespace tessera::search::testing {
 namespace {
+
+using ::tessera::testing::ScopedEnv;
 
 namespace fs = std::filesystem;
 
@@ -146,26 +149,6 @@ TEST(ReplayResume, FakeCompileOnlyRunResumedMatchesAnUninterruptedOne) {
   expect_resume_matches("replay_resume_fake_bandit", "bandit", fake_compile_only(), {2, 4, 7});
   expect_resume_matches("replay_resume_fake_evolve", "evolve", fake_compile_only(), {1, 5});
 }
-
-// Sets an environment variable for the life of the object (the sandbox's
-// worker processes inherit it), then puts the old value back.
-class ScopedEnv {
-public:
-  ScopedEnv(const char* name, const std::string& value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    ::setenv(name, value.c_str(), 1);
-  }
-  ~ScopedEnv() {
-    if (old_) ::setenv(name_, old_->c_str(), 1);
-    else ::unsetenv(name_);
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
-private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
 
 TEST(ReplayResume, SandboxCompileOnlyRunResumedMatchesAnUninterruptedOne) {
   // The sandbox compiles in a `tessera __worker` process: it needs the binary.

@@ -17,32 +17,17 @@
 #include "core/error.hpp"
 #include "core/file_lock.hpp"
 #include "worker/gpu_lock.hpp"
+#include "tests/testing.hpp"
 
 namespace tessera::worker {
 namespace {
+
+using ::tessera::testing::ScopedEnv;
 
 namespace fs = std::filesystem;
 using std::chrono::milliseconds;
 
 constexpr const char* kUuid = "GPU-00000000-1111-2222-3333-444444444444";
-
-// Sets an environment variable for one test, restoring it after.
-class ScopedEnv {
-public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value) ::setenv(name, value, 1);
-    else ::unsetenv(name);
-  }
-  ~ScopedEnv() {
-    if (old_) ::setenv(name_, old_->c_str(), 1);
-    else ::unsetenv(name_);
-  }
-
-private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
 
 class GpuLockTest : public ::testing::Test {
 protected:
