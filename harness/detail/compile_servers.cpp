@@ -358,22 +358,28 @@ CompileServerReply CompileServers::ask(const CompileServerSpec& spec, const std:
   }
 }
 
-void CompileServers::close_stale() {
+void CompileServers::close_idle(const std::function<void(std::vector<std::unique_ptr<Server>>&)>& take,
+                                const std::function<void(int)>& after) {
   State& st = *state_;
-  std::vector<std::unique_ptr<Server>> stale;
+  std::vector<std::unique_ptr<Server>> closing;
   {
     std::lock_guard g(st.mu);
-    take_stale(st.idle, st.limits.idle_close_s, stale);
+    take(closing);
   }
-  if (stale.empty()) return;
   // Closed and reaped outside the lock, as release() does; their slots count
   // until they are gone, so there are never more processes than slots.
-  const int closing = static_cast<int>(stale.size());
-  close_all(stale);
+  const int n = static_cast<int>(closing.size());
+  close_all(closing);
   std::lock_guard g(st.mu);
-  st.live -= closing;
-  st.stats.closed_idle += closing;
+  st.live -= n;
+  after(n);
   st.freed.notify_all();
+}
+
+void CompileServers::close_stale() {
+  State& st = *state_;
+  close_idle([&](auto& out) { take_stale(st.idle, st.limits.idle_close_s, out); },
+             [&](int n) { st.stats.closed_idle += n; });
 }
 
 void CompileServers::release(std::unique_ptr<Server> server, bool reusable) {
@@ -405,34 +411,25 @@ CompileServerStats CompileServers::stats() const {
 
 void CompileServers::configure(const CompileServerLimits& limits) {
   State& st = *state_;
-  std::vector<std::unique_ptr<Server>> idle;
-  {
-    std::lock_guard g(st.mu);
-    st.limits = limits;
-    idle.swap(st.idle);
-  }
-  const int closing = static_cast<int>(idle.size());
-  close_all(idle);
-  std::lock_guard g(st.mu);
-  st.live -= closing;
-  st.stats = {};
-  st.stats.peak_live = st.live;
-  st.freed.notify_all();
+  close_idle(
+      [&](auto& out) {
+        st.limits = limits;
+        out.swap(st.idle);
+      },
+      [&](int) {
+        st.stats = {};
+        st.stats.peak_live = st.live;
+      });
 }
 
 void CompileServers::shutdown() {
   State& st = *state_;
-  std::vector<std::unique_ptr<Server>> idle;
-  {
-    std::lock_guard g(st.mu);
-    st.closed = true;
-    idle.swap(st.idle);
-  }
-  const int closing = static_cast<int>(idle.size());
-  close_all(idle);
-  std::lock_guard g(st.mu);
-  st.live -= closing;
-  st.freed.notify_all();
+  close_idle(
+      [&](auto& out) {
+        st.closed = true;
+        out.swap(st.idle);
+      },
+      [](int) {});
 }
 
 }  // namespace tessera::detail

@@ -18,8 +18,10 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace tessera::detail {
 
@@ -119,6 +121,11 @@ public:
 private:
   // Closes the idle servers unused for longer than the limit's idle_close_s.
   void close_stale();
+  // Takes idle servers out under the lock (`take`, which may change the pool
+  // too), closes and reaps them outside it, then frees their slots (`after`,
+  // under the lock again, with how many were closed).
+  void close_idle(const std::function<void(std::vector<std::unique_ptr<Server>>&)>& take,
+                  const std::function<void(int)>& after);
   // Back to the idle list, or closed (not reusable, recycled, pool shut down).
   void release(std::unique_ptr<Server> server, bool reusable);
   struct State;
