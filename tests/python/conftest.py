@@ -42,9 +42,11 @@ def wmma_kernel() -> str:
 
 @pytest.fixture()
 def broken_pool(tmp_path) -> tessera.Pool:
-    """A pool whose compile child answers garbage: every evaluation is an infra_error (a machine fault)."""
+    """A pool whose compiler answers garbage: every evaluation is an infra_error (a machine fault).
+    It answers each request line, as a one-shot `__compile` child (one line) and a `__compile --serve`
+    server (one line after another) both do."""
     fake = tmp_path / "tessera"
-    fake.write_text('#!/bin/sh\ncat > /dev/null\necho \'{"TESSERA_COMPILE": "garbage"}\'\n')
+    fake.write_text('#!/bin/sh\nwhile read -r line || [ -n "$line" ]; do echo \'{"TESSERA_COMPILE": "garbage"}\'; done\n')
     fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
     return tessera.Pool(devices=[0], mode="compile_only", self_exe=str(fake))
 
