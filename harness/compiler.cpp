@@ -262,7 +262,7 @@ CompileOutput Compiler::compile_in_child(const CompileRequest& request, const st
         out.reason = fmt::format("compiler process wrote more than {} bytes without a result", output_limit);
         out.info.log = std::move(reply.output);
         return out;
-      case K::closed: break;  // this process is exiting: a one-shot child below
+      case K::closed: break;  // this process is exiting, or a fork of the servers' owner: a one-shot child below
     }
     if (detail::process_failed(pr, "compile", options_.timeout_seconds, out)) return out;
   }

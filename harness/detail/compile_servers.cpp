@@ -272,7 +272,7 @@ struct ShutdownAtExit {
 
 }  // namespace
 
-CompileServers::CompileServers() : state_(std::make_unique<State>()) {
+CompileServers::CompileServers() : state_(std::make_unique<State>()), owner_(::getpid()) {
   state_->stats.max_servers = default_max_servers();
 }
 CompileServers::~CompileServers() = default;
@@ -290,6 +290,14 @@ CompileServers& CompileServers::instance() {
 
 CompileServerReply CompileServers::ask(const CompileServerSpec& spec, const std::string& request_line,
                                        double timeout_s) {
+  // A forked copy of this process (a trainer's worker processes) shares the
+  // servers' pipes with its parent, and its copy of the lock may be held
+  // forever: it compiles in one-shot children, never through the parent's servers.
+  if (::getpid() != owner_) {
+    CompileServerReply not_ours;
+    not_ours.kind = CompileServerReply::Kind::closed;
+    return not_ours;
+  }
   State& st = *state_;
   const std::string flavour = flavour_of(spec);
   // A server idle since its last answer may have died meanwhile (killed from

@@ -73,7 +73,7 @@ struct CompileServerReply {
     timed_out,    // no answer in time: its process group was killed
     overflow,     // more than output_limit bytes without an answer: killed
     unavailable,  // no server could be started (`error`)
-    closed,       // the pool is shut down (this process exits): use a one-shot child
+    closed,       // the pool is shut down (this process exits), or this is a forked copy: use a one-shot child
   };
   Kind kind = Kind::unavailable;
   std::string answer;
@@ -130,6 +130,7 @@ private:
   void release(std::unique_ptr<Server> server, bool reusable);
   struct State;
   std::unique_ptr<State> state_;
+  pid_t owner_;  // the process that started the servers
 };
 
 }  // namespace tessera::detail

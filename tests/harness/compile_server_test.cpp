@@ -2,6 +2,9 @@
 // answered by long-lived `tessera __compile --serve` processes, with the
 // one-shot child's guarantees (time limit, a death is the candidate's
 // compile_error, a fresh process after any failure), checked on real compiles.
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -266,6 +269,29 @@ TEST_F(CompileServerTest, IdleServerIsClosedAtTheNextRequestAndABusyOneKept) {
   s = CompileServers::instance().stats();
   EXPECT_EQ(s.started, 1);
   EXPECT_EQ(s.closed_idle, 0);
+}
+
+// A forked copy of a process with servers (a trainer's worker processes)
+// compiles in one-shot children: it never writes to its parent's servers.
+TEST_F(CompileServerTest, AForkedProcessCompilesWithoutItsParentsServers) {
+  const auto source = example_source("hgemm_naive.cu");
+  auto compiler = out_of_process("forked");
+  ASSERT_EQ(compiler.compile(variant(source, "parent")).status, Status::ok);
+  ASSERT_EQ(CompileServers::instance().stats().live, 1);
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const auto out = compiler.compile(variant(source, "child"));
+    const auto s = CompileServers::instance().stats();
+    ::_exit(out.status == Status::ok && s.answered == 1 && s.started == 1 ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the child's compile failed or used a server";
+  ASSERT_EQ(compiler.compile(variant(source, "parent-again")).status, Status::ok);
+  const auto s = CompileServers::instance().stats();
+  EXPECT_EQ(s.answered, 2) << "the parent's server answered the parent only";
+  EXPECT_EQ(s.started, 1);
 }
 
 TEST_F(CompileServerTest, OffCompilesInAProcessPerCompile) {
