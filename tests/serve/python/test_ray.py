@@ -17,6 +17,10 @@ from tessera.ray import RayPool  # noqa: E402
 from conftest import ROOT, TASK  # noqa: E402
 
 ACTORS = 3
+# One compile process per candidate (a few hundred ms each) keeps a batch
+# running when its actor is killed; through compile servers a batch of 36
+# could end before the kill, and nothing would be replaced.
+ONE_SHOT_COMPILES = {"runtime_env": {"env_vars": {"TESSERA_COMPILE_SERVER": "off"}}}
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +57,7 @@ def test_records_come_back_in_request_order_from_every_actor(cluster):
 
 
 def test_a_killed_actor_is_replaced_and_no_request_is_lost(cluster):
-    pool = RayPool(num_actors=ACTORS, num_gpus=0, mode="compile_only")
+    pool = RayPool(num_actors=ACTORS, num_gpus=0, mode="compile_only", actor_options=ONE_SHOT_COMPILES)
     try:
         victim = ray.get(pool.actors[0].pid.remote())
         batch = candidates(36)
