@@ -1,5 +1,8 @@
 #include "agent/proposer.hpp"
 
+#include <limits>
+#include "core/json_read.hpp"
+
 namespace tessera::agent {
 
 void to_json(nlohmann::json& j, const ChatMessage& m) { j = {{"role", m.role}, {"content", m.content}}; }
@@ -27,11 +30,20 @@ void to_json(nlohmann::json& j, const Usage& u) {
        {"latency_ms", u.latency_ms}};
 }
 void from_json(const nlohmann::json& j, Usage& u) {
-  u.prompt_tokens = j.value("prompt_tokens", 0LL);
-  u.completion_tokens = j.value("completion_tokens", 0LL);
-  u.reasoning_tokens = j.value("reasoning_tokens", 0LL);
+  // Through integer_value: a float out of range (a run log's usage, or an
+  // endpoint's) is bad input, not a cast with undefined behaviour.
+  u.prompt_tokens = integer_value<long long>(j, "prompt_tokens", 0);
+  u.completion_tokens = integer_value<long long>(j, "completion_tokens", 0);
+  u.reasoning_tokens = integer_value<long long>(j, "reasoning_tokens", 0);
   u.cost_usd = j.value("cost_usd", 0.0);
   u.latency_ms = j.value("latency_ms", 0.0);
+}
+
+long long total_tokens(const Usage& u) {
+  long long sum = 0;
+  if (__builtin_add_overflow(u.prompt_tokens, u.completion_tokens, &sum))
+    return u.prompt_tokens > 0 ? std::numeric_limits<long long>::max() : std::numeric_limits<long long>::min();
+  return sum;
 }
 
 std::string to_string(ProposalFailure f) {

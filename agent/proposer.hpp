@@ -31,6 +31,9 @@ struct Usage {
 };
 void to_json(nlohmann::json& j, const Usage& u);
 void from_json(const nlohmann::json& j, Usage& u);
+// Prompt and completion tokens, saturating at the largest long long (usage
+// read back from a log holds whatever fits the type).
+long long total_tokens(const Usage& u);
 
 // A kernel the proposer may build on, with what the harness said about it.
 struct Evaluated {

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "agent/proposer.hpp"
 #include "core/error.hpp"
 #include "core/fs.hpp"
 #include "core/json_read.hpp"
@@ -151,8 +152,7 @@ std::vector<json> export_lines(const std::vector<json>& records, const std::stri
       line["speedup"] = speedup(r);
       line["improvement"] = improvement(r);
       line["has_parent"] = parent_of(r) >= 0;
-      line["tokens"] = r.value("usage", json::object()).value("prompt_tokens", 0LL) +
-                       r.value("usage", json::object()).value("completion_tokens", 0LL);
+      line["tokens"] = agent::total_tokens(r.value("usage", json::object()).get<agent::Usage>());
       out.push_back(line);
     }
   } else {

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -11,6 +12,7 @@
 #include "agent/client.hpp"
 #include "agent/ensemble.hpp"
 #include "agent/limiter.hpp"
+#include "agent/proposer.hpp"
 #include "core/error.hpp"
 #include "tests/agent/fake_clock.hpp"
 #include "tests/agent/test_server.hpp"
@@ -231,6 +233,24 @@ TEST(Ensemble, PicksByNameAndSamplesByWeight) {
   EXPECT_GT(big, 240);  // expectation 300 of 400
   EXPECT_LT(big, 360);
   EXPECT_EQ(&e->sample(17), &e->sample(17));  // deterministic in the seed
+}
+
+// Usage read back from a log: a float token count out of range is bad input
+// (the run-log fuzzer found 7.8e59, which a plain cast turns into undefined
+// behaviour), and totals saturate instead of overflowing.
+TEST(Usage, OutOfRangeTokensAreBadInputAndTotalsSaturate) {
+  try {
+    (void)nlohmann::json::parse(R"({"prompt_tokens": 7.77778e59})").get<Usage>();
+    FAIL() << "an out-of-range token count was read";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), Error::Kind::bad_input);
+    EXPECT_NE(std::string(e.what()).find("prompt_tokens"), std::string::npos) << e.what();
+  }
+  const auto u = nlohmann::json::parse(R"({"prompt_tokens": 12, "completion_tokens": 30})").get<Usage>();
+  EXPECT_EQ(total_tokens(u), 42);
+  Usage huge;
+  huge.prompt_tokens = huge.completion_tokens = std::numeric_limits<long long>::max() - 1;
+  EXPECT_EQ(total_tokens(huge), std::numeric_limits<long long>::max());
 }
 
 }  // namespace
