@@ -17,8 +17,8 @@
 
 #include "bench/scale_report.hpp"
 #include "core/task.hpp"
-#include "harness/nvml.hpp"
 #include "core/wire.hpp"
+#include "harness/nvml.hpp"
 
 namespace tessera::bench {
 

@@ -13,8 +13,8 @@
 #include "env/env.hpp"
 #include "core/error.hpp"
 #include "core/fs.hpp"
-#include "serve/backend.hpp"
 #include "harness/sandbox.hpp"
+#include "serve/backend.hpp"
 #include "serve/evaluator_slots.hpp"
 #include "serve/server.hpp"
 #include "serve/service.hpp"
@@ -63,7 +63,8 @@ void run(Args a) {
   const auto config = env_config(a);
 
   const tessera::SandboxOptions so = tessera::cli::sandbox_options_of(a.sandbox);
-  const auto devices = serve::parse_gpu_list(a.gpus, so.mode == tessera::EvalMode::compile_only ? 0 : tessera::cuda_device_count());
+  const auto devices =
+      serve::parse_gpu_list(a.gpus, so.mode == tessera::EvalMode::compile_only ? 0 : tessera::cuda_device_count());
   auto slots = std::make_shared<serve::EvaluatorSlots>(serve::sandbox_factories(so, devices));
   slots->pool()->start_all();  // workers up (device known) before the first request
   serve::Service service(a.o, serve::make_env_backend(slots, config));

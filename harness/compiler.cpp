@@ -209,12 +209,10 @@ CompileOutput Compiler::compile_in_process(const CompileRequest& request, const 
 
 namespace {
 
-constexpr std::string_view kAnswerKey = "TESSERA_COMPILE";
-
 // The compile child's answer line, read strictly; infra_error when it cannot be read.
 CompileOutput read_answer(std::string_view line, CompileOutput out) {
   try {
-    return read_strict<CompileOutput>(nlohmann::json::parse(line).at(kAnswerKey), "the compile child's answer");
+    return read_strict<CompileOutput>(nlohmann::json::parse(line).at(detail::kCompileAnswerKey), "the compile child's answer");
   } catch (const std::exception& e) {
     out.status = Status::infra_error;
     out.reason = fmt::format("unreadable answer from the compiler process: {}", e.what());
@@ -270,7 +268,7 @@ CompileOutput Compiler::compile_in_child(const CompileRequest& request, const st
       run_process(exe, {"__compile"}, nlohmann::json(req).dump(), options_.timeout_seconds, output_limit, work_dir);
   if (detail::process_failed(pr, "compile", options_.timeout_seconds, out)) return out;
   // The child prints exactly one JSON line last; anything before it is noise.
-  const std::string marker = fmt::format("{{\"{}\":", kAnswerKey);
+  const std::string marker(detail::kCompileAnswerPrefix);
   auto pos = pr.output.rfind("\n" + marker);
   if (pos == std::string::npos && pr.output.rfind(marker, 0) == 0) pos = 0;
   else if (pos != std::string::npos) pos += 1;
@@ -314,7 +312,7 @@ CompileOutput compile_request(const std::string& text, const std::filesystem::pa
 
 void print_answer(const CompileOutput& out) {
   // On a line of its own whatever was printed before; flushed (std::endl).
-  std::cout << "\n" << nlohmann::json{{std::string(kAnswerKey), out}}.dump() << std::endl;
+  std::cout << "\n" << nlohmann::json{{std::string(detail::kCompileAnswerKey), out}}.dump() << std::endl;
 }
 
 // TEST ONLY: the planted faults of detail/compile_servers.hpp.

@@ -121,16 +121,14 @@ ScalePoint measure(ScaleRun& run, const std::string& url, const std::vector<int>
     }
   }
   const auto cands = scale_candidates(run.base, tag, o.per_gpu * p.gpus);
+  nlohmann::json compile_only = options;
+  compile_only["compile_only"] = true;  // compiled into the service's cache, nothing measured
   if (o.warm_cache) {
-    nlohmann::json compile = options;
-    compile["compile_only"] = true;  // compiled into the service's cache, nothing measured
-    (void)post_all(url, cands, task, compile, o.clients, {});
+    (void)post_all(url, cands, task, compile_only, o.clients, {});
   } else {
     // The service's compile servers started (as many as the clients keep
     // compiling at once), outside the figures; then nothing compiled.
-    nlohmann::json compile = options;
-    compile["compile_only"] = true;
-    (void)post_all(url, scale_candidates(run.base, tag + "-servers", o.clients), task, compile, o.clients, {});
+    (void)post_all(url, scale_candidates(run.base, tag + "-servers", o.clients), task, compile_only, o.clients, {});
     run.cache.clear_kernels();
   }
 

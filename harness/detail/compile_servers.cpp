@@ -32,11 +32,14 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr auto kCloseGrace = std::chrono::seconds(2);  // an idle server told EOF exits at once; then SIGKILL
 constexpr auto kReapPoll = std::chrono::milliseconds(2);
-constexpr std::string_view kAnswerPrefix = "{\"TESSERA_COMPILE\":";
 
 int default_max_servers() {
   const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
   return static_cast<int>(std::min<unsigned>(hw, kCompileServerMaxCount));
+}
+
+int max_servers_of(const CompileServerLimits& limits) {
+  return limits.max_servers > 0 ? limits.max_servers : default_max_servers();
 }
 
 // 128 + signal for a signal, as run_process reports it.
@@ -134,7 +137,7 @@ CompileServerReply CompileServers::Server::ask(const std::string& request_line, 
   std::size_t read_bytes = 0;
   for (;;) {
     while (auto line = take_line(buffer)) {
-      if (std::string_view(*line).substr(0, kAnswerPrefix.size()) == kAnswerPrefix) {
+      if (std::string_view(*line).substr(0, kCompileAnswerPrefix.size()) == kCompileAnswerPrefix) {
         r.kind = K::answer;
         r.answer = std::move(*line);
         return r;
@@ -254,7 +257,8 @@ void close_all(std::vector<std::unique_ptr<CompileServers::Server>>& servers) {
 void take_stale(std::vector<std::unique_ptr<CompileServers::Server>>& idle, double idle_close_s,
                 std::vector<std::unique_ptr<CompileServers::Server>>& stale) {
   if (idle_close_s <= 0) return;
-  const auto oldest = Clock::now() - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(idle_close_s));
+  const auto oldest =
+      Clock::now() - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(idle_close_s));
   for (auto it = idle.begin(); it != idle.end();) {
     if ((*it)->idle_since < oldest) {
       stale.push_back(std::move(*it));
@@ -314,7 +318,7 @@ CompileServerReply CompileServers::ask(const CompileServerSpec& spec, const std:
           closed.kind = CompileServerReply::Kind::closed;
           return closed;
         }
-        const int max = st.limits.max_servers > 0 ? st.limits.max_servers : default_max_servers();
+        const int max = max_servers_of(st.limits);
         auto it = std::find_if(st.idle.rbegin(), st.idle.rend(), [&](const auto& s) { return s->flavour == flavour; });
         if (it != st.idle.rend()) {  // the most recently used: its caches are warm
           server = std::move(*it);
@@ -413,7 +417,7 @@ CompileServerStats CompileServers::stats() const {
   std::lock_guard g(state_->mu);
   CompileServerStats s = state_->stats;
   s.live = state_->live;
-  s.max_servers = state_->limits.max_servers > 0 ? state_->limits.max_servers : default_max_servers();
+  s.max_servers = max_servers_of(state_->limits);
   return s;
 }
 

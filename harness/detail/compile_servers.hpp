@@ -21,11 +21,16 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tessera::detail {
 
 inline constexpr int kCompileServerMaxCount = 64;
+// A compile child's or server's answer is the one stdout line that starts
+// with this: `{"TESSERA_COMPILE": CompileOutput}`; other lines are noise.
+inline constexpr std::string_view kCompileAnswerKey = "TESSERA_COMPILE";
+inline constexpr std::string_view kCompileAnswerPrefix = "{\"TESSERA_COMPILE\":";
 inline constexpr int kCompileServerRecycleAfter = 200;  // compiles per server, then a fresh one
 // An idle server unused this long is closed at the next request: a burst of
 // compiles starts up to one server per core, each holding NVRTC's memory, and

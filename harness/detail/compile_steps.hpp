@@ -10,7 +10,7 @@
 
 namespace tessera::detail {
 
-// `pch_dir` non-empty: automatic precompiled headers, kept there (CompilerOptions::nvrtc_pch_dir).
+// `pch_dir` non-empty: automatic precompiled headers, kept there (a compile server's own folder).
 CompileOutput compile_nvrtc(const CompileRequest& request, const std::filesystem::path& cubin_path,
                             const std::filesystem::path& pch_dir = {});
 CompileOutput compile_nvcc(const CompileRequest& request, const std::filesystem::path& so_path,

@@ -10,10 +10,10 @@
 #include <fmt/format.h>
 
 #include "bench/detail/gpu_sampler.hpp"
-#include "harness/nvml.hpp"
 #include "bench/detail/stage_samples.hpp"
 #include "bench/scale.hpp"
 #include "core/fs.hpp"
+#include "harness/nvml.hpp"
 #include "tests/bench/synthetic.hpp"
 #include "tests/testing.hpp"
 
