@@ -53,6 +53,7 @@ void summarize(ModelJudgement& j) {
     regret += s.first_pick_ratio - 1;
     j.worst_regret = std::max(j.worst_regret, s.first_pick_ratio - 1);
     near += s.first_pick_ratio <= kNearBest;
+    j.time_error += s.time_error;
   }
   const double n = double(j.shapes.size());
   j.mean_spearman = std::accumulate(rho.begin(), rho.end(), 0.0) / n;
@@ -60,6 +61,7 @@ void summarize(ModelJudgement& j) {
   j.median_spearman = rho.size() % 2 ? rho[rho.size() / 2] : 0.5 * (rho[rho.size() / 2 - 1] + rho[rho.size() / 2]);
   j.near_best_share = near / n;
   j.mean_regret = regret / n;
+  j.time_error = std::exp2(j.time_error / n) - 1;
 }
 
 void append(ModelJudgement& into, const ModelJudgement& part) {
@@ -89,7 +91,11 @@ ModelJudgement judge_model(const tile::LearnedModel& model, const std::vector<ti
     for (const auto& p : predictions) predicted.push_back(p.time_us);
     const auto first = std::min_element(predicted.begin(), predicted.end()) - predicted.begin();
     const double best = *std::min_element(measured.begin(), measured.end());
-    j.shapes.push_back({ms.front()->task.id(), int(ms.size()), spearman(predicted, measured), measured[first] / best});
+    std::vector<double> error;
+    for (std::size_t i = 0; i < measured.size(); ++i) error.push_back(std::abs(std::log2(predicted[i] / measured[i])));
+    std::nth_element(error.begin(), error.begin() + long(error.size() / 2), error.end());
+    j.shapes.push_back(
+        {ms.front()->task.id(), int(ms.size()), spearman(predicted, measured), measured[first] / best, error[error.size() / 2]});
   }
   summarize(j);
   return j;
@@ -99,7 +105,7 @@ nlohmann::json to_json(const ModelJudgement& j) {
   nlohmann::json shapes = nlohmann::json::array();
   for (const auto& s : j.shapes)
     shapes.push_back({{"task", s.task_id}, {"configs", s.configs}, {"spearman", s.spearman},
-                      {"first_pick_ratio", s.first_pick_ratio}});
+                      {"first_pick_ratio", s.first_pick_ratio}, {"time_error_log2", s.time_error}});
   return {{"model", j.model},
           {"shapes_judged", j.shapes.size()},
           {"mean_spearman", j.mean_spearman},
@@ -107,6 +113,7 @@ nlohmann::json to_json(const ModelJudgement& j) {
           {"first_pick_within_2pct", j.near_best_share},
           {"mean_regret", j.mean_regret},
           {"worst_regret", j.worst_regret},
+          {"time_error", j.time_error},
           {"shapes", shapes}};
 }
 

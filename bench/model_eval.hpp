@@ -25,6 +25,7 @@ struct ShapeJudgement {
   int configs = 0;
   double spearman = 0;
   double first_pick_ratio = 0;  // measured(first pick) / best measured
+  double time_error = 0;        // median over its configs of |log2(predicted / measured)|
 };
 
 struct ModelJudgement {
@@ -33,6 +34,10 @@ struct ModelJudgement {
   double mean_spearman = 0, median_spearman = 0;
   double near_best_share = 0;  // shapes whose first pick is within kNearBest
   double mean_regret = 0, worst_regret = 0;
+  // How far predicted times are from measured ones (2^mean time_error - 1):
+  // a ranking can be right with times off by a shape's constant factor, but
+  // the search compares predictions with measured times, and prompts quote them.
+  double time_error = 0;
 };
 nlohmann::json to_json(const ModelJudgement& j);
 

@@ -290,7 +290,8 @@ void setup(CLI::App& root) {
   cmd->add_option("--pipeline-depth", a.config.pipeline_depth, "steps in flight (0 = 2 per GPU)")->capture_default_str();
   cmd->add_option("--temperature", a.config.temperature, "LLM sampling temperature (<0: endpoint default)");
   cmd->add_flag("--no-noise-aware", a.no_noise_aware, "accept any faster median (ablation of noise-aware acceptance)");
-  cmd->add_flag("--quiet", a.quiet, "no progress output");
+  // --no-progress as in bench suite and bench scale; --quiet, its first spelling, still works.
+  cmd->add_flag("--no-progress,--quiet", a.quiet, "no progress output");
   cmd->callback([] { run(a); });
 }
 

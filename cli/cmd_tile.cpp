@@ -21,6 +21,7 @@
 #include "tile/config.hpp"
 #include "tile/cost_model.hpp"
 #include "tile/emit.hpp"
+#include "tile/learned_model.hpp"
 #include "tile/legality.hpp"
 #include "tile/space.hpp"
 #include "search/tile_tuner.hpp"
@@ -97,8 +98,11 @@ std::vector<tile::Config> listing(const TileArgs& a, const Task& task, const til
 // The cost model's order (what `tile tune` measures first), with what it predicts.
 void cmd_list_model(const TileArgs& a, const Task& task) {
   const tile::Limits limits = limits_of(a);
+  // The model tune ranks with on that GPU kind (tile::model_for_device), or
+  // the analytical one alone.
+  const tile::LearnedModel model = a.device_kind == "analytical" ? tile::LearnedModel{} : tile::model_for_device(a.device_kind);
   std::vector<tile::Ranked> ranked;
-  for (auto& r : tile::rank_configs(task, limits, std::size_t(-1)))
+  for (auto& r : tile::rank_configs(task, limits, std::size_t(-1), model))
     if (ranked.size() < a.limit && search::in_backend(r.config, a.backend)) ranked.push_back(std::move(r));
   if (a.json) {
     nlohmann::json j = nlohmann::json::array();
@@ -114,9 +118,10 @@ void cmd_list_model(const TileArgs& a, const Task& task) {
     fmt::print("{:<70} {:>9.2f} µs  {:<7} {:>5} CTAs  {} waves  tail {:.2f}  pad {:.2f}\n", tile::name(r.config),
                p.time_us, p.bound, p.ctas, p.waves, p.tail_efficiency, p.pad_efficiency);
   }
-  fmt::print("the cost model's first {} configs for {} on {} ({} SMs, {:.0f} TFLOP/s, {:.0f} GB/s: predictions, not "
-             "measurements)\n",
-             ranked.size(), task.id(), limits.arch, limits.sm_count, limits.peak_tflops, limits.dram_gbps);
+  fmt::print("the cost model's first {} configs for {} on {} ({} SMs, {:.0f} TFLOP/s, {:.0f} GB/s; {}: predictions, "
+             "not measurements)\n",
+             ranked.size(), task.id(), limits.arch, limits.sm_count, limits.peak_tflops, limits.dram_gbps,
+             model.describe());
 }
 
 void cmd_list(const TileArgs& a) {
@@ -168,6 +173,9 @@ void setup(CLI::App& root) {
   list->add_option("--backend", args->backend, "only mma_sync or wgmma_tma");
   list->add_option("--smem", args->smem_optin, "opt-in shared memory per block (bytes)")->capture_default_str();
   list->add_flag("--model", args->model, "the cost model's order (what tune measures first) with its predictions");
+  list->add_option("--device-kind", args->device_kind,
+                   "--model: rank with this GPU kind's learned model (h200, h100, ...; all: the pooled one), or analytical")
+      ->capture_default_str();
   list->callback([args] { cmd_list(*args); });
 
   auto* check = tile->add_subcommand("check", "is a config legal for a shape (and why not)");

@@ -298,7 +298,7 @@ if has search; then
     dir="$BUILD/runs/accept-$method-$shape"
     rm -rf "$dir"
     step "search_${method}_$shape" "$T" search --shape "$shape" --method "$method" --budget-evals "${SEARCH_EVALS:-200}" \
-      --seed 1 --quiet --out "$dir" ${SEARCH_SECONDS:+--budget-seconds "$SEARCH_SECONDS"}
+      --seed 1 --no-progress --out "$dir" ${SEARCH_SECONDS:+--budget-seconds "$SEARCH_SECONDS"}
     grep -E "^\| hgemm_" "$dir/report.md" | head -n 1
     # One archive per run, without outcomes.jsonl (raw worker results, also
     # in trajectories.jsonl; only a resume needs it): one archive of all runs
@@ -314,7 +314,7 @@ if has replay; then
   python3 scripts/make_replay_demo.py "$LOGS/replay_demo.jsonl" "$LOGS/replay_tile.cu"
   rm -rf "$BUILD/runs/replay"
   step replay_search "$T" search --shape 1024x1024x1024 --proposers replay --replay "$LOGS/replay_demo.jsonl" \
-    --budget-evals 4 --seed 1 --quiet --out "$BUILD/runs/replay"
+    --budget-evals 4 --seed 1 --no-progress --out "$BUILD/runs/replay"
   step replay_export "$T" export "$BUILD/runs/replay" --format sft
   grep -E "^\| hgemm_|^\| (ok|compile_error|wrong_answer) " "$BUILD/runs/replay/report.md"
 fi

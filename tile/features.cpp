@@ -1,5 +1,8 @@
 #include "tile/features.hpp"
 
+#include "tile/legality.hpp"
+
+#include <algorithm>
 #include <cmath>
 
 namespace tessera::tile {
@@ -30,7 +33,14 @@ const std::vector<std::string>& feature_names() {
       // the analytical model
       "log2_pred_us", "tiles_per_sm", "ctas_per_sm", "waves", "tail_efficiency", "pad_efficiency",
       "log2_bytes_per_flop", "log2_compute_us", "log2_memory_us", "log2_overhead_us", "bound",
-      "compute_share", "memory_share", "overhead_share"};
+      "compute_share", "memory_share", "overhead_share",
+      // what the kernel does per CTA, beside the model's terms: the k-loop each
+      // CTA runs against its pipeline depth, the last tile's fill in each
+      // dimension (what padding costs where the shape is just past a tile),
+      // the launch's size and how full its last wave is, and the CTA's
+      // threads and shared memory (occupancy)
+      "log2_k_iterations", "m_tail_fill", "n_tail_fill", "log2_tiles", "last_wave_fill", "threads",
+      "smem_kib"};
   return names;
 }
 
@@ -49,6 +59,18 @@ std::vector<float> features(const Config& c, const Task& t, const Limits& l, con
       float(p.tail_efficiency), float(p.pad_efficiency), lg(p.bytes_per_flop), lg(p.compute_us), lg(p.memory_us),
       lg(p.overhead_us), bound_code(p.bound),
       float(p.compute_us / parts), float(p.memory_us / parts), float(p.overhead_us / parts)};
+  const double k_iterations = double(k_tiles(c, t)) / std::max(1, c.split_k);
+  const auto tail_fill = [](long long extent, int tile) {
+    if (tile <= 0) return 1.0f;
+    const long long r = extent % tile;
+    return r == 0 ? 1.0f : float(double(r) / tile);
+  };
+  const double resident = double(std::max(1, l.sm_count) * std::max(1, p.ctas_per_sm));
+  const double waves = double(std::max(1, p.ctas)) / resident;
+  const double last = waves - std::floor(waves);
+  f.insert(f.end(), {lg(k_iterations), tail_fill(mma_rows(c, t), c.bm), tail_fill(mma_cols(c, t), c.bn),
+                     lg(double(std::max(1, p.tiles))), float(last == 0 ? 1.0 : last), float(c.threads()),
+                     float(dynamic_smem_bytes(c, t) / 1024.0)});
   return f;
 }
 

@@ -51,6 +51,15 @@ std::string device_kind(std::string_view gpu_name);
 // training sweep (docs/tile.md): deeper or longer ensembles ranked no better
 // and made the shipped model larger.
 struct TrainOptions {
+  // What the trees fit. pairwise: XGBoost's rank:pairwise within each shape
+  // (the order of its configs, which is what a ranking needs), then a second
+  // ensemble on the shape's features alone that puts the times back at their
+  // level without changing the order. residual: log2(measured / analytical)
+  // by least squares. Measured on held-out grid shapes (docs/tile.md), the
+  // ranking objective picked the best config first far more often; the
+  // residual one predicts times closer to the measured ones.
+  enum class Target { residual, pairwise };
+  Target target = Target::pairwise;
   int trees = 150;
   int max_depth = 5;
   double learning_rate = 0.15;
@@ -91,8 +100,9 @@ public:
   void save(const std::filesystem::path& file) const;  // written to a temporary file and renamed into place
   static LearnedModel load(const std::filesystem::path& file);
 
+  struct Layer;  // one booster and how its output counts (learned_model.cpp)
+
 private:
-  struct Layer;
   std::vector<std::shared_ptr<const Layer>> layers_;  // the prior's first
 };
 

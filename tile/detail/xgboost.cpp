@@ -25,6 +25,10 @@ void DMatrix::set(const char* field, const std::vector<float>& values) {
   TESSERA_XGB_CHECK(XGDMatrixSetFloatInfo(h_, field, values.data(), bst_ulong(values.size())));
 }
 
+void DMatrix::set_groups(const std::vector<unsigned>& sizes) {
+  TESSERA_XGB_CHECK(XGDMatrixSetUIntInfo(h_, "group", sizes.data(), bst_ulong(sizes.size())));
+}
+
 Booster::Booster() { TESSERA_XGB_CHECK(XGBoosterCreate(nullptr, 0, &h_)); }
 
 Booster::Booster(const DMatrix& train) {

@@ -18,6 +18,7 @@ public:
   DMatrix(const DMatrix&) = delete;
   DMatrix& operator=(const DMatrix&) = delete;
   void set(const char* field, const std::vector<float>& values);  // "label", "base_margin"
+  void set_groups(const std::vector<unsigned>& sizes);               // consecutive rows per query, for ranking
   DMatrixHandle get() const { return h_; }
 
 private:
