@@ -44,6 +44,12 @@ nlohmann::json prediction_json(const tile::Prediction& p) {
           {"memory_us", p.memory_us},     {"overhead_us", p.overhead_us}};
 }
 
+// The model tune ranks with on the GPU kind of --device-kind
+// (tile::model_for_device), or the analytical one alone.
+tile::LearnedModel ranking_model(const TileArgs& a) {
+  return a.device_kind == "analytical" ? tile::LearnedModel{} : tile::model_for_device(a.device_kind);
+}
+
 void cmd_check(const TileArgs& a) {
   const Task task = task_of(a);
   const tile::Config c = config_of(a, task);
@@ -56,10 +62,11 @@ void cmd_check(const TileArgs& a) {
   std::size_t ranked_count = 0;
   bool shortlisted = false;
   if (l.ok) {
-    const auto ranking = tile::rank_configs(task, limits, std::size_t(-1));
+    const tile::LearnedModel model = ranking_model(a);
+    const auto ranking = tile::rank_configs(task, limits, std::size_t(-1), model);
     ranked_count = ranking.size();
-    p = tile::predict(c, task, limits);
-    rank = tile::model_rank(ranking, c, task, limits);
+    p = tile::predict_all({c}, task, limits, model).front();
+    rank = tile::model_rank(ranking, c, task, limits, model);
     for (const auto& r : ranking) shortlisted = shortlisted || tile::name(r.config) == tile::name(c);
   }
   if (a.json) {
@@ -98,9 +105,7 @@ std::vector<tile::Config> listing(const TileArgs& a, const Task& task, const til
 // The cost model's order (what `tile tune` measures first), with what it predicts.
 void cmd_list_model(const TileArgs& a, const Task& task) {
   const tile::Limits limits = limits_of(a);
-  // The model tune ranks with on that GPU kind (tile::model_for_device), or
-  // the analytical one alone.
-  const tile::LearnedModel model = a.device_kind == "analytical" ? tile::LearnedModel{} : tile::model_for_device(a.device_kind);
+  const tile::LearnedModel model = ranking_model(a);
   std::vector<tile::Ranked> ranked;
   for (auto& r : tile::rank_configs(task, limits, std::size_t(-1), model))
     if (ranked.size() < a.limit && search::in_backend(r.config, a.backend)) ranked.push_back(std::move(r));
@@ -173,15 +178,19 @@ void setup(CLI::App& root) {
   list->add_option("--backend", args->backend, "only mma_sync or wgmma_tma");
   list->add_option("--smem", args->smem_optin, "opt-in shared memory per block (bytes)")->capture_default_str();
   list->add_flag("--model", args->model, "the cost model's order (what tune measures first) with its predictions");
-  list->add_option("--device-kind", args->device_kind,
-                   "--model: rank with this GPU kind's learned model (h200, h100, ...; all: the pooled one), or analytical")
-      ->capture_default_str();
+  const auto device_kind = [&](CLI::App* c) {
+    c->add_option("--device-kind", args->device_kind,
+                  "the cost model's order: this GPU kind's learned model (h200, h100, ...; all: the pooled one), or analytical")
+        ->capture_default_str();
+  };
+  device_kind(list);
   list->callback([args] { cmd_list(*args); });
 
   auto* check = tile->add_subcommand("check", "is a config legal for a shape (and why not)");
   check->add_option("config", args->config, "config JSON or name")->required();
   add_tile_task_options(check, *args);
   check->add_option("--smem", args->smem_optin, "opt-in shared memory per block (bytes)")->capture_default_str();
+  device_kind(check);
   check->callback([args] { cmd_check(*args); });
 
   auto* eval = tile->add_subcommand("eval", "compile, verify and time a config through the harness");

@@ -64,6 +64,7 @@ std::vector<Prediction> predict_all(const std::vector<Config>& configs, const Ta
 
 // 1-based rank of `config` in `ranking` (by name); when absent, 1 + the number
 // of ranked configs predicted faster than it.
-int model_rank(const std::vector<Ranked>& ranking, const Config& config, const Task& task, const Limits& limits);
+int model_rank(const std::vector<Ranked>& ranking, const Config& config, const Task& task, const Limits& limits,
+               const LearnedModel& learned = LearnedModel{});
 
 }  // namespace tessera::tile

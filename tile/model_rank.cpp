@@ -274,11 +274,12 @@ std::vector<Ranked> rank_configs(const Task& t, const Limits& l, std::size_t max
   return out;
 }
 
-int model_rank(const std::vector<Ranked>& ranking, const Config& config, const Task& task, const Limits& limits) {
+int model_rank(const std::vector<Ranked>& ranking, const Config& config, const Task& task, const Limits& limits,
+               const LearnedModel& learned) {
   const std::string n = name(config);
   for (std::size_t i = 0; i < ranking.size(); ++i)
     if (name(ranking[i].config) == n) return int(i) + 1;
-  const double mine = predict(config, task, limits).time_us;
+  const double mine = predict_all({config}, task, limits, learned).front().time_us;  // as the ranking's were
   return 1 + int(std::count_if(ranking.begin(), ranking.end(),
                                [&](const Ranked& r) { return r.prediction.time_us < mine; }));
 }
