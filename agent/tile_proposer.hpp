@@ -4,7 +4,8 @@
 // (the search-space design of Ansor and MetaSchedule). No network,
 // deterministic for a given seed and context.
 //   a task's first options.model_first configs -> the cost model's top picks,
-//                             in its order (what tile tune measures first)
+//                             in its order (what tile tune measures first),
+//                             never an exploration
 //   then, with a parent    -> a move draws a pool: the parent's one-knob
 //                             neighbours, crossovers with the inspirations,
 //                             uniform restarts, or the model's next picks;

@@ -158,7 +158,8 @@ Measured measured(const Proposal& p, double us) {
 }
 
 TEST(TileProposer, GuidedStartsFromTheModelsTopPicksInOrder) {
-  auto proposer = make_tile_proposer(guided());
+  // Exploration, however likely, waits until the model's top picks are measured.
+  auto proposer = make_tile_proposer(guided(1.0));
   auto ctx = context("257x6144x4096");
   const auto ranking = tile::rank_configs(ctx.task, tile::Limits{}, 16);
   ASSERT_GE(ranking.size(), 8u);
