@@ -29,7 +29,7 @@
 #            record keeps); carried back, the next call continues it
 #            ($SWEEP_ARGS: more bench suite arguments, e.g. "--retry timeout")
 #   suite_gpus  $SUITE_SHAPES shapes of the grid (every $SUITE_STRIDE-th), baselines on GPU 0, then bench suite --gpus all:
-#            time and per-shape agreement
+#            time and per-shape agreement ($SUITE_PART=one|all splits it over calls: see the stage)
 #   scale    tessera bench scale over the machine's GPUs ($SCALE_ARGS), figures in $OUT/scale.{md,json}
 #   ray      tessera.ray with one actor per GPU (scripts/gpu_ray.sh: Ray's wheel in two calls)
 #   build    nothing but configure and build (a warm machine keeps them for the next call)
@@ -246,17 +246,35 @@ if has suite_gpus; then
   # The first $SUITE_SHAPES (200) shapes of datasets/grid1000.json, baselines only, on GPU 0 and
   # then spread over every GPU (bench suite --gpus all): the wall times and how far each
   # baseline's figures moved per shape (scripts/suite_gpus_compare.py)
+  # The whole grid does not fit one call: its one-GPU sweep took 400 s for 795 shapes on an H200.
+  # SUITE_PART=one runs (or, with the folder carried back, continues) the one-GPU sweep in
+  # $SUITE_ONE_DIR for $SUITE_MINUTES; SUITE_PART=all then runs the spread sweep and compares. The
+  # one-GPU time is then the sum of its records' wall_s (the calls' start-up left out, which
+  # favours the one GPU), the spread one's the wall clock.
   SG=$OUT/suite_gpus
-  mkdir -p "$SG"
+  SG_ONE=${SUITE_ONE_DIR:-$SG/one}
+  PART=${SUITE_PART:-both}
+  mkdir -p "$SG" "$(dirname "$SG_ONE")"
   python3 -c "import json,sys; d=json.load(open('datasets/grid1000.json')); d['tasks']=d['tasks'][::int(sys.argv[3])][:int(sys.argv[1])]; d['name']='grid1000_every'+sys.argv[3]+'_first'+sys.argv[1]; json.dump(d,open(sys.argv[2],'w'))" \
     "${SUITE_SHAPES:-200}" "$SG/tasks.json" "${SUITE_STRIDE:-1}"
   t0=$SECONDS
-  step suite_one_gpu "$T" bench suite --tasks "$SG/tasks.json" --device 0 --out "$SG/one" --no-progress
+  if [ "$PART" != all ]; then
+    if [ -f "$SG_ONE/bench.json" ]; then one=(--resume "$SG_ONE"); else one=(--tasks "$SG/tasks.json" --out "$SG_ONE"); fi
+    # Exit 5: stopped at --max-minutes, continue in the next call.
+    step suite_one_gpu bash -c '"$@"; rc=$?; [ $rc -eq 0 ] || [ $rc -eq 5 ]' _ "$T" bench suite "${one[@]}" --device 0 \
+      --no-progress ${SUITE_MINUTES:+--max-minutes "$SUITE_MINUTES"}
+    tail -n 2 "$LOGS/suite_one_gpu.log"
+    [ "$SG_ONE" = "$SG/one" ] || cp -r "$SG_ONE" "$SG/one"
+  fi
   t1=$SECONDS
-  step suite_all_gpus "$T" bench suite --tasks "$SG/tasks.json" --gpus all --out "$SG/all" --no-progress
-  t2=$SECONDS
-  step suite_compare python3 scripts/suite_gpus_compare.py "$SG/one" "$SG/all" $((t1 - t0)) $((t2 - t1))
-  cat "$LOGS/suite_compare.log"
+  if [ "$PART" != one ]; then
+    step suite_all_gpus "$T" bench suite --tasks "$SG/tasks.json" --gpus all --out "$SG/all" --no-progress
+    t2=$SECONDS
+    wall_one=$((t1 - t0))
+    [ "$PART" = all ] && wall_one=records
+    step suite_compare python3 scripts/suite_gpus_compare.py "$SG_ONE" "$SG/all" "$wall_one" $((t2 - t1))
+    cat "$LOGS/suite_compare.log"
+  fi
 fi
 
 if has machine; then

@@ -4,6 +4,9 @@ and per shape how far each baseline's cold median moved between them.
 
     scripts/suite_gpus_compare.py RUN_ONE_GPU RUN_GPUS WALL_ONE_S WALL_GPUS_S
 
+WALL_ONE_S may be "records": the sum of the one-GPU run's per-shape wall_s, for
+a run that took several calls (resumed) and so has no single wall time.
+
 Prints the time ratio (the issue's bar: the several-GPU sweep in at most 30%
 of the one-GPU time) and, over the shapes both runs measured, the geometric
 mean, median and largest ratio of each baseline's time (GPUs run / one GPU):
@@ -33,12 +36,24 @@ def baselines(run: Path) -> dict[str, dict[str, float]]:
     return out
 
 
+def records_wall(run: Path) -> float:
+    """The sum of a run's per-shape wall_s (the last record of a task wins, as in baselines())."""
+    walls: dict[str, float] = {}
+    for line in (run / "results.jsonl").read_text().splitlines():
+        if line.strip():
+            r = json.loads(line)
+            t = r["task"]
+            walls[f"{t['m']}x{t['n']}x{t['k']}:{t.get('layout', '')}:{t.get('epilogue', '')}"] = float(r.get("wall_s", 0))
+    return sum(walls.values())
+
+
 def main() -> int:
     if len(sys.argv) != 5:
         print(__doc__)
         return 2
     one, many = baselines(Path(sys.argv[1])), baselines(Path(sys.argv[2]))
-    wall_one, wall_many = float(sys.argv[3]), float(sys.argv[4])
+    wall_one = records_wall(Path(sys.argv[1])) if sys.argv[3] == "records" else float(sys.argv[3])
+    wall_many = float(sys.argv[4])
     print(f"shapes: {len(one)} on one GPU, {len(many)} spread; wall {wall_one:.0f} s -> {wall_many:.0f} s "
           f"({100 * wall_many / wall_one:.0f}% of the one-GPU time)")
     names = sorted({n for v in one.values() for n in v})
