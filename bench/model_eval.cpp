@@ -143,6 +143,60 @@ CrossValidation cross_validate(const std::vector<tile::Measurement>& rows, int f
   return cv;
 }
 
+ReplayJudgement replay_online(const tile::LearnedModel& model, const std::vector<tile::Measurement>& rows, int budget) {
+  ReplayJudgement out;
+  out.budget = budget;
+  std::map<std::string, std::vector<const tile::Measurement*>> by_shape;
+  for (const auto& m : rows)
+    if (m.cold_us > 0) by_shape[m.device_kind + "/" + m.task.id()].push_back(&m);
+  double log_static = 0, log_online = 0;
+  for (const auto& [id, ms] : by_shape) {
+    if (int(ms.size()) < 2 * budget) continue;
+    const auto& task = ms.front()->task;
+    const auto& limits = ms.front()->limits;
+    std::vector<tile::Config> configs;
+    double best = ms.front()->cold_us;
+    for (const auto* m : ms) configs.push_back(m->config), best = std::min(best, m->cold_us);
+    // The picks of one model: the fastest predicted of the configs not picked yet.
+    const auto pick = [&](const tile::LearnedModel& by, const std::vector<bool>& taken) {
+      const auto p = tile::predict_all(configs, task, limits, by);
+      std::size_t at = configs.size();
+      for (std::size_t i = 0; i < configs.size(); ++i)
+        if (!taken[i] && (at == configs.size() || p[i].time_us < p[at].time_us)) at = i;
+      return at;
+    };
+    std::vector<bool> taken_static(configs.size()), taken_online(configs.size());
+    double found_static = 0, found_online = 0;
+    std::vector<tile::Measurement> seen;
+    tile::LearnedModel online = model;
+    for (int step = 0; step < budget; ++step) {
+      const std::size_t s = pick(model, taken_static);
+      taken_static[s] = true;
+      found_static = found_static > 0 ? std::min(found_static, ms[s]->cold_us) : ms[s]->cold_us;
+      const std::size_t o = pick(online, taken_online);
+      taken_online[o] = true;
+      found_online = found_online > 0 ? std::min(found_online, ms[o]->cold_us) : ms[o]->cold_us;
+      seen.push_back(*ms[o]);
+      online = tile::LearnedModel::train(seen, model, tile::online_train_options(), model.device_kind());
+    }
+    ++out.shapes;
+    log_static += std::log(found_static / best), log_online += std::log(found_online / best);
+    out.static_near += found_static <= kNearBest * best, out.online_near += found_online <= kNearBest * best;
+    out.online_better += found_online < found_static, out.static_better += found_static < found_online;
+  }
+  if (out.shapes > 0) {
+    out.static_ratio = std::exp(log_static / out.shapes), out.online_ratio = std::exp(log_online / out.shapes);
+    out.static_near /= out.shapes, out.online_near /= out.shapes;
+  }
+  return out;
+}
+
+nlohmann::json to_json(const ReplayJudgement& r) {
+  return {{"budget", r.budget},         {"shapes", r.shapes},           {"static_ratio", r.static_ratio},
+          {"online_ratio", r.online_ratio}, {"static_within_2pct", r.static_near}, {"online_within_2pct", r.online_near},
+          {"online_better", r.online_better}, {"static_better", r.static_better}};
+}
+
 nlohmann::json to_json(const CrossValidation& cv) {
   nlohmann::json j = {{"folds", cv.folds},
                       {"families", cv.families},

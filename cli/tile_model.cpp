@@ -33,6 +33,7 @@ struct ModelArgs {
   std::string out;       // train: where the model goes (default: the cache's cost_models/<kind>.json)
   std::string model;     // eval: judge this model file on every row instead of cross-validating
   int folds = 5;
+  int online = 0;        // eval --model: replay learning during a search over this many picks
   bool json = false;
   tile::TrainOptions train;
 };
@@ -98,6 +99,20 @@ void print_header() {
              "first pick <=2%", "mean regret", "worst", "time err");
 }
 
+void print_replays(int budget, const std::vector<std::pair<std::string, tile::LearnedModel>>& models,
+                   const std::vector<tile::Measurement>& rows) {
+  fmt::print("\nthe first {} picks among the measured configs, in the model's order (static, as tile tune) or refitted "
+             "after each pick to the picks' times (online, as the search's tile proposer): best found over best measured\n",
+             budget);
+  fmt::print("{:<44} {:>6} {:>10} {:>10} {:>13} {:>13} {:>15}\n", "model", "shapes", "static", "online", "static <=2%",
+             "online <=2%", "online / static");
+  for (const auto& [label, model] : models) {
+    const auto r = bench::replay_online(model, rows, budget);
+    fmt::print("{:<44} {:>6} {:>9.4f}x {:>9.4f}x {:>12.0f}% {:>12.0f}% {:>7} / {:<7}\n", label, r.shapes, r.static_ratio,
+               r.online_ratio, 100 * r.static_near, 100 * r.online_near, r.online_better, r.static_better);
+  }
+}
+
 void cmd_eval(const ModelArgs& a) {
   require_xgboost();
   const auto data = bench::read_model_data(paths(a.runs));
@@ -115,6 +130,7 @@ void cmd_eval(const ModelArgs& a) {
     print_header();
     print_row(analytical, "analytical");
     print_row(learned, model.describe());
+    if (a.online > 0) print_replays(a.online, {{"analytical", tile::LearnedModel{}}, {model.describe(), model}}, rows);
     return;
   }
   const tile::LearnedModel prior = load_prior(a.prior);
@@ -162,6 +178,8 @@ void add_model_command(CLI::App* tile) {
   eval->add_option("--folds", a->folds, "folds of the family split")->capture_default_str()->check(CLI::Range(2, 50));
   eval->add_flag("--json", a->json, "print the judgement as JSON, shape by shape");
   eval->add_option("--model", a->model, "judge this trained model file on the runs (held-out runs) instead of cross-validating");
+  eval->add_option("--online", a->online, "with --model: replay a search's refit over this many picks of each shape's measured configs")
+      ->check(CLI::Range(1, 64));
   eval->callback([a] { cmd_eval(*a); });
 }
 

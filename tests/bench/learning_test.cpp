@@ -5,6 +5,7 @@
 // confirmed figures and draws both curves.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -153,6 +154,42 @@ TEST(ModelEval, CrossValidationNeverTrainsOnTheFamilyItJudges) {
   ASSERT_GE(cv.learned.shapes.size(), shapes.size() / 2);
   EXPECT_GT(cv.learned.mean_spearman, cv.analytical.mean_spearman + 0.05);
   EXPECT_EQ(shape_family(task_from_shape("7x6144x4096")), "6144x4096");
+}
+
+// The replay of a search's refit (tile model eval --online): a model whose
+// order is the measured one finds the best at once, static or online; one
+// whose order is reversed finds, statically, the best of the slowest; shapes
+// with fewer than 2 x budget configs are left out.
+TEST(ModelEval, TheOnlineReplayScoresTheStaticOrderAndTheRefittedOne) {
+  if (!tile::LearnedModel::available()) GTEST_SKIP() << "built without XGBoost: no online refit";
+  std::vector<tile::Measurement> rows;
+  for (const auto* shape : {"128x4096x4096", "64x2048x7168"}) {
+    const Task t = task_from_shape(shape);
+    for (const auto& r : tile::rank_configs(t, tile::Limits{}, 24))
+      rows.push_back({t, r.config, tile::Limits{}, "h100", r.prediction.time_us});
+  }
+  const Task few = task_from_shape("1024x1024x1024");
+  for (const auto& r : tile::rank_configs(few, tile::Limits{}, 5)) rows.push_back({few, r.config, tile::Limits{}, "h100", r.prediction.time_us});
+  auto exact = replay_online(tile::LearnedModel{}, rows, 4);
+  EXPECT_EQ(exact.shapes, 2);
+  EXPECT_DOUBLE_EQ(exact.static_ratio, 1.0);
+  EXPECT_DOUBLE_EQ(exact.static_near, 1.0);
+  EXPECT_LE(exact.online_ratio, 1.01);
+  // Times reversed: the model's order is exactly wrong, and its first 4
+  // picks are each shape's 4 slowest, the best of them the 4th slowest.
+  for (auto& m : rows) m.cold_us = 1.0 / m.cold_us;
+  const auto reversed = replay_online(tile::LearnedModel{}, rows, 4);
+  double expected = 0;
+  for (const auto* shape : {"128x4096x4096", "64x2048x7168"}) {
+    std::vector<double> t;
+    for (const auto& m : rows)
+      if (m.task.id() == task_from_shape(shape).id()) t.push_back(m.cold_us);
+    std::sort(t.begin(), t.end());
+    expected += std::log(t[t.size() - 4] / t.front());
+  }
+  EXPECT_NEAR(reversed.static_ratio, std::exp(expected / 2), 1e-9);
+  EXPECT_DOUBLE_EQ(reversed.static_near, 0.0);
+  EXPECT_GE(reversed.online_ratio, 1.0);
 }
 
 }  // namespace
