@@ -398,7 +398,10 @@ LearnedModel LearnedModel::from_json(const nlohmann::json& j) {
     layer->device_kind = l.at("device_kind").get<std::string>();
     layer->rows = l.at("rows").get<int>();
     layer->options = l.value("options", nlohmann::json::object());
-    layer->role = Role(l.value("role", 0));
+    const int role = l.value("role", 0);
+    if (role < int(Role::residual) || role > int(Role::level))
+      fail_bad_input(fmt::format("cost model layer role {} is not one this tessera knows; train the model again", role));
+    layer->role = Role(role);
     layer->a = l.value("a", 1.0);
     layer->booster = std::make_unique<detail::Booster>();
     layer->booster->load_json(l.at("booster").dump());

@@ -204,6 +204,11 @@ TEST(LearnedModel, AForeignFileIsBadInput) {
   REQUIRE_XGBOOST();
   EXPECT_THROW(LearnedModel::from_json(nlohmann::json{{"schema", "something else"}}), Error);
   EXPECT_THROW(LearnedModel::from_json(nlohmann::json{{"schema", "tessera.cost_model/1"}, {"features", {"a"}}}), Error);
+  // A layer of a role this build does not know (a newer model file) is refused, not read as another.
+  auto j = LearnedModel::train(planted({"33x8192x2048"}, "h200", swap_factor, 8), LearnedModel{}, TrainOptions{}, "h200")
+               .to_json();
+  j["layers"][0]["role"] = 7;
+  EXPECT_THROW(LearnedModel::from_json(j), Error);
 }
 
 TEST(LearnedModel, MeasurementsRoundTripThroughJson) {
