@@ -16,13 +16,13 @@
 #ifdef TESSERA_HAVE_XGBOOST
 #include "tile/detail/xgboost.hpp"
 #endif
+#include "tile/detail/learned_layer.hpp"
 
 namespace tessera::tile {
 
 namespace {
 
 constexpr const char* kSchema = "tessera.cost_model/1";
-constexpr int kTrainThreads = 1;  // small data: threads cost more than they save, and one is deterministic
 
 std::string limits_kind_check(const nlohmann::json& j, const char* key) {
   if (!j.contains(key) || !j.at(key).is_string()) fail_bad_input(fmt::format("a measurement needs a string '{}'", key));
@@ -102,35 +102,17 @@ TrainOptions online_train_options() {
   return o;
 }
 
-// What a layer's trees fit, and so how their output counts.
-enum class Role {
-  residual,  // log2(measured / below): added as it is
-  ranking,   // rank:pairwise within each shape, larger for faster: subtracted. Its level per shape is the
-             // ranking loss's, not a time's: a level layer follows it
-  level,     // log2(measured / below) from the shape's and device's features only: one constant per shape,
-             // which puts the times back at their level and cannot change their order
-};
+namespace detail {
 
-struct LearnedModel::Layer {
-  std::string device_kind;
-  int rows = 0;
-  Role role = Role::residual;
-  // A ranking layer's corrected log time is T = log2(analytical) + below - f
-  // (f its trees' output); its spread is the ranking loss's. a, fitted by
-  // least squares within each shape at training, brings it to the measured
-  // spread: the layer adds a T - log2(analytical) - below. Any a > 0 keeps the
-  // order.
-  double a = 1;
-  nlohmann::json options;
-#ifdef TESSERA_HAVE_XGBOOST
-  std::unique_ptr<detail::Booster> booster;
-  mutable std::mutex mu;  // XGBoost's predict is not documented thread-safe on one booster
-#endif
-};
+void unavailable() {
+  throw Error(Error::Kind::unavailable,
+              "this tessera was built without XGBoost: the learned cost model is unavailable (install libxgboost-dev "
+              "and build again; docs/tile.md, \"The learned cost model\")");
+}
 
 namespace {
-
 constexpr int kShapeColumns[] = {0, 1, 2, 3, 4, 5};  // log2 m, n, k, layout, epilogue, log2 FLOPs (features.cpp)
+}  // namespace
 
 std::size_t feature_index(const char* name) {
   const auto& names = feature_names();
@@ -154,7 +136,7 @@ std::vector<float> level_view(const std::vector<float>& flat, std::size_t ncol) 
   return out;
 }
 
-}  // namespace
+}  // namespace detail
 
 LearnedModel::LearnedModel() = default;
 LearnedModel::~LearnedModel() = default;
@@ -171,13 +153,6 @@ bool LearnedModel::available() {
 
 namespace {
 
-#ifndef TESSERA_HAVE_XGBOOST
-[[noreturn]] void unavailable() {
-  throw Error(Error::Kind::unavailable,
-              "this tessera was built without XGBoost: the learned cost model is unavailable (install libxgboost-dev "
-              "and build again; docs/tile.md, \"The learned cost model\")");
-}
-#endif
 
 }  // namespace
 
@@ -198,7 +173,7 @@ std::string LearnedModel::describe() const {
   if (layers_.empty()) return "analytical";
   std::string s;
   for (auto it = layers_.rbegin(); it != layers_.rend(); ++it)
-    if ((*it)->role != Role::level)  // the level layer is its ranking layer's second half
+    if ((*it)->role != detail::Role::level)  // the level layer is its ranking layer's second half
     s += fmt::format("{}{} ({} rows)", s.empty() ? "learned " : " on ", (*it)->device_kind, (*it)->rows);
   return s;
 }
@@ -214,15 +189,15 @@ std::vector<double> LearnedModel::residuals(const std::vector<std::vector<float>
   const detail::DMatrix data(flat, rows.size(), ncol);
   std::unique_ptr<detail::DMatrix> level;
   for (const auto& layer : layers_) {
-    if (layer->role == Role::level && !level) level = std::make_unique<detail::DMatrix>(level_view(flat, ncol), rows.size(), ncol);
+    if (layer->role == detail::Role::level && !level) level = std::make_unique<detail::DMatrix>(detail::level_view(flat, ncol), rows.size(), ncol);
     std::lock_guard g(layer->mu);
-    const auto m = layer->booster->margins(layer->role == Role::level ? *level : data);
+    const auto m = layer->booster->margins(layer->role == detail::Role::level ? *level : data);
     for (std::size_t i = 0; i < out.size(); ++i) {
-      if (layer->role != Role::ranking) {
+      if (layer->role != detail::Role::ranking) {
         out[i] += m[i];
         continue;
       }
-      const double analytical = log2_analytical(rows[i]);
+      const double analytical = detail::log2_analytical(rows[i]);
       out[i] = layer->a * (analytical + out[i] - m[i]) - analytical;
     }
   }
@@ -234,138 +209,6 @@ double LearnedModel::predict_us(const Config& c, const Task& t, const Limits& l)
   const Prediction p = predict(c, t, l);
   if (layers_.empty()) return p.time_us;
   return p.time_us * std::exp2(residuals({features(c, t, l, p)}).front());
-}
-
-#ifdef TESSERA_HAVE_XGBOOST
-namespace {
-
-// Training rows grouped by shape (and device), consecutive: the ranking
-// objective wants each query's rows together.
-struct Rows {
-  std::vector<float> flat;  // features, row-major
-  std::size_t n = 0, ncol = 0;
-  std::vector<float> log2_residual;  // log2(measured / analytical)
-  std::vector<unsigned> groups;      // rows per shape, in order
-};
-
-Rows rows_of(const std::vector<Measurement>& in) {
-  std::vector<const Measurement*> kept;
-  for (const auto& m : in)
-    if (m.cold_us > 0) kept.push_back(&m);
-  if (kept.empty()) fail_bad_input("no measurement with a time to learn from");
-  const auto key = [](const Measurement* m) { return m->device_kind + "/" + m->task.id(); };
-  std::stable_sort(kept.begin(), kept.end(), [&](auto* a, auto* b) { return key(a) < key(b); });
-  Rows r;
-  for (std::size_t i = 0; i < kept.size(); ++i) {
-    const Measurement& m = *kept[i];
-    const Prediction p = predict(m.config, m.task, m.limits);
-    const auto f = features(m.config, m.task, m.limits, p);
-    r.flat.insert(r.flat.end(), f.begin(), f.end());
-    r.ncol = f.size();
-    r.log2_residual.push_back(float(std::log2(m.cold_us / p.time_us)));
-    if (i == 0 || key(kept[i - 1]) != key(kept[i])) r.groups.push_back(0);
-    ++r.groups.back();
-  }
-  r.n = kept.size();
-  return r;
-}
-
-// The slope, within shapes, of log2(measured) on a ranking layer's T (see
-// Layer::a). 1 when the data cannot say (one config per shape, or a slope that
-// is not positive, which would reverse the order).
-double spread(const Rows& r, const std::vector<double>& below, const std::vector<float>& trees) {
-  static const std::size_t analytical = feature_index("log2_pred_us");
-  double num = 0, den = 0;
-  std::size_t row = 0;
-  for (const unsigned n : r.groups) {
-    double mt = 0, my = 0;
-    std::vector<double> t(n), y(n);
-    for (std::size_t k = 0; k < n; ++k) {
-      const std::size_t i = row + k;
-      const double log2_analytical = r.flat[i * r.ncol + analytical];
-      t[k] = log2_analytical + below[i] - trees[i];
-      y[k] = r.log2_residual[i] + log2_analytical;  // log2(measured)
-      mt += t[k] / n, my += y[k] / n;
-    }
-    for (std::size_t k = 0; k < n; ++k) num += (t[k] - mt) * (y[k] - my), den += (t[k] - mt) * (t[k] - mt);
-    row += n;
-  }
-  const double a = den > 0 ? num / den : 1;
-  return std::isfinite(a) && a > 0 ? a : 1;
-}
-
-std::shared_ptr<LearnedModel::Layer> fit_layer(const Rows& r, const std::vector<double>& below, Role role,
-                                               const TrainOptions& o, const std::string& kind) {
-  std::vector<float> label(r.n), margin(r.n);
-  for (std::size_t i = 0; i < r.n; ++i) {
-    label[i] = r.log2_residual[i];
-    margin[i] = float(below[i]);
-    // rank:pairwise puts larger labels and scores first: both are minus what
-    // they would be for a time.
-    if (role == Role::ranking) label[i] = -label[i], margin[i] = -margin[i];
-  }
-  // A ranking label orders one shape's configs by measured time: minus
-  // log2(measured / analytical) would order them by the analytical model's
-  // error instead. The base margin is the analytical time's log plus what
-  // the layers below add, negated, so the scores rank the corrected times.
-  // (The per-shape level the ranking leaves free is the level layer's.)
-  std::vector<float> flat = role == Role::level ? level_view(r.flat, r.ncol) : r.flat;
-  if (role == Role::ranking) {
-    static const std::size_t analytical = feature_index("log2_pred_us");
-    for (std::size_t i = 0; i < r.n; ++i) {
-      label[i] -= r.flat[i * r.ncol + analytical];
-      margin[i] -= r.flat[i * r.ncol + analytical];
-    }
-  }
-  detail::DMatrix train(flat, r.n, r.ncol);
-  train.set("label", label);
-  train.set("base_margin", margin);
-  if (role == Role::ranking) train.set_groups(r.groups);
-
-  auto layer = std::make_shared<LearnedModel::Layer>();
-  layer->device_kind = kind;
-  layer->rows = role == Role::level ? 0 : int(r.n);  // the rows are counted once per model
-  layer->role = role;
-  layer->options = {{"role", int(role)}, {"trees", o.trees}, {"max_depth", o.max_depth},
-                    {"learning_rate", o.learning_rate}, {"min_child_weight", o.min_child_weight}, {"l2", o.l2}};
-  layer->booster = std::make_unique<detail::Booster>(train);
-  auto& b = *layer->booster;
-  b.set("objective", role == Role::ranking ? "rank:pairwise" : "reg:squarederror");
-  b.set("base_score", "0");  // the margin is the layers below plus this layer's: nothing else
-  b.set("tree_method", "exact");
-  b.set("max_depth", std::to_string(o.max_depth));
-  b.set("eta", fmt::format("{}", o.learning_rate));
-  b.set("min_child_weight", fmt::format("{}", o.min_child_weight));
-  b.set("lambda", fmt::format("{}", o.l2));
-  b.set("nthread", std::to_string(kTrainThreads));
-  b.set("seed", "0");
-  b.set("verbosity", "0");
-  for (int i = 0; i < o.trees; ++i) b.update(i, train);
-  if (role == Role::ranking) layer->a = spread(r, below, b.margins(detail::DMatrix(flat, r.n, r.ncol)));
-  return layer;
-}
-
-}  // namespace
-#endif
-
-LearnedModel LearnedModel::train(const std::vector<Measurement>& rows, const LearnedModel& prior,
-                                 const TrainOptions& o, std::string kind) {
-#ifndef TESSERA_HAVE_XGBOOST
-  (void)rows, (void)prior, (void)o, (void)kind;
-  unavailable();
-#else
-  const Rows r = rows_of(rows);
-  std::vector<std::vector<float>> x(r.n);
-  for (std::size_t i = 0; i < r.n; ++i) x[i].assign(r.flat.begin() + long(i * r.ncol), r.flat.begin() + long((i + 1) * r.ncol));
-  LearnedModel out = prior;
-  if (o.target == TrainOptions::Target::residual) {
-    out.layers_.push_back(fit_layer(r, prior.residuals(x), Role::residual, o, kind));
-    return out;
-  }
-  out.layers_.push_back(fit_layer(r, prior.residuals(x), Role::ranking, o, kind));
-  out.layers_.push_back(fit_layer(r, out.residuals(x), Role::level, o, kind));
-  return out;
-#endif
 }
 
 nlohmann::json LearnedModel::to_json() const {
@@ -390,7 +233,7 @@ LearnedModel LearnedModel::from_json(const nlohmann::json& j) {
   if (j.value("features", nlohmann::json::array()) != nlohmann::json(feature_names()))
     fail_bad_input("the cost model was trained on another feature set; train it again (tessera tile model train)");
 #ifndef TESSERA_HAVE_XGBOOST
-  unavailable();
+  detail::unavailable();
 #else
   LearnedModel m;
   for (const auto& l : j.at("layers")) {
@@ -399,9 +242,9 @@ LearnedModel LearnedModel::from_json(const nlohmann::json& j) {
     layer->rows = l.at("rows").get<int>();
     layer->options = l.value("options", nlohmann::json::object());
     const int role = l.value("role", 0);
-    if (role < int(Role::residual) || role > int(Role::level))
+    if (role < int(detail::Role::residual) || role > int(detail::Role::level))
       fail_bad_input(fmt::format("cost model layer role {} is not one this tessera knows; train the model again", role));
-    layer->role = Role(role);
+    layer->role = detail::Role(role);
     layer->a = l.value("a", 1.0);
     layer->booster = std::make_unique<detail::Booster>();
     layer->booster->load_json(l.at("booster").dump());

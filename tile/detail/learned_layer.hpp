@@ -1,0 +1,60 @@
+#pragma once
+// A layer of the learned cost model (learned_model.hpp): one booster and how
+// its output counts. Shared by learned_model.cpp (prediction and storage) and
+// learned_train.cpp (fitting); private to tile/.
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tile/learned_model.hpp"
+#ifdef TESSERA_HAVE_XGBOOST
+#include "tile/detail/xgboost.hpp"
+#endif
+
+namespace tessera::tile {
+
+namespace detail {
+
+// What a layer's trees fit, and so how their output counts.
+enum class Role {
+  residual,  // log2(measured / below): added as it is
+  ranking,   // rank:pairwise within each shape, larger for faster: subtracted. Its level per shape is the
+             // ranking loss's, not a time's: a level layer follows it
+  level,     // log2(measured / below) from the shape's and device's features only: one constant per shape,
+             // which puts the times back at their level and cannot change their order
+};
+
+// The column of a feature (features.hpp) by name.
+std::size_t feature_index(const char* name);
+// log2 of the analytical time, from a row of features().
+double log2_analytical(const std::vector<float>& row);
+// Rows (row-major, ncol wide) as a level layer sees them: the shape's and the
+// device's columns, every other one 0.
+std::vector<float> level_view(const std::vector<float>& flat, std::size_t ncol);
+// Thrown where the build has no XGBoost.
+[[noreturn]] void unavailable();
+
+}  // namespace detail
+
+struct LearnedModel::Layer {
+  std::string device_kind;
+  int rows = 0;
+  detail::Role role = detail::Role::residual;
+  // A ranking layer's corrected log time is T = log2(analytical) + below - f
+  // (f its trees' output); its spread is the ranking loss's. a, fitted by
+  // least squares within each shape at training, brings it to the measured
+  // spread: the layer adds a T - log2(analytical) - below. Any a > 0 keeps the
+  // order.
+  double a = 1;
+  nlohmann::json options;
+#ifdef TESSERA_HAVE_XGBOOST
+  std::unique_ptr<detail::Booster> booster;
+  mutable std::mutex mu;  // XGBoost's predict is not documented thread-safe on one booster
+#endif
+};
+
+}  // namespace tessera::tile

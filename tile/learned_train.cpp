@@ -1,0 +1,156 @@
+// Fitting the learned cost model (learned_model.hpp): the rows of a run's
+// measurements, grouped by shape, and one ensemble per layer: residual, or
+// ranking then level (detail/learned_layer.hpp).
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "tile/cost_model.hpp"
+#include "tile/detail/learned_layer.hpp"
+#include "tile/features.hpp"
+#include "tile/learned_model.hpp"
+
+namespace tessera::tile {
+
+using detail::Role;
+
+#ifdef TESSERA_HAVE_XGBOOST
+namespace {
+
+constexpr int kTrainThreads = 1;  // small data: threads cost more than they save, and one is deterministic
+
+// Training rows grouped by shape (and device), consecutive: the ranking
+// objective wants each query's rows together.
+struct Rows {
+  std::vector<float> flat;  // features, row-major
+  std::size_t n = 0, ncol = 0;
+  std::vector<float> log2_residual;  // log2(measured / analytical)
+  std::vector<unsigned> groups;      // rows per shape, in order
+};
+
+Rows rows_of(const std::vector<Measurement>& in) {
+  std::vector<const Measurement*> kept;
+  for (const auto& m : in)
+    if (m.cold_us > 0) kept.push_back(&m);
+  if (kept.empty()) fail_bad_input("no measurement with a time to learn from");
+  const auto key = [](const Measurement* m) { return m->device_kind + "/" + m->task.id(); };
+  std::stable_sort(kept.begin(), kept.end(), [&](auto* a, auto* b) { return key(a) < key(b); });
+  Rows r;
+  for (std::size_t i = 0; i < kept.size(); ++i) {
+    const Measurement& m = *kept[i];
+    const Prediction p = predict(m.config, m.task, m.limits);
+    const auto f = features(m.config, m.task, m.limits, p);
+    r.flat.insert(r.flat.end(), f.begin(), f.end());
+    r.ncol = f.size();
+    r.log2_residual.push_back(float(std::log2(m.cold_us / p.time_us)));
+    if (i == 0 || key(kept[i - 1]) != key(kept[i])) r.groups.push_back(0);
+    ++r.groups.back();
+  }
+  r.n = kept.size();
+  return r;
+}
+
+// The slope, within shapes, of log2(measured) on a ranking layer's T (see
+// Layer::a). 1 when the data cannot say (one config per shape, or a slope that
+// is not positive, which would reverse the order).
+double spread(const Rows& r, const std::vector<double>& below, const std::vector<float>& trees) {
+  static const std::size_t analytical = detail::feature_index("log2_pred_us");
+  double num = 0, den = 0;
+  std::size_t row = 0;
+  for (const unsigned n : r.groups) {
+    double mt = 0, my = 0;
+    std::vector<double> t(n), y(n);
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::size_t i = row + k;
+      const double log2_analytical = r.flat[i * r.ncol + analytical];
+      t[k] = log2_analytical + below[i] - trees[i];
+      y[k] = r.log2_residual[i] + log2_analytical;  // log2(measured)
+      mt += t[k] / n, my += y[k] / n;
+    }
+    for (std::size_t k = 0; k < n; ++k) num += (t[k] - mt) * (y[k] - my), den += (t[k] - mt) * (t[k] - mt);
+    row += n;
+  }
+  const double a = den > 0 ? num / den : 1;
+  return std::isfinite(a) && a > 0 ? a : 1;
+}
+
+std::shared_ptr<LearnedModel::Layer> fit_layer(const Rows& r, const std::vector<double>& below, Role role,
+                                               const TrainOptions& o, const std::string& kind) {
+  std::vector<float> label(r.n), margin(r.n);
+  for (std::size_t i = 0; i < r.n; ++i) {
+    label[i] = r.log2_residual[i];
+    margin[i] = float(below[i]);
+    // rank:pairwise puts larger labels and scores first: both are minus what
+    // they would be for a time.
+    if (role == Role::ranking) label[i] = -label[i], margin[i] = -margin[i];
+  }
+  // A ranking label orders one shape's configs by measured time: minus
+  // log2(measured / analytical) would order them by the analytical model's
+  // error instead. The base margin is the analytical time's log plus what
+  // the layers below add, negated, so the scores rank the corrected times.
+  // (The per-shape level the ranking leaves free is the level layer's.)
+  std::vector<float> flat = role == Role::level ? detail::level_view(r.flat, r.ncol) : r.flat;
+  if (role == Role::ranking) {
+    static const std::size_t analytical = detail::feature_index("log2_pred_us");
+    for (std::size_t i = 0; i < r.n; ++i) {
+      label[i] -= r.flat[i * r.ncol + analytical];
+      margin[i] -= r.flat[i * r.ncol + analytical];
+    }
+  }
+  detail::DMatrix train(flat, r.n, r.ncol);
+  train.set("label", label);
+  train.set("base_margin", margin);
+  if (role == Role::ranking) train.set_groups(r.groups);
+
+  auto layer = std::make_shared<LearnedModel::Layer>();
+  layer->device_kind = kind;
+  layer->rows = role == Role::level ? 0 : int(r.n);  // the rows are counted once per model
+  layer->role = role;
+  layer->options = {{"role", int(role)}, {"trees", o.trees}, {"max_depth", o.max_depth},
+                    {"learning_rate", o.learning_rate}, {"min_child_weight", o.min_child_weight}, {"l2", o.l2}};
+  layer->booster = std::make_unique<detail::Booster>(train);
+  auto& b = *layer->booster;
+  b.set("objective", role == Role::ranking ? "rank:pairwise" : "reg:squarederror");
+  b.set("base_score", "0");  // the margin is the layers below plus this layer's: nothing else
+  b.set("tree_method", "exact");
+  b.set("max_depth", std::to_string(o.max_depth));
+  b.set("eta", fmt::format("{}", o.learning_rate));
+  b.set("min_child_weight", fmt::format("{}", o.min_child_weight));
+  b.set("lambda", fmt::format("{}", o.l2));
+  b.set("nthread", std::to_string(kTrainThreads));
+  b.set("seed", "0");
+  b.set("verbosity", "0");
+  for (int i = 0; i < o.trees; ++i) b.update(i, train);
+  if (role == Role::ranking) layer->a = spread(r, below, b.margins(detail::DMatrix(flat, r.n, r.ncol)));
+  return layer;
+}
+
+}  // namespace
+#endif
+
+LearnedModel LearnedModel::train(const std::vector<Measurement>& rows, const LearnedModel& prior,
+                                 const TrainOptions& o, std::string kind) {
+#ifndef TESSERA_HAVE_XGBOOST
+  (void)rows, (void)prior, (void)o, (void)kind;
+  detail::unavailable();
+#else
+  const Rows r = rows_of(rows);
+  std::vector<std::vector<float>> x(r.n);
+  for (std::size_t i = 0; i < r.n; ++i) x[i].assign(r.flat.begin() + long(i * r.ncol), r.flat.begin() + long((i + 1) * r.ncol));
+  LearnedModel out = prior;
+  if (o.target == TrainOptions::Target::residual) {
+    out.layers_.push_back(fit_layer(r, prior.residuals(x), Role::residual, o, kind));
+    return out;
+  }
+  out.layers_.push_back(fit_layer(r, prior.residuals(x), Role::ranking, o, kind));
+  out.layers_.push_back(fit_layer(r, out.residuals(x), Role::level, o, kind));
+  return out;
+#endif
+}
+
+}  // namespace tessera::tile
