@@ -1,12 +1,13 @@
 #pragma once
 // A cost model that learns from what tessera measures. The analytical model
 // (cost_model.hpp) predicts a config's time from first principles; this one
-// learns, with gradient-boosted trees (XGBoost), the factor by which it is
-// wrong: log2(measured / predicted), from the features of the config, the
-// shape, the device and the analytical model's own terms (features.hpp).
-// A prediction is the analytical one times 2^residual, so with no data it is
-// the analytical model, and whatever the trees learn moves it towards what
-// was measured.
+// corrects it with gradient-boosted trees (XGBoost) on the features of the
+// config, the shape, the device and the analytical model's own terms
+// (features.hpp). A prediction is the analytical one times 2^residual, the
+// residual summed over the model's layers, so with no data it is the
+// analytical model. A layer learns either the order of each shape's configs
+// (TrainOptions::Target::pairwise, the default: what ranking needs) or the
+// factor by which the analytical time is wrong, log2(measured / predicted).
 //
 // Models are kept per device kind (h200, h100, ...). A model may stand on a
 // prior, another kind's model whose residual is each row's starting point
