@@ -110,29 +110,28 @@ void unavailable() {
               "and build again; docs/tile.md, \"The learned cost model\")");
 }
 
-namespace {
-constexpr int kShapeColumns[] = {0, 1, 2, 3, 4, 5};  // log2 m, n, k, layout, epilogue, log2 FLOPs (features.cpp)
-}  // namespace
-
 std::size_t feature_index(const char* name) {
   const auto& names = feature_names();
   return std::size_t(std::find(names.begin(), names.end(), name) - names.begin());
 }
 
-double log2_analytical(const std::vector<float>& f) {
+double log2_analytical(std::span<const float> row) {
   static const std::size_t i = feature_index("log2_pred_us");
-  return f[i];
+  return row[i];
 }
 
 // A level layer sees the shape and the device, every other column constant.
 std::vector<float> level_view(const std::vector<float>& flat, std::size_t ncol) {
-  static const std::size_t sms = feature_index("sm_count"), peak = feature_index("log2_peak_tflops");
+  static const std::vector<std::size_t> kept = [] {
+    std::vector<std::size_t> v;
+    for (const char* name : {"log2_m", "log2_n", "log2_k", "layout_nn", "epilogue", "log2_flops", "sm_count",
+                             "log2_peak_tflops"})
+      v.push_back(feature_index(name));
+    return v;
+  }();
   std::vector<float> out(flat.size(), 0.0f);
-  for (std::size_t r = 0; r < flat.size() / ncol; ++r) {
-    for (const int c : kShapeColumns) out[r * ncol + std::size_t(c)] = flat[r * ncol + std::size_t(c)];
-    out[r * ncol + sms] = flat[r * ncol + sms];
-    out[r * ncol + peak] = flat[r * ncol + peak];
-  }
+  for (std::size_t r = 0; r < flat.size() / ncol; ++r)
+    for (const std::size_t c : kept) out[r * ncol + c] = flat[r * ncol + c];
   return out;
 }
 
@@ -150,11 +149,6 @@ bool LearnedModel::available() {
   return false;
 #endif
 }
-
-namespace {
-
-
-}  // namespace
 
 bool LearnedModel::empty() const { return layers_.empty(); }
 
@@ -174,30 +168,36 @@ std::string LearnedModel::describe() const {
   std::string s;
   for (auto it = layers_.rbegin(); it != layers_.rend(); ++it)
     if ((*it)->role != detail::Role::level)  // the level layer is its ranking layer's second half
-    s += fmt::format("{}{} ({} rows)", s.empty() ? "learned " : " on ", (*it)->device_kind, (*it)->rows);
+      s += fmt::format("{}{} ({} rows)", s.empty() ? "learned " : " on ", (*it)->device_kind, (*it)->rows);
   return s;
 }
 
 std::vector<double> LearnedModel::residuals(const std::vector<std::vector<float>>& rows) const {
-  std::vector<double> out(rows.size(), 0.0);
-  if (layers_.empty() || rows.empty()) return out;
-#ifdef TESSERA_HAVE_XGBOOST
-  const std::size_t ncol = rows.front().size();
+  if (layers_.empty() || rows.empty()) return std::vector<double>(rows.size(), 0.0);
   std::vector<float> flat;
-  flat.reserve(rows.size() * ncol);
+  flat.reserve(rows.size() * rows.front().size());
   for (const auto& r : rows) flat.insert(flat.end(), r.begin(), r.end());
-  const detail::DMatrix data(flat, rows.size(), ncol);
+  return residuals(flat, rows.front().size());
+}
+
+std::vector<double> LearnedModel::residuals(const std::vector<float>& flat, std::size_t ncol) const {
+  const std::size_t n = ncol > 0 ? flat.size() / ncol : 0;
+  std::vector<double> out(n, 0.0);
+  if (layers_.empty() || n == 0) return out;
+#ifdef TESSERA_HAVE_XGBOOST
+  const detail::DMatrix data(flat, n, ncol);
   std::unique_ptr<detail::DMatrix> level;
   for (const auto& layer : layers_) {
-    if (layer->role == detail::Role::level && !level) level = std::make_unique<detail::DMatrix>(detail::level_view(flat, ncol), rows.size(), ncol);
+    if (layer->role == detail::Role::level && !level)
+      level = std::make_unique<detail::DMatrix>(detail::level_view(flat, ncol), n, ncol);
     std::lock_guard g(layer->mu);
     const auto m = layer->booster->margins(layer->role == detail::Role::level ? *level : data);
-    for (std::size_t i = 0; i < out.size(); ++i) {
+    for (std::size_t i = 0; i < n; ++i) {
       if (layer->role != detail::Role::ranking) {
         out[i] += m[i];
         continue;
       }
-      const double analytical = detail::log2_analytical(rows[i]);
+      const double analytical = detail::log2_analytical({flat.data() + i * ncol, ncol});
       out[i] = layer->a * (analytical + out[i] - m[i]) - analytical;
     }
   }

@@ -13,6 +13,7 @@
 // prior, another kind's model whose residual is each row's starting point
 // (the transfer MetaSchedule makes): an H200 model that starts from H100
 // records adapts from the first H200 measurements.
+#include <cstddef>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -104,6 +105,8 @@ public:
   struct Layer;  // one booster and how its output counts (learned_model.cpp)
 
 private:
+  // residuals() of n rows of features, row-major (n x ncol).
+  std::vector<double> residuals(const std::vector<float>& flat, std::size_t ncol) const;
   std::vector<std::shared_ptr<const Layer>> layers_;  // the prior's first
 };
 

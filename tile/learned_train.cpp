@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,7 @@ struct Rows {
   std::size_t n = 0, ncol = 0;
   std::vector<float> log2_residual;  // log2(measured / analytical)
   std::vector<unsigned> groups;      // rows per shape, in order
+  std::span<const float> row(std::size_t i) const { return {flat.data() + i * ncol, ncol}; }
 };
 
 Rows rows_of(const std::vector<Measurement>& in) {
@@ -59,7 +61,6 @@ Rows rows_of(const std::vector<Measurement>& in) {
 // Layer::a). 1 when the data cannot say (one config per shape, or a slope that
 // is not positive, which would reverse the order).
 double spread(const Rows& r, const std::vector<double>& below, const std::vector<float>& trees) {
-  static const std::size_t analytical = detail::feature_index("log2_pred_us");
   double num = 0, den = 0;
   std::size_t row = 0;
   for (const unsigned n : r.groups) {
@@ -67,7 +68,7 @@ double spread(const Rows& r, const std::vector<double>& below, const std::vector
     std::vector<double> t(n), y(n);
     for (std::size_t k = 0; k < n; ++k) {
       const std::size_t i = row + k;
-      const double log2_analytical = r.flat[i * r.ncol + analytical];
+      const double log2_analytical = detail::log2_analytical(r.row(i));
       t[k] = log2_analytical + below[i] - trees[i];
       y[k] = r.log2_residual[i] + log2_analytical;  // log2(measured)
       mt += t[k] / n, my += y[k] / n;
@@ -81,27 +82,20 @@ double spread(const Rows& r, const std::vector<double>& below, const std::vector
 
 std::shared_ptr<LearnedModel::Layer> fit_layer(const Rows& r, const std::vector<double>& below, Role role,
                                                const TrainOptions& o, const std::string& kind) {
+  // A residual or level layer fits log2(measured / analytical) on top of what
+  // the layers below add. A ranking layer's label orders one shape's configs
+  // by measured time, -log2(measured) (rank:pairwise puts larger labels and
+  // scores first; -log2(measured / analytical) would order them by the
+  // analytical model's error instead), and its base margin is minus the
+  // corrected log time, so that its scores rank the corrected times. (The
+  // per-shape level the ranking leaves free is the level layer's.)
   std::vector<float> label(r.n), margin(r.n);
   for (std::size_t i = 0; i < r.n; ++i) {
-    label[i] = r.log2_residual[i];
-    margin[i] = float(below[i]);
-    // rank:pairwise puts larger labels and scores first: both are minus what
-    // they would be for a time.
-    if (role == Role::ranking) label[i] = -label[i], margin[i] = -margin[i];
+    const double analytical = role == Role::ranking ? detail::log2_analytical(r.row(i)) : 0;
+    label[i] = float(role == Role::ranking ? -(r.log2_residual[i] + analytical) : r.log2_residual[i]);
+    margin[i] = float(role == Role::ranking ? -(below[i] + analytical) : below[i]);
   }
-  // A ranking label orders one shape's configs by measured time: minus
-  // log2(measured / analytical) would order them by the analytical model's
-  // error instead. The base margin is the analytical time's log plus what
-  // the layers below add, negated, so the scores rank the corrected times.
-  // (The per-shape level the ranking leaves free is the level layer's.)
-  std::vector<float> flat = role == Role::level ? detail::level_view(r.flat, r.ncol) : r.flat;
-  if (role == Role::ranking) {
-    static const std::size_t analytical = detail::feature_index("log2_pred_us");
-    for (std::size_t i = 0; i < r.n; ++i) {
-      label[i] -= r.flat[i * r.ncol + analytical];
-      margin[i] -= r.flat[i * r.ncol + analytical];
-    }
-  }
+  const std::vector<float> flat = role == Role::level ? detail::level_view(r.flat, r.ncol) : r.flat;
   detail::DMatrix train(flat, r.n, r.ncol);
   train.set("label", label);
   train.set("base_margin", margin);
@@ -126,6 +120,7 @@ std::shared_ptr<LearnedModel::Layer> fit_layer(const Rows& r, const std::vector<
   b.set("seed", "0");
   b.set("verbosity", "0");
   for (int i = 0; i < o.trees; ++i) b.update(i, train);
+  // The trees' output alone: predicted on a matrix without the base margin.
   if (role == Role::ranking) layer->a = spread(r, below, b.margins(detail::DMatrix(flat, r.n, r.ncol)));
   return layer;
 }
@@ -140,15 +135,13 @@ LearnedModel LearnedModel::train(const std::vector<Measurement>& rows, const Lea
   detail::unavailable();
 #else
   const Rows r = rows_of(rows);
-  std::vector<std::vector<float>> x(r.n);
-  for (std::size_t i = 0; i < r.n; ++i) x[i].assign(r.flat.begin() + long(i * r.ncol), r.flat.begin() + long((i + 1) * r.ncol));
   LearnedModel out = prior;
   if (o.target == TrainOptions::Target::residual) {
-    out.layers_.push_back(fit_layer(r, prior.residuals(x), Role::residual, o, kind));
+    out.layers_.push_back(fit_layer(r, prior.residuals(r.flat, r.ncol), Role::residual, o, kind));
     return out;
   }
-  out.layers_.push_back(fit_layer(r, prior.residuals(x), Role::ranking, o, kind));
-  out.layers_.push_back(fit_layer(r, out.residuals(x), Role::level, o, kind));
+  out.layers_.push_back(fit_layer(r, prior.residuals(r.flat, r.ncol), Role::ranking, o, kind));
+  out.layers_.push_back(fit_layer(r, out.residuals(r.flat, r.ncol), Role::level, o, kind));
   return out;
 #endif
 }

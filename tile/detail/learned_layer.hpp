@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -31,7 +32,7 @@ enum class Role {
 // The column of a feature (features.hpp) by name.
 std::size_t feature_index(const char* name);
 // log2 of the analytical time, from a row of features().
-double log2_analytical(const std::vector<float>& row);
+double log2_analytical(std::span<const float> row);
 // Rows (row-major, ncol wide) as a level layer sees them: the shape's and the
 // device's columns, every other one 0.
 std::vector<float> level_view(const std::vector<float>& flat, std::size_t ncol);
