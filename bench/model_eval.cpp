@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <set>
@@ -157,27 +158,28 @@ ReplayJudgement replay_online(const tile::LearnedModel& model, const std::vector
     std::vector<tile::Config> configs;
     double best = ms.front()->cold_us;
     for (const auto* m : ms) configs.push_back(m->config), best = std::min(best, m->cold_us);
-    // The picks of one model: the fastest predicted of the configs not picked yet.
-    const auto pick = [&](const tile::LearnedModel& by, const std::vector<bool>& taken) {
-      const auto p = tile::predict_all(configs, task, limits, by);
+    // The fastest predicted of the configs not picked yet.
+    const auto pick = [&](const std::vector<tile::Prediction>& p, const std::vector<bool>& taken) {
       std::size_t at = configs.size();
       for (std::size_t i = 0; i < configs.size(); ++i)
         if (!taken[i] && (at == configs.size() || p[i].time_us < p[at].time_us)) at = i;
       return at;
     };
+    const auto static_predictions = tile::predict_all(configs, task, limits, model);  // its order never changes
     std::vector<bool> taken_static(configs.size()), taken_online(configs.size());
-    double found_static = 0, found_online = 0;
+    double found_static = std::numeric_limits<double>::infinity(), found_online = found_static;
     std::vector<tile::Measurement> seen;
     tile::LearnedModel online = model;
     for (int step = 0; step < budget; ++step) {
-      const std::size_t s = pick(model, taken_static);
+      const std::size_t s = pick(static_predictions, taken_static);
       taken_static[s] = true;
-      found_static = found_static > 0 ? std::min(found_static, ms[s]->cold_us) : ms[s]->cold_us;
-      const std::size_t o = pick(online, taken_online);
+      found_static = std::min(found_static, ms[s]->cold_us);
+      const std::size_t o = pick(tile::predict_all(configs, task, limits, online), taken_online);
       taken_online[o] = true;
-      found_online = found_online > 0 ? std::min(found_online, ms[o]->cold_us) : ms[o]->cold_us;
+      found_online = std::min(found_online, ms[o]->cold_us);
       seen.push_back(*ms[o]);
-      online = tile::LearnedModel::train(seen, model, tile::online_train_options(), model.device_kind());
+      if (step + 1 < budget)  // refitted for the next pick, as the tile proposer does
+        online = tile::LearnedModel::train(seen, model, tile::online_train_options(), model.device_kind());
     }
     ++out.shapes;
     log_static += std::log(found_static / best), log_online += std::log(found_online / best);
