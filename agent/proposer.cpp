@@ -39,12 +39,14 @@ void from_json(const nlohmann::json& j, Usage& u) {
   u.latency_ms = j.value("latency_ms", 0.0);
 }
 
-long long total_tokens(const Usage& u) {
+long long add_tokens(long long a, long long b) {
   long long sum = 0;
-  if (__builtin_add_overflow(u.prompt_tokens, u.completion_tokens, &sum))
-    return u.prompt_tokens > 0 ? std::numeric_limits<long long>::max() : std::numeric_limits<long long>::min();
+  if (__builtin_add_overflow(a, b, &sum))
+    return a > 0 ? std::numeric_limits<long long>::max() : std::numeric_limits<long long>::min();
   return sum;
 }
+
+long long total_tokens(const Usage& u) { return add_tokens(u.prompt_tokens, u.completion_tokens); }
 
 std::string to_string(ProposalFailure f) {
   switch (f) {

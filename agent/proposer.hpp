@@ -31,8 +31,10 @@ struct Usage {
 };
 void to_json(nlohmann::json& j, const Usage& u);
 void from_json(const nlohmann::json& j, Usage& u);
-// Prompt and completion tokens, saturating at the largest long long (usage
-// read back from a log holds whatever fits the type).
+// Token counts added, saturating at the type's bounds (usage read back from a
+// log holds whatever fits the type, and reports sum many of them).
+long long add_tokens(long long a, long long b);
+// Prompt and completion tokens, through add_tokens.
 long long total_tokens(const Usage& u);
 
 // A kernel the proposer may build on, with what the harness said about it.

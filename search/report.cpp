@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <set>
 
 #include <fmt/format.h>
@@ -64,8 +63,7 @@ std::string proposers_table(const std::vector<nlohmann::json>& records) {
     row.repeats += (long long)r.value("novelty_rejects", nlohmann::json::array()).size();
     row.valid += r.value("reward", nlohmann::json::object()).value("valid", false) ? 1 : 0;
     const nlohmann::json usage = r.value("usage", nlohmann::json::object());
-    if (__builtin_add_overflow(row.tokens, agent::total_tokens(usage.get<agent::Usage>()), &row.tokens))
-      row.tokens = std::numeric_limits<long long>::max();
+    row.tokens = agent::add_tokens(row.tokens, agent::total_tokens(usage.get<agent::Usage>()));
     row.cost += usage.value("cost_usd", 0.0);
     if (r.value("reward", nlohmann::json::object()).value("timed", false))
       row.best = std::max(row.best, r["eval"].value("speedup", 0.0));

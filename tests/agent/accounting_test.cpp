@@ -251,6 +251,10 @@ TEST(Usage, OutOfRangeTokensAreBadInputAndTotalsSaturate) {
   Usage huge;
   huge.prompt_tokens = huge.completion_tokens = std::numeric_limits<long long>::max() - 1;
   EXPECT_EQ(total_tokens(huge), std::numeric_limits<long long>::max());
+  // A report's running sum saturates the same way, in either direction.
+  EXPECT_EQ(add_tokens(std::numeric_limits<long long>::max(), 5), std::numeric_limits<long long>::max());
+  EXPECT_EQ(add_tokens(std::numeric_limits<long long>::min(), -5), std::numeric_limits<long long>::min());
+  EXPECT_EQ(add_tokens(40, 2), 42);
 }
 
 }  // namespace
