@@ -32,7 +32,7 @@ struct TileArgs {
   bool json = false;
   SandboxArgs sandbox;  // eval/tune: --mode, --compile-only
   bool model = false;  // list: the cost model's order
-  std::string device_kind = "all";  // list --model: whose learned model ranks ("analytical": none)
+  std::string device_kind = "all";  // list --model, check: whose learned model ranks ("analytical": none)
 };
 
 Task task_of(const TileArgs& a);

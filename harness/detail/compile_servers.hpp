@@ -31,6 +31,10 @@ inline constexpr int kCompileServerMaxCount = 64;
 // with this: `{"TESSERA_COMPILE": CompileOutput}`; other lines are noise.
 inline constexpr std::string_view kCompileAnswerKey = "TESSERA_COMPILE";
 inline constexpr std::string_view kCompileAnswerPrefix = "{\"TESSERA_COMPILE\":";
+static_assert(kCompileAnswerPrefix.size() == kCompileAnswerKey.size() + 4 && kCompileAnswerPrefix.substr(0, 2) == "{\"" &&
+                  kCompileAnswerPrefix.substr(2, kCompileAnswerKey.size()) == kCompileAnswerKey &&
+                  kCompileAnswerPrefix.substr(2 + kCompileAnswerKey.size()) == "\":",
+              "the answer prefix is {\"<kCompileAnswerKey>\":");
 inline constexpr int kCompileServerRecycleAfter = 200;  // compiles per server, then a fresh one
 // An idle server unused this long is closed at the next request: a burst of
 // compiles starts up to one server per core, each holding NVRTC's memory, and
