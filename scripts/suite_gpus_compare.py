@@ -22,29 +22,27 @@ import sys
 from pathlib import Path
 
 
-def baselines(run: Path) -> dict[str, dict[str, float]]:
-    """task id -> baseline name -> cold median us (the last record of a task wins)."""
-    out: dict[str, dict[str, float]] = {}
-    for line in (run / "results.jsonl").read_text().splitlines():
-        if not line.strip():
-            continue
-        r = json.loads(line)
-        t = r["task"]
-        key = f"{t['m']}x{t['n']}x{t['k']}:{t.get('layout', '')}:{t.get('epilogue', '')}"
-        out[key] = {b["name"]: b["cold"]["median_us"] for b in r.get("baselines", [])
-                    if b.get("cold", {}).get("status") == "measured" and b["cold"].get("median_us", 0) > 0}
-    return out
-
-
-def records_wall(run: Path) -> float:
-    """The sum of a run's per-shape wall_s (the last record of a task wins, as in baselines())."""
-    walls: dict[str, float] = {}
+def records(run: Path) -> dict[str, dict]:
+    """task id -> the run's record of it (the last record of a task wins: a resumed run may redo one)."""
+    out: dict[str, dict] = {}
     for line in (run / "results.jsonl").read_text().splitlines():
         if line.strip():
             r = json.loads(line)
             t = r["task"]
-            walls[f"{t['m']}x{t['n']}x{t['k']}:{t.get('layout', '')}:{t.get('epilogue', '')}"] = float(r.get("wall_s", 0))
-    return sum(walls.values())
+            out[f"{t['m']}x{t['n']}x{t['k']}:{t.get('layout', '')}:{t.get('epilogue', '')}"] = r
+    return out
+
+
+def baselines(run: Path) -> dict[str, dict[str, float]]:
+    """task id -> baseline name -> cold median us."""
+    return {key: {b["name"]: b["cold"]["median_us"] for b in r.get("baselines", [])
+                  if b.get("cold", {}).get("status") == "measured" and b["cold"].get("median_us", 0) > 0}
+            for key, r in records(run).items()}
+
+
+def records_wall(run: Path) -> float:
+    """The sum of a run's per-shape wall_s."""
+    return sum(float(r.get("wall_s", 0)) for r in records(run).values())
 
 
 def main() -> int:
