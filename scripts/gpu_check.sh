@@ -264,7 +264,8 @@ if has suite_gpus; then
     step suite_one_gpu bash -c '"$@"; rc=$?; [ $rc -eq 0 ] || [ $rc -eq 5 ]' _ "$T" bench suite "${one[@]}" --device 0 \
       --no-progress ${SUITE_MINUTES:+--max-minutes "$SUITE_MINUTES"}
     tail -n 2 "$LOGS/suite_one_gpu.log"
-    [ "$SG_ONE" = "$SG/one" ] || cp -r "$SG_ONE" "$SG/one"
+    # Back in $OUT (a second call on a warm machine replaces the copy rather than nesting it).
+    [ "$SG_ONE" = "$SG/one" ] || { rm -rf "$SG/one" && cp -r "$SG_ONE" "$SG/one"; }
   fi
   t1=$SECONDS
   if [ "$PART" != one ]; then
