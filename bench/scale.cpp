@@ -47,13 +47,7 @@ ScaleCache::~ScaleCache() {
   std::filesystem::remove_all(dir_, ec);
 }
 
-void ScaleCache::clear_kernels() const {
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(dir_ / "kernels", ec)) {
-    if (entry.path().filename() == kCompileWorkFolder) continue;
-    std::filesystem::remove_all(entry.path(), ec);
-  }
-}
+void ScaleCache::clear_kernels() const { clear_compiled(dir_ / "kernels"); }
 
 ScaleProgress::ScaleProgress(bool enabled, long long total) : total_(std::max(1LL, total)) {
   if (enabled) bar_ = std::make_unique<ProgressBar>("bench scale");

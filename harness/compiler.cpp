@@ -148,6 +148,12 @@ std::atomic<long long> g_compiles_run{0};
 
 long long compiles_run() { return g_compiles_run.load(); }
 
+void clear_compiled(const std::filesystem::path& cache_dir) {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(cache_dir, ec))
+    if (entry.path().filename() != kCompileWorkFolder) std::filesystem::remove_all(entry.path(), ec);
+}
+
 void restart_compile_servers() { detail::CompileServers::instance().configure({}); }
 long long compile_servers_started() { return detail::CompileServers::instance().stats().started; }
 

@@ -26,6 +26,10 @@ inline constexpr std::size_t kCompileLogLimitBytes = 16 * 1024;
 inline constexpr std::size_t kCompileMemoryLimitBytes = 16ull << 30;
 // The compile children's and servers' working folder inside the kernel cache.
 inline constexpr const char* kCompileWorkFolder = "child-work";
+// Every compiled entry of a kernel cache removed, so that the next compile of
+// each is real; the working folder stays (running compile servers work there,
+// and NVRTC writes its path into the cubins). Errors are ignored.
+void clear_compiled(const std::filesystem::path& cache_dir);
 
 struct CompileOutput {
   Status status = Status::infra_error;  // ok, compile_error, timeout, rejected, infra_error

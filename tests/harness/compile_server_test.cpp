@@ -91,9 +91,7 @@ protected:
   // the H200 machine a compile inside the test process itself returned no
   // ptxas log, cause not found, while servers and one-shot children did.)
   CompileOutput one_shot_again(const std::string& sub, const CompileRequest& request) const {
-    std::error_code ec;
-    for (const auto& e : std::filesystem::directory_iterator(dir_->path() / sub, ec))
-      if (e.path().filename() != kCompileWorkFolder) std::filesystem::remove_all(e.path(), ec);
+    clear_compiled(dir_->path() / sub);
     ScopedEnv off(detail::kCompileServerEnvVar, "off");
     return out_of_process(sub).compile(request);
   }
