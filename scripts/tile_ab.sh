@@ -11,6 +11,8 @@
 # config with each binary (files OUT_DIR/SHAPE_LABEL_CONFIG.cu, labels in the
 # names) and times them interleaved. Files already in OUT_DIR are reused, so
 # kernels emitted on another machine can be carried in instead of a binary.
+# COUNTERS=1 profiles each run as well (CUPTI) and adds its DRAM throughput
+# and L2 hit rate to the line.
 set -euo pipefail
 PLAN=${1:?usage: scripts/tile_ab.sh PLAN [OUT_DIR]}
 OUT=${2:-runs/tile_ab}
@@ -30,7 +32,7 @@ while read -r shape configs; do
       done
     done
   done
-  "$T" eval "${files[@]}" --shape "$shape" --layout "${LAYOUT:-TN}" --epilogue "${EPILOGUE:-none}" --no-counters --json > "$OUT/$shape.json" || true
+  "$T" eval "${files[@]}" --shape "$shape" --layout "${LAYOUT:-TN}" --epilogue "${EPILOGUE:-none}" $([ "${COUNTERS:-0}" = 1 ] || echo --no-counters) --json > "$OUT/$shape.json" || true
   python3 - "$OUT/$shape.json" "$shape" <<'PY'
 import json, sys
 # One JSON record per line, or one pretty-printed record (a single candidate),
@@ -45,6 +47,8 @@ while (j := txt.find('{', i)) >= 0:
 for r in recs:
     name = r.get("candidate_name", "?").split("_", 1)[-1].removesuffix(".cu")
     print(f"{sys.argv[2]:>14} {name:62} {r.get('status','?'):8} {r['cold']['median_us']:8.2f} us "
-          f"{r.get('speedup', 0):6.3f}x  vs {r.get('best_baseline','')} {r.get('best_baseline_us',0):.2f}")
+          f"{r.get('speedup', 0):6.3f}x  vs {r.get('best_baseline','')} {r.get('best_baseline_us',0):.2f}"
+          + (f"  dram {k.get('dram_throughput_pct', 0):.0f}% l2 hit {k.get('l2_hit_rate_pct', 0):.0f}%"
+             if (k := r.get('counters') or {}) else ""))
 PY
 done < "$PLAN"

@@ -181,8 +181,10 @@ Spread spread_of(const Config& c, const Shape& s, const Limits& l, int resident)
   const double sms = std::max(1, l.sm_count), total = double(s.tiles) * s.k_tiles;
   Spread p;
   if (c.stream_k) {
-    p.ctas = std::min({total, sms * resident, double(kStreamKMaxCtas)});
-    p.per_cta_k = ceil_div(total, p.ctas);
+    // With a cluster the walkers are whole clusters, each member with a tile.
+    const double cs = cluster_size(c);
+    p.ctas = std::min({double(s.grid_tiles) * s.k_tiles, std::floor(sms * resident / cs) * cs, double(kStreamKMaxCtas)});
+    p.per_cta_k = ceil_div(double(s.grid_tiles) * s.k_tiles, p.ctas);
   } else if (c.persistent) {
     // With a cluster, whole clusters (a GPC with an odd SM count leaves one idle: not modelled).
     const double cs = cluster_size(c);

@@ -123,9 +123,9 @@ Legality check_wgmma(const Config& c, const Task& t, const Limits& lim) {
       !pow2(cluster))
     return no(fmt::format("cluster {}x{} not supported (1x1, or 2 or 4 CTAs along one dimension)", c.cluster_m, c.cluster_n));
   if (cluster > 1) {
-    // Persistent clusters walk whole cluster tiles in lockstep; stream-K's
-    // ranges cut tiles apart, so its members would not load the same k-tiles.
-    if (c.stream_k) return no("stream_k needs cluster 1x1");
+    // Persistent clusters walk whole cluster tiles in lockstep. With stream-K
+    // the cluster is one walker: its members take the same k-range of their
+    // own tiles, so the operand they share is still loaded once, by multicast.
     // Along N the tile's bm rows are shared (A, or B with swap-AB), along M its bn rows.
     if ((c.bm / c.cluster_n) % 8)
       return no(fmt::format("the multicast slice of the tile's {} rows ({} per CTA) must be a multiple of 8 rows", c.bm,
@@ -185,16 +185,23 @@ int consumer_rows(const Config& c) { return c.pingpong ? c.bm : c.bm / std::max(
 int consumer_cols(const Config& c) { return c.pingpong ? c.bn : c.bn / std::max(1, c.warps_n); }
 int tiles_m(const Config& c, const Task& t) { return c.bm > 0 ? int((mma_rows(c, t) + c.bm - 1) / c.bm) : 0; }
 int tiles_n(const Config& c, const Task& t) { return c.bn > 0 ? int((mma_cols(c, t) + c.bn - 1) / c.bn) : 0; }
+int stream_k_walkers(const Config& c) { return kStreamKMaxCtas / std::max(1, c.cluster_m * c.cluster_n); }
 int stream_k_partial_slots(const Config& c, const Task& t) {
   if (!c.stream_k) return 0;
-  // Two per CTA that can have work (schedule.inc: streamk_partial_slot).
-  const long long iterations = 1LL * tiles_m(c, t) * tiles_n(c, t) * k_tiles(c, t);
-  return 2 * static_cast<int>(std::min<long long>(kStreamKMaxCtas, iterations));
+  // Two per walker that can have work (schedule.inc: streamk_partial_slot),
+  // for each member of a cluster walker.
+  const int cm = std::max(1, c.cluster_m), cn = std::max(1, c.cluster_n);
+  const long long walk_tiles = 1LL * ((tiles_m(c, t) + cm - 1) / cm) * ((tiles_n(c, t) + cn - 1) / cn);
+  const long long iterations = walk_tiles * k_tiles(c, t);
+  return 2 * static_cast<int>(std::min<long long>(stream_k_walkers(c), iterations)) * cm * cn;
 }
 int stream_k_shared_tiles(const Config& c, const Task& t) {
   if (!c.stream_k) return 0;
-  // The shared part holds fewer than two CTAs' worth of tiles (schedule.inc).
-  return std::min(tiles_m(c, t) * tiles_n(c, t), 2 * kStreamKMaxCtas - 1);
+  // The shared part holds fewer than two walkers' worth of the walk's tiles
+  // (schedule.inc), each a tile per cluster member.
+  const int cm = std::max(1, c.cluster_m), cn = std::max(1, c.cluster_n);
+  const int walk_tiles = ((tiles_m(c, t) + cm - 1) / cm) * ((tiles_n(c, t) + cn - 1) / cn);
+  return std::min(walk_tiles, 2 * stream_k_walkers(c) - 1) * cm * cn;
 }
 int k_tiles(const Config& c, const Task& t) { return c.bk > 0 ? int((t.k + c.bk - 1) / c.bk) : 0; }
 

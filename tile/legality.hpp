@@ -84,8 +84,12 @@ std::int64_t mma_cols(const Config& c, const Task& task);
 // Tiles along the MMA's rows (bm) and cols (bn): with swap_ab, tiles_m walks N.
 int tiles_m(const Config& c, const Task& task);
 int tiles_n(const Config& c, const Task& task);
-// Stream-K workspace: partial-sum slots (two per CTA that can have work) and
-// tiles that CTAs may share (a semaphore each); 0 when not stream-K.
+// Stream-K's walkers share out the k-iterations: CTAs, or with a cluster
+// whole clusters (at most kStreamKMaxCtas CTAs in all).
+int stream_k_walkers(const Config& c);
+// Stream-K workspace: partial-sum slots (two per walker that can have work,
+// times the cluster's members) and tiles that walkers may share (a semaphore
+// each); 0 when not stream-K.
 int stream_k_partial_slots(const Config& c, const Task& task);
 int stream_k_shared_tiles(const Config& c, const Task& task);
 int k_tiles(const Config& c, const Task& task);

@@ -227,15 +227,20 @@ TEST(TileLegality, ClustersAreOneDimensionalUpToFour) {
   expect_illegal(c, t, Limits{}, "multiple of 8 rows");
 }
 
-TEST(TileLegality, PersistentClustersWalkWholeClusterTilesButNotStreamK) {
+TEST(TileLegality, PersistentClustersWalkWholeClusterTilesStreamKToo) {
   const Task t = task_from_shape("2048x8192x8192");
   Config c = hopper_big();  // 128x256, two consumers
   c.persistent = true, c.cluster_m = 2;
   EXPECT_TRUE(legality(c, t).ok) << legality(c, t).reason;
   c.cluster_m = 1, c.cluster_n = 4;
   EXPECT_TRUE(legality(c, t).ok) << legality(c, t).reason;
-  c.stream_k = true;  // a stream-K range starts inside a tile: the members would load different k-tiles
-  expect_illegal(c, t, Limits{}, "stream_k needs cluster 1x1");
+  // Stream-K walks whole clusters: a quarter as many walkers, each member
+  // with its own partial slots and semaphores.
+  c.stream_k = true;
+  EXPECT_TRUE(legality(c, t).ok) << legality(c, t).reason;
+  EXPECT_EQ(stream_k_walkers(c), kStreamKMaxCtas / 4);
+  EXPECT_EQ(stream_k_partial_slots(c, t), 2 * (kStreamKMaxCtas / 4) * 4);
+  EXPECT_EQ(stream_k_shared_tiles(c, t), (16 * 32 / 4) * 4) << "128 cluster tiles of 16 x 32 tiles, all shareable";
   c.stream_k = false;
   const Task odd = task_from_shape("1537x8192x8192");  // 13 tile rows: the grid rounds up to 7 pairs
   c.cluster_n = 1, c.cluster_m = 2;

@@ -4,7 +4,8 @@
 // whole waves first (800 tiles) and with fewer k-iterations than SMs, on both
 // backends; swap-AB for decode (M = 1, 7, 16), for M fits (104, 88, 136) and
 // with split-K, stream-K, the inline producer and every epilogue; 192-row and
-// 96/160/224-column tiles; persistent clusters; clusters on rounded-up grids and with swap-AB; ping-pong. emit_compile_test compiles every one;
+// 96/160/224-column tiles; persistent clusters; clusters on rounded-up grids and with swap-AB; ping-pong;
+// stream-K walked by clusters. emit_compile_test compiles every one;
 // gpu_eval_test verifies them on the GPU.
 #include <string>
 #include <vector>
@@ -73,6 +74,16 @@ inline std::vector<NewPathCase> new_path_cases() {
         "w128x88x64_g1x1_s6p6_pa_d1_sw_ed_r0_k1s_p_c1x2_swapab_none",
         "w64x256x64_g1x1_s4p4_pa_d1_sw_es_r0_k1s_t_c1x2_swapab_none",
         "w128x80x64_g1x1_s6p6_pa_d1_sw_es_r0_k1s_t_c2x1_swapab_none"}},
+      // Stream-K walked by clusters: each member its own tile, slot and semaphore of the shared units.
+      // Swap-AB pairs along M (the weight multicast) with uneven ranges; pairs and fours along N (A multicast)
+      // on 28 tiles of long K; a grid rounded up to whole clusters (3 tile rows in pairs); whole waves first.
+      {"257x6144x4096", "TN", "none",
+       {"w128x136x64_g2x1_s5p5_pa_d0_sw_es_r0_k1s_s_c1x2_swapab_none",
+        "w128x88x64_g1x1_s6p6_pa_d1_sw_ed_r0_k1s_s_c1x2_swapab_none"}},
+      {"100x3584x18944", "TN", "bias",
+       {"w128x128x64_g2x1_s6p6_pa_d1_sw_ed_r0_k1s_s_c1x2_bias", "w64x64x64_g1x1_s8p8_pa_d1_sw_es_r0_k1s_s_c1x4_bias"}},
+      {"257x6144x512", "TN", "none", {"w128x88x64_g1x1_s6p6_pa_d1_sw_es_r0_k1s_s_c1x2_swapab_none"}},
+      {"1537x4096x1024", "TN", "bias_gelu", {"w128x256x64_g2x1_s3p3_pa_d1_sw_et_r8_k1s_s_c2x1_bias_gelu"}},
   };
   // Decode: M = 1, 7, 16 on 8- and 16-wide M tiles.
   for (const char* shape : {"1x4096x4096", "7x2112x7168", "16x3072x5120"})

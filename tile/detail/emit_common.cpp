@@ -61,8 +61,8 @@ constexpr int kSplitK = {};           // split-K factor (grid.z)
 constexpr int kRaster = {};           // tile rows per rasterisation group (0 = row-major)
 constexpr bool kPersistent = {};      // one CTA per SM loops over the tiles
 constexpr bool kStreamK = {};         // persistent: the tail tiles' k-iterations are shared out evenly
-constexpr int kStreamKMaxCtas = {};   // stream-K uses at most this many CTAs (the rest exit)
-[[maybe_unused]] constexpr int kStreamKPartials = {};  // stream-K workspace: partial-sum slots (two per CTA)
+constexpr int kStreamKMaxCtas = {};   // stream-K uses at most this many walkers, CTAs or clusters (the rest exit)
+[[maybe_unused]] constexpr int kStreamKPartials = {};  // stream-K workspace: partial-sum slots (two per walker and member)
 [[maybe_unused]] constexpr bool kSwapAB = {};  // compute C^T = B A^T: N feeds the MMA's rows, M its cols
 constexpr bool kStagedEpilogue = {};  // registers -> smem -> coalesced 16 B stores
 constexpr bool kLayoutNN = {};        // B is K x N row-major (else N x K row-major)
@@ -73,7 +73,7 @@ constexpr int kEpilogue = {};
 
 )",
                      c.bm, c.bn, c.bk, c.threads(), c.stages, c.split_k,
-                     c.split_k_mode == SplitKMode::parallel, c.raster, c.persistent, c.stream_k, kStreamKMaxCtas,
+                     c.split_k_mode == SplitKMode::parallel, c.raster, c.persistent, c.stream_k, stream_k_walkers(c),
                      stream_k_partial_slots(c, t), c.swap_ab,
                      c.epilogue_store == EpilogueStore::staged, t.layout == Layout::NN, epi[int(c.epilogue)],
                      t.n % 2 == 0, t.n % 8 == 0);

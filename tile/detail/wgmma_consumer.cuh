@@ -116,16 +116,23 @@ __device__ __forceinline__ void consumer(const TesseraGemmParams& p, unsigned ch
     // Split-K and stream-K: fp32 slots of kBM x kBN (a kWM x kWN share per
     // consumer), then one semaphore per (tile, consumer); the CTA that
     // completes the sum goes on to the epilogue, the others to their next unit.
+    // A stream-K walker is a whole cluster whose members hold different
+    // tiles: each member has its own slot and semaphore of every shared unit.
     if constexpr (kSplitK > 1 || kStreamK) {
       const auto bar = [c] { named_barrier(1 + c, 128); };
       const auto bar_or = [c](int v) { return named_barrier_or(1 + c, 128, v); };
       float* ws = static_cast<float*>(p.workspace);
-      const auto slot_of = [ws, c](int slot) { return ws + (static_cast<size_t>(slot) * kConsumers + c) * (kWM * kWN); };
+      constexpr int kMembers = kStreamK ? kClusterSize : 1;
+      const int member = kMembers > 1 ? static_cast<int>(blockIdx.x % kClusterSize) : 0;
+      const auto slot_of = [ws, c, member](int slot) {
+        return ws + ((static_cast<size_t>(slot) * kMembers + member) * kConsumers + c) * (kWM * kWN);
+      };
       const int slots = kStreamK ? kStreamKPartials : s.tiles_m * s.tiles_n;
       int* sems = reinterpret_cast<int*>(ws + static_cast<size_t>(slots) * kBM * kBN);
       if constexpr (kStreamK) {
-        if (u.peers > 1 &&
-            !streamk_fixup<kAccRegs, 128>(acc, s, slot_of, sems + u.sk_tile * kConsumers + c, t, bar, bar_or))
+        if (u.peers > 1 && !streamk_fixup<kAccRegs, 128>(acc, s, slot_of,
+                                                         sems + (u.sk_tile * kMembers + member) * kConsumers + c, t,
+                                                         bar, bar_or))
           continue;
       } else {
         if (!splitk_reduce<kAccRegs, 128>(acc, slot_of(u.tile_id), sems + u.tile_id * kConsumers + c, u.split, t, bar,
