@@ -175,6 +175,9 @@ KTile k_tile_cost(const Config& c, const Shape& s, const Limits& l) {
 // The distribution of k-tiles over CTAs and SMs.
 struct Spread {
   double ctas, per_cta_k, ctas_on_busiest_sm, busiest_k, mean_k, waves, finishing_tiles;
+  // The last round of CTAs (tiled) or tiles (persistent) when it fills only
+  // part of the GPU: the share of the work in it and the SMs that run it.
+  double tail_share = 0, tail_sms = 0;
 };
 
 Spread spread_of(const Config& c, const Shape& s, const Limits& l, int resident) {
@@ -193,6 +196,13 @@ Spread spread_of(const Config& c, const Shape& s, const Limits& l, int resident)
   } else {
     p.ctas = double(s.grid_tiles) * c.split_k;
     p.per_cta_k = ceil_div(s.k_tiles, c.split_k);
+  }
+  // Stream-K has no last round: every CTA ends with the others.
+  if (!c.stream_k) {
+    const double units = c.persistent ? double(s.grid_tiles) : p.ctas;      // what the rounds hand out
+    const double per_round = c.persistent ? p.ctas : sms * resident;        // how many at once
+    const double rounds = ceil_div(units, per_round), last = units - (rounds - 1) * per_round;
+    if (rounds > 1 && last < per_round) p.tail_share = last / units, p.tail_sms = std::min(sms, last);
   }
   p.ctas_on_busiest_sm = ceil_div(p.ctas, sms);
   p.busiest_k = p.per_cta_k * p.ctas_on_busiest_sm;
@@ -269,13 +279,19 @@ Prediction predict(const Config& c, const Task& t, const Limits& l) {
   r.compute_us = p.busiest_k * per_k;
 
   // The GPU: DRAM at the bandwidth the active SMs' bytes in flight can draw, and L2.
-  const double active = std::min<double>(l.sm_count, p.ctas);
+  // A last round on few SMs streams its share of the bytes at what those SMs
+  // draw alone: measured on the H200 at 1x32768x4096 (swap-AB, tiled, one CTA
+  // per SM), 128 tiles of 256 weight rows took 74.0 us and 171 tiles of 192
+  // rows, 39 of them in a second round, 80.7 us.
   const double bandwidth = l.dram_gbps * 1e3;
-  const double draw = std::min(active * in_flight * k.bytes / kLoadedLatencyUs,
-                               active * kSmDramShare * bandwidth / std::max(1, l.sm_count));
-  const double dram_rate = std::min(bandwidth, draw);
+  const auto dram_rate = [&](double active) {
+    return std::min({bandwidth, active * in_flight * k.bytes / kLoadedLatencyUs,
+                     active * kSmDramShare * bandwidth / std::max(1, l.sm_count)});
+  };
+  const double active = std::min<double>(l.sm_count, p.ctas);
   const double bytes = dram_bytes(c, t, s, l);
-  const double dram_us = bytes / dram_rate;
+  const double dram_us = bytes * (1 - p.tail_share) / dram_rate(active) +
+                         (p.tail_share > 0 ? bytes * p.tail_share / dram_rate(p.tail_sms) : 0.0);
   // Multicast: a cluster reads its shared operand's tile from L2 once (along
   // N the tile's bm rows are shared, along M its bn rows; with swap-AB the
   // bm rows are B's). The extra CTAs of a rounded-up grid read only their

@@ -218,6 +218,22 @@ TEST(TileCostModel, WavesAndTailEfficiency) {
   EXPECT_GT(predict(c, t, Limits{}).tail_efficiency, p.tail_efficiency);
 }
 
+// A memory-bound decode GEMM whose second round runs on 39 SMs streams that
+// round at what 39 SMs draw: one round of 128 bigger tiles comes first
+// (H200: 74.0 against 80.7 us at 1x32768x4096).
+TEST(TileCostModel, AFewSmsInTheLastRoundStreamSlower) {
+  const Task t = task_from_shape("1x32768x4096");
+  const Config one_round = parse_name("w256x8x64_g2x1_s6p6_pa_d1_sw_es_r0_k1s_t_c1x1_swapab_none");
+  const Config two_rounds = parse_name("w192x64x64_g1x1_s6p6_pa_d1_sw_es_r0_k1s_t_c2x1_swapab_none");
+  const Prediction a = predict(one_round, t, Limits{}), b = predict(two_rounds, t, Limits{});
+  ASSERT_EQ(a.ctas, 128);
+  ASSERT_EQ(b.ctas, 172) << "171 tiles, rounded up to whole pairs";
+  ASSERT_EQ(b.ctas_per_sm, 1);
+  EXPECT_EQ(a.bound, "memory");
+  EXPECT_GT(b.memory_us, 1.1 * a.memory_us) << "the same bytes, a fifth of them on 40 SMs";
+  EXPECT_LT(a.time_us, b.time_us);
+}
+
 TEST(TileCostModel, TheDeviceFiguresMatter) {
   const Task t = task_from_shape("1x8192x8192");
   const Config c = first_pick(t);
