@@ -138,7 +138,9 @@ if has sanitize; then
   # K = 320 is 5 k-tiles: the split-K 4 config (k4a) has an empty last split; the two
   # inline-producer configs (_i_) refill their 2 or 3 stages from the consumer. The last three
   # have clusters on grids rounded up to whole clusters (5 tile columns in 8, 5 tile rows in 6, 5
-  # tile columns in 6), the last two with swap-AB: their extra CTAs must store nothing.
+  # tile columns in 6), the last two with swap-AB: their extra CTAs must store nothing. Then
+  # stream-K (20 or 25 tiles of 5 k-tiles, ranges of 1-2 k-tiles that cut tiles unevenly), alone
+  # and walked by pairs on grids rounded up to whole pairs: each member its own partial slots.
   SAN_SHAPE=200x264x320
   SAN_CONFIGS="w128x128x64_g2x1_s4p4_pa_d1_sw_ed_r8_k1s_t_c1x1_none w128x256x64_g2x1_s3p3_pa_d1_sw_et_r8_k1s_p_c1x1_none
     w64x64x64_g1x1_s6p6_pa_d1_sw_es_r0_k2a_t_c1x1_none w128x128x64_g2x1_s4p4_pa_d1_sw_ed_r0_k2s_t_c1x1_none
@@ -148,7 +150,9 @@ if has sanitize; then
     w64x8x64_g1x1_s5p5_pa_d1_sw_ed_r0_k1s_t_c1x1_none w64x24x64_g1x1_s4p4_pa_d1_sw_es_r0_k1s_t_c1x1_none
     w64x32x64_g1x1_s5p5_pa_d1_sw_ed_r0_k1s_t_c4x1_none w64x16x64_g1x1_s2p2_pa_d1_sw_es_r0_k1s_i_c1x1_none
     w64x64x64_g1x1_s3p3_pa_d1_sw_ed_r0_k2s_i_c1x1_none w64x64x64_g1x1_s6p6_pa_d1_sw_ed_r0_k1s_t_c1x4_none
-    w64x80x64_g1x1_s6p6_pa_d1_sw_es_r0_k1s_t_c2x1_swapab_none w64x48x64_g1x1_s6p6_pa_d1_sw_ed_r0_k1s_p_c1x2_swapab_none"
+    w64x80x64_g1x1_s6p6_pa_d1_sw_es_r0_k1s_t_c2x1_swapab_none w64x48x64_g1x1_s6p6_pa_d1_sw_ed_r0_k1s_p_c1x2_swapab_none
+    w64x64x64_g1x1_s4p4_pa_d1_sw_ed_r0_k1s_s_c1x1_none w64x64x64_g1x1_s4p4_pa_d1_sw_ed_r0_k1s_s_c1x2_none
+    w64x48x64_g1x1_s4p4_pa_d1_sw_es_r0_k1s_s_c1x2_swapab_none"
   # Deep rings (16 and 12 stages) need more k-tiles than stages to wrap: 32 k-tiles here.
   SAN_DEEP_SHAPE=200x264x2048
   SAN_DEEP_CONFIGS="w64x32x64_g1x1_s16p16_pa_d1_sw_es_r0_k1s_t_c1x1_none m64x64x64_g2x2_s12p11_pa_d1_sw_ed_r0_k1s_t_c1x1_none"
