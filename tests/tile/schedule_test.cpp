@@ -7,6 +7,7 @@
 
 #include <map>
 #include <set>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -22,6 +23,21 @@ constexpr int kRaster = 8;
 constexpr bool kStreamK = true;
 #include "tile/detail/schedule.inc"
 }  // namespace streamk
+
+// Stream-K walked by clusters: a walker is a cluster, at most 264 / its size of them (the emitted cap).
+namespace streamk_pairs {
+constexpr int kRaster = 8;
+constexpr bool kStreamK = true;
+constexpr int kStreamKMaxCtas = tile::kStreamKMaxCtas / 2;
+#include "tile/detail/schedule.inc"
+}  // namespace streamk_pairs
+
+namespace streamk_fours {
+constexpr int kRaster = 0;
+constexpr bool kStreamK = true;
+constexpr int kStreamKMaxCtas = tile::kStreamKMaxCtas / 4;
+#include "tile/detail/schedule.inc"
+}  // namespace streamk_fours
 
 namespace persistent {
 constexpr int kRaster = 0;
@@ -215,6 +231,79 @@ TEST(TileSchedule, PersistentClustersCoverEveryTileInLockstep) {
     ASSERT_EQ(times.size(), std::size_t(k.tiles_m) * k.tiles_n * k.k_tiles);
     for (const auto& [key, n] : times) EXPECT_EQ(n, 1) << "tile " << key.first << " k-tile " << key.second;
   }
+}
+
+// Stream-K walked by clusters: every member's partial slots and semaphores
+// (schedule.inc: streamk_member_entry) are its own and lie inside the
+// workspace that legality sizes for the config; the members of a walker
+// cover every (tile, k-tile) of C once between them. `S` is the schedule
+// compiled with the cluster's walker cap (a namespace's functions, wrapped).
+template <typename S>
+void expect_cluster_streamk_fits(int cm, int cn) {
+  const int cs = cm * cn;
+  for (const Problem& p : kProblems) {
+    if (p.tiles_m < cm || p.tiles_n < cn) continue;
+    SCOPED_TRACE(::testing::Message() << p.tiles_m << "x" << p.tiles_n << " tiles, " << p.k_tiles << " k-tiles, "
+                                    << p.ctas << " CTAs, cluster " << cm << "x" << cn);
+    Config c;
+    c.backend = Backend::wgmma_tma;
+    c.bm = c.bn = 128, c.bk = 64, c.warps_m = 2, c.warps_n = 1, c.stages = c.prefetch = 4;
+    c.persistent = c.stream_k = true, c.cluster_m = cm, c.cluster_n = cn;
+    const Task t = task_from_shape(std::to_string(p.tiles_m * 128) + "x" + std::to_string(p.tiles_n * 128) + "x" +
+                                   std::to_string(p.k_tiles * 64));
+    ASSERT_EQ(tiles_m(c, t), p.tiles_m);
+    ASSERT_EQ(k_tiles(c, t), p.k_tiles);
+    ASSERT_EQ(stream_k_walkers(c), S::kCap);
+    const int slots = stream_k_partial_slots(c, t), sems = stream_k_shared_tiles(c, t);
+    const int rows = (p.tiles_m + cm - 1) / cm, cols = (p.tiles_n + cn - 1) / cn, walkers = std::max(1, p.ctas / cs);
+    std::map<int, int> writes;  // partial-slot entry -> how often a member stores into it
+    std::map<std::pair<int, int>, int> times;
+    for (int walker = 0; walker < walkers; ++walker) {
+      for (auto w = S::begin(rows, cols, p.k_tiles, walker, walkers); w.valid; S::next(w)) {
+        for (int rank = 0; rank < cs; ++rank) {
+          const auto u = S::member(w.u, p.tiles_n, cm, cn, cm > 1 ? rank : 0, cn > 1 ? rank : 0);
+          if (u.tm >= p.tiles_m || u.tn >= p.tiles_n) continue;  // outside C: no fix-up
+          for (int kb = u.kb_begin; kb < u.kb_end; ++kb) ++times[{u.tile_id, kb}];
+          if (w.u.peers < 2) continue;
+          const int mine = S::entry(S::slot(w, walker, w.u.sk_tile), rank, cs);
+          EXPECT_GE(mine, 0);
+          EXPECT_LT(mine, slots) << "partial slot outside the workspace";
+          ++writes[mine];
+          EXPECT_LT(S::entry(w.u.sk_tile, rank, cs), sems) << "semaphore outside the workspace";
+          const int first = S::first_peer(w);
+          for (int q = first; q < first + w.u.peers; ++q) EXPECT_LT(S::entry(S::slot(w, q, w.u.sk_tile), rank, cs), slots);
+        }
+      }
+    }
+    for (const auto& [entry, n] : writes) EXPECT_EQ(n, 1) << "partial-slot entry " << entry << " written twice";
+    ASSERT_EQ(times.size(), std::size_t(p.tiles_m) * p.tiles_n * p.k_tiles);
+    for (const auto& [key, n] : times) EXPECT_EQ(n, 1) << "tile " << key.first << " k-tile " << key.second;
+  }
+}
+
+// The schedule compiled into namespace `ns`, as expect_cluster_streamk_fits wants it.
+#define TESSERA_SCHEDULE_OF(Name, ns)                                                               \
+  struct Name {                                                                                     \
+    static constexpr int kCap = ns::kStreamKMaxCtas;                                                \
+    static ns::Walk begin(int tm, int tn, int kt, int cta, int ctas) { return ns::walk_begin(tm, tn, kt, cta, ctas); } \
+    static void next(ns::Walk& w) { ns::walk_next(w); }                                             \
+    static ns::Work member(ns::Work u, int tn, int cm, int cn, int rm, int rn) {                    \
+      return ns::cluster_member(u, tn, cm, cn, rm, rn);                                             \
+    }                                                                                               \
+    static int slot(const ns::Walk& w, int q, int sk) { return ns::streamk_partial_slot(w, q, sk); } \
+    static int first_peer(const ns::Walk& w) { return ns::streamk_first_peer(w); }                  \
+    static int entry(int i, int m, int ms) { return ns::streamk_member_entry(i, m, ms); }           \
+  }
+
+TESSERA_SCHEDULE_OF(Pairs, streamk_pairs);
+TESSERA_SCHEDULE_OF(Fours, streamk_fours);
+#undef TESSERA_SCHEDULE_OF
+
+TEST(TileSchedule, StreamKWalkedByClustersKeepsEachMembersSlotsInsideTheWorkspace) {
+  expect_cluster_streamk_fits<Pairs>(1, 2);
+  expect_cluster_streamk_fits<Pairs>(2, 1);
+  expect_cluster_streamk_fits<Fours>(1, 4);
+  expect_cluster_streamk_fits<Fours>(4, 1);
 }
 
 TEST(TileSchedule, RasterIsAPermutationOfTheTiles) {

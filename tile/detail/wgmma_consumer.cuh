@@ -125,14 +125,15 @@ __device__ __forceinline__ void consumer(const TesseraGemmParams& p, unsigned ch
       constexpr int kMembers = kStreamK ? kClusterSize : 1;
       const int member = kMembers > 1 ? static_cast<int>(blockIdx.x % kClusterSize) : 0;
       const auto slot_of = [ws, c, member](int slot) {
-        return ws + ((static_cast<size_t>(slot) * kMembers + member) * kConsumers + c) * (kWM * kWN);
+        return ws + (static_cast<size_t>(streamk_member_entry(slot, member, kMembers)) * kConsumers + c) * (kWM * kWN);
       };
       const int slots = kStreamK ? kStreamKPartials : s.tiles_m * s.tiles_n;
       int* sems = reinterpret_cast<int*>(ws + static_cast<size_t>(slots) * kBM * kBN);
       if constexpr (kStreamK) {
-        if (u.peers > 1 && !streamk_fixup<kAccRegs, 128>(acc, s, slot_of,
-                                                         sems + (u.sk_tile * kMembers + member) * kConsumers + c, t,
-                                                         bar, bar_or))
+        if (u.peers > 1 &&
+            !streamk_fixup<kAccRegs, 128>(acc, s, slot_of,
+                                          sems + streamk_member_entry(u.sk_tile, member, kMembers) * kConsumers + c, t,
+                                          bar, bar_or))
           continue;
       } else {
         if (!splitk_reduce<kAccRegs, 128>(acc, slot_of(u.tile_id), sems + u.tile_id * kConsumers + c, u.split, t, bar,
