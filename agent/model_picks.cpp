@@ -3,28 +3,15 @@
 // predicted times, and may start from it or argue against it.
 #include <fmt/format.h>
 
+#include "agent/gpu_limits.hpp"
 #include "agent/prompt.hpp"
 #include "tile/cost_model.hpp"
 #include "tile/learned_model.hpp"
 
 namespace tessera::agent {
 
-namespace {
-
-tile::Limits limits_of(const GpuInfo& g) {
-  tile::Limits l;
-  if (!g.arch.empty()) l.arch = g.arch;
-  if (g.smem_per_block_optin > 0) l.smem_optin_bytes = g.smem_per_block_optin;
-  if (g.sm_count > 0) l.sm_count = g.sm_count;
-  if (g.peak_tflops > 0) l.peak_tflops = g.peak_tflops;
-  if (g.l2_bytes > 0) l.l2_bytes = g.l2_bytes;
-  return l;
-}
-
-}  // namespace
-
 std::string PromptBuilder::model_picks_section(const ProposalContext& c, std::size_t count) const {
-  const tile::Limits limits = limits_of(c.gpu);
+  const tile::Limits limits = tile_limits(c.gpu);
   const tile::LearnedModel model = tile::model_for_device(tile::device_kind(c.gpu.name));
   const auto ranking = tile::rank_configs(c.task, limits, count, model);
   if (ranking.empty()) return {};

@@ -18,6 +18,7 @@ GpuInfo gpu_info(const DeviceSummary& d) {
   g.smem_per_block_optin = d.smem_per_block_optin;
   g.l2_bytes = d.l2_bytes;
   g.peak_tflops = d.peak_tflops;
+  g.sm_clock_mhz = d.sm_clock_mhz;
   if (!d.arch.empty()) g.arch = d.arch;
   return g;
 }

@@ -60,6 +60,7 @@ struct GpuInfo {
   long long l2_bytes = 0;
   double peak_tflops = 0;  // measured
   std::string arch = "sm_90a";
+  int sm_clock_mhz = 0;    // under load, as the device reports it
 };
 // What an evaluator reports about its GPU, as a prompt shows it; fields the
 // device leaves unknown (compile-only mode) keep GpuInfo's defaults.

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "agent/detail/tile_moves.hpp"
+#include "agent/gpu_limits.hpp"
 #include "core/error.hpp"
 #include "tile/emit.hpp"
 #include "tile/space.hpp"
@@ -42,13 +43,7 @@ std::optional<tile::Config> TileProposer::config_of(const Candidate& candidate) 
   return tile::from_json(candidate.meta.at(kMetaKey));
 }
 
-tile::Limits TileProposer::limits_for(const ProposalContext& ctx) const {
-  tile::Limits l;
-  l.arch = !ctx.gpu.arch.empty() ? ctx.gpu.arch : options_.arch;
-  if (ctx.gpu.smem_per_block_optin > 0) l.smem_optin_bytes = ctx.gpu.smem_per_block_optin;
-  if (ctx.gpu.sm_count > 0) l.sm_count = ctx.gpu.sm_count;
-  return l;
-}
+tile::Limits TileProposer::limits_for(const ProposalContext& ctx) const { return tile_limits(ctx.gpu, options_.arch); }
 
 namespace {
 

@@ -6,8 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include "agent/gpu_limits.hpp"
 #include "agent/llm_proposer.hpp"
 #include "agent/proposers.hpp"
+#include "tile/cost_model.hpp"
 #include "core/error.hpp"
 #include "tests/agent/test_server.hpp"
 
@@ -257,6 +259,40 @@ TEST(GpuInfo, TakesWhatTheDeviceReportsAndKeepsDefaultsForWhatItLeavesUnknown) {
   EXPECT_EQ(unknown.name, GpuInfo{}.name);
   EXPECT_EQ(unknown.arch, GpuInfo{}.arch);
   EXPECT_EQ(unknown.sm_count, 0);
+}
+
+// A proposer ranks tile configs on the device as the tune does: the limits it
+// builds from the GpuInfo are tile::with_device's for the same device. They
+// were not (no peak, no clock), and on four H200s the search's first eight
+// configs matched the tune's on 3 of the 64 LLM shapes.
+TEST(GpuInfo, GivesTheTileLimitsTheTuneUses) {
+  DeviceSummary d;
+  d.name = "NVIDIA H200";
+  d.arch = "sm_90a";
+  d.sm_count = 132;
+  d.smem_per_block_optin = 232448;
+  d.l2_bytes = 60LL << 20;
+  d.peak_tflops = 671.8;
+  d.sm_clock_mhz = 1980;
+  const tile::Limits tune = tile::with_device(tile::Limits{}, d);
+  const tile::Limits mine = tile_limits(gpu_info(d));
+  EXPECT_EQ(mine.arch, tune.arch);
+  EXPECT_EQ(mine.smem_optin_bytes, tune.smem_optin_bytes);
+  EXPECT_EQ(mine.sm_count, tune.sm_count);
+  EXPECT_DOUBLE_EQ(mine.peak_tflops, tune.peak_tflops);
+  EXPECT_EQ(mine.l2_bytes, tune.l2_bytes);
+  EXPECT_EQ(mine.sm_clock_mhz, tune.sm_clock_mhz);
+  EXPECT_DOUBLE_EQ(mine.dram_gbps, tune.dram_gbps);
+  EXPECT_EQ(mine.smem_per_sm_bytes, tune.smem_per_sm_bytes);
+  // And so the same model order.
+  const Task t = task_from_shape("257x6144x4096");
+  const auto a = tile::rank_configs(t, mine, 8), b = tile::rank_configs(t, tune, 8);
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) EXPECT_EQ(tile::name(a[i].config), tile::name(b[i].config)) << i;
+  EXPECT_EQ(tile_limits(GpuInfo{}, "sm_80").arch, "sm_90a") << "GpuInfo's own default arch comes first";
+  GpuInfo no_arch;
+  no_arch.arch.clear();
+  EXPECT_EQ(tile_limits(no_arch, "sm_80").arch, "sm_80");
 }
 
 }  // namespace
