@@ -240,7 +240,8 @@ TEST(ReplayProposer, BadFilesAreClearErrors) {
 namespace tessera::agent {
 namespace {
 
-TEST(GpuInfo, TakesWhatTheDeviceReportsAndKeepsDefaultsForWhatItLeavesUnknown) {
+// What an H200 reports (peak and clock: what the harness measured on one).
+DeviceSummary h200() {
   DeviceSummary d;
   d.name = "NVIDIA H200";
   d.arch = "sm_90a";
@@ -248,12 +249,18 @@ TEST(GpuInfo, TakesWhatTheDeviceReportsAndKeepsDefaultsForWhatItLeavesUnknown) {
   d.smem_per_block_optin = 232448;
   d.l2_bytes = 60LL << 20;
   d.peak_tflops = 812.5;
-  const GpuInfo g = gpu_info(d);
+  d.sm_clock_mhz = 1980;
+  return d;
+}
+
+TEST(GpuInfo, TakesWhatTheDeviceReportsAndKeepsDefaultsForWhatItLeavesUnknown) {
+  const GpuInfo g = gpu_info(h200());
   EXPECT_EQ(g.name, "NVIDIA H200");
   EXPECT_EQ(g.sm_count, 132);
   EXPECT_EQ(g.smem_per_block_optin, 232448);
   EXPECT_EQ(g.l2_bytes, 60LL << 20);
   EXPECT_DOUBLE_EQ(g.peak_tflops, 812.5);
+  EXPECT_EQ(g.sm_clock_mhz, 1980);
 
   const GpuInfo unknown = gpu_info(DeviceSummary{});  // compile-only mode: no GPU
   EXPECT_EQ(unknown.name, GpuInfo{}.name);
@@ -266,14 +273,7 @@ TEST(GpuInfo, TakesWhatTheDeviceReportsAndKeepsDefaultsForWhatItLeavesUnknown) {
 // were not (no peak, no clock), and on four H200s the search's first eight
 // configs matched the tune's on 3 of the 64 LLM shapes.
 TEST(GpuInfo, GivesTheTileLimitsTheTuneUses) {
-  DeviceSummary d;
-  d.name = "NVIDIA H200";
-  d.arch = "sm_90a";
-  d.sm_count = 132;
-  d.smem_per_block_optin = 232448;
-  d.l2_bytes = 60LL << 20;
-  d.peak_tflops = 671.8;
-  d.sm_clock_mhz = 1980;
+  const DeviceSummary d = h200();
   const tile::Limits tune = tile::with_device(tile::Limits{}, d);
   const tile::Limits mine = tile_limits(gpu_info(d));
   EXPECT_EQ(mine.arch, tune.arch);
