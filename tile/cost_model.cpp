@@ -185,9 +185,9 @@ Spread spread_of(const Config& c, const Shape& s, const Limits& l, int resident)
   Spread p;
   if (c.stream_k) {
     // With a cluster the walkers are whole clusters, each member with a tile.
-    const double cs = cluster_size(c);
-    p.ctas = std::min({double(s.grid_tiles) * s.k_tiles, std::floor(sms * resident / cs) * cs, double(kStreamKMaxCtas)});
-    p.per_cta_k = ceil_div(double(s.grid_tiles) * s.k_tiles, p.ctas);
+    const double cs = cluster_size(c), iterations = double(s.grid_tiles) * s.k_tiles;
+    p.ctas = std::min({iterations, std::floor(sms * resident / cs) * cs, double(kStreamKMaxCtas)});
+    p.per_cta_k = ceil_div(iterations, p.ctas);
   } else if (c.persistent) {
     // With a cluster, whole clusters (a GPC with an odd SM count leaves one idle: not modelled).
     const double cs = cluster_size(c);

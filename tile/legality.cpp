@@ -185,23 +185,31 @@ int consumer_rows(const Config& c) { return c.pingpong ? c.bm : c.bm / std::max(
 int consumer_cols(const Config& c) { return c.pingpong ? c.bn : c.bn / std::max(1, c.warps_n); }
 int tiles_m(const Config& c, const Task& t) { return c.bm > 0 ? int((mma_rows(c, t) + c.bm - 1) / c.bm) : 0; }
 int tiles_n(const Config& c, const Task& t) { return c.bn > 0 ? int((mma_cols(c, t) + c.bn - 1) / c.bn) : 0; }
-int stream_k_walkers(const Config& c) { return kStreamKMaxCtas / std::max(1, c.cluster_m * c.cluster_n); }
+
+namespace {
+// What the stream-K walk shares out: tiles, or with a cluster cluster tiles
+// (the grid rounded up to whole clusters), each a tile per member.
+int walk_tiles(const Config& c, const Task& t) {
+  const int cm = std::max(1, c.cluster_m), cn = std::max(1, c.cluster_n);
+  return ((tiles_m(c, t) + cm - 1) / cm) * ((tiles_n(c, t) + cn - 1) / cn);
+}
+int cluster_members(const Config& c) { return std::max(1, c.cluster_m) * std::max(1, c.cluster_n); }
+}  // namespace
+
+int stream_k_walkers(const Config& c) { return kStreamKMaxCtas / cluster_members(c); }
+
 int stream_k_partial_slots(const Config& c, const Task& t) {
   if (!c.stream_k) return 0;
   // Two per walker that can have work (schedule.inc: streamk_partial_slot),
   // for each member of a cluster walker.
-  const int cm = std::max(1, c.cluster_m), cn = std::max(1, c.cluster_n);
-  const long long walk_tiles = 1LL * ((tiles_m(c, t) + cm - 1) / cm) * ((tiles_n(c, t) + cn - 1) / cn);
-  const long long iterations = walk_tiles * k_tiles(c, t);
-  return 2 * static_cast<int>(std::min<long long>(stream_k_walkers(c), iterations)) * cm * cn;
+  const long long iterations = 1LL * walk_tiles(c, t) * k_tiles(c, t);
+  return 2 * static_cast<int>(std::min<long long>(stream_k_walkers(c), iterations)) * cluster_members(c);
 }
 int stream_k_shared_tiles(const Config& c, const Task& t) {
   if (!c.stream_k) return 0;
   // The shared part holds fewer than two walkers' worth of the walk's tiles
   // (schedule.inc), each a tile per cluster member.
-  const int cm = std::max(1, c.cluster_m), cn = std::max(1, c.cluster_n);
-  const int walk_tiles = ((tiles_m(c, t) + cm - 1) / cm) * ((tiles_n(c, t) + cn - 1) / cn);
-  return std::min(walk_tiles, 2 * stream_k_walkers(c) - 1) * cm * cn;
+  return std::min(walk_tiles(c, t), 2 * stream_k_walkers(c) - 1) * cluster_members(c);
 }
 int k_tiles(const Config& c, const Task& t) { return c.bk > 0 ? int((t.k + c.bk - 1) / c.bk) : 0; }
 
