@@ -39,20 +39,32 @@ SuiteOutcome run_suite(RunWriter& writer, const RunConfig& config, ShapeMeasurer
   }
   std::optional<SweepProgress> progress;
   if (o.progress && !todo.empty()) progress.emplace(stderr, out.total, out.done_before, remaining);
+  // The next task from `from` on that is this process's: every one, or with
+  // a claim function the first it claims (claimed before it is prepared, so a
+  // sibling never prepares or measures it too).
+  const auto next_task = [&](std::size_t from) {
+    for (; from < todo.size(); ++from) {
+      if (!o.claim || o.claim(*todo[from])) return from;
+      ++out.claimed_elsewhere;  // (children of --gpus run without a progress bar: the parent draws one)
+    }
+    return from;
+  };
   const auto t0 = std::chrono::steady_clock::now();
   int failures_in_a_row = 0;
-  for (std::size_t i = 0; i < todo.size(); ++i) {
+  for (std::size_t i = next_task(0), next = 0; i < todo.size(); i = next) {
     if (stop) {
       out.stopped_because = "interrupted";
       break;
     }
     const double minutes = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / 60.0;
-    if (o.max_minutes > 0 && i > 0 && minutes >= o.max_minutes) {  // at least one shape per session
+    const bool tried_one = out.measured + out.harness_failures > 0;  // at least one shape per session
+    if (o.max_minutes > 0 && tried_one && minutes >= o.max_minutes) {
       out.stopped_because = fmt::format("the time limit (--max-minutes {})", o.max_minutes);
       break;
     }
     const Task& task = *todo[i];
-    if (i + 1 < todo.size()) measurer.prepare_next(*todo[i + 1]);
+    next = next_task(i + 1);
+    if (next < todo.size()) measurer.prepare_next(*todo[next]);
     std::optional<ShapeRecord> record;
     std::optional<std::string> failure;
     try {
@@ -78,7 +90,7 @@ SuiteOutcome run_suite(RunWriter& writer, const RunConfig& config, ShapeMeasurer
     if (progress) progress->shape_done(*record);
     if (out.measured % kTablesEveryShapes == 0) rewrite_tables(writer);
   }
-  out.complete = int(writer.finished().size()) >= out.total;
+  out.complete = int(writer.finished().size()) + out.claimed_elsewhere >= out.total;
   if (out.complete) out.stopped_because.clear();
   else if (out.stopped_because.empty()) out.stopped_because = "shapes left after harness failures";
   if (progress) progress->finish(out.complete ? "done" : "stopped: " + out.stopped_because);

@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <fstream>
@@ -34,6 +35,27 @@ constexpr std::size_t kLogTailBytes = 600;
 
 fs::path shards_dir(const bench::RunWriter& w) { return w.dir() / "gpus"; }
 fs::path shard_run(const bench::RunWriter& w, int device) { return shards_dir(w) / fmt::format("gpu{}", device); }
+constexpr const char* kClaimsPrefix = "claims-";
+
+// This session's claims folder (bench/claims.hpp), made empty. Every earlier
+// session's goes: a child of a killed session still measuring then finds its
+// folder gone and takes no more shapes (its records merge on the next run).
+fs::path fresh_claims_dir(const bench::RunWriter& w) {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(shards_dir(w)))
+    if (entry.path().filename().string().rfind(kClaimsPrefix, 0) == 0) fs::remove_all(entry.path(), ec);
+  const fs::path dir = shards_dir(w) / fmt::format("{}{}", kClaimsPrefix, ::getpid());
+  fs::create_directories(dir);
+  return dir;
+}
+
+// Longest first, by the shape's FLOPs: the children take the queue in this
+// order, so the last shapes taken are the shortest and the GPUs finish
+// together (on the grid a shape's time grows with its FLOPs, from 0.1 s to
+// 22 s for baselines alone).
+void longest_first(std::vector<const Task*>& todo) {
+  std::stable_sort(todo.begin(), todo.end(), [](const Task* a, const Task* b) { return a->flops() > b->flops(); });
+}
 
 // A child's folder, read while it runs: the records after `offset` (bytes of
 // its results.jsonl already read) that end in a newline; a line the child is
@@ -149,7 +171,6 @@ std::string log_tail(const fs::path& log) {
 struct Child {
   ShardReader shard;
   pid_t pid;
-  std::size_t shapes;
   fs::path log;
   std::optional<int> exit_code;
 };
@@ -164,20 +185,21 @@ GpuSweepOutcome run_suite_on_gpus(bench::RunWriter& writer, const bench::RunConf
   std::vector<const Task*> todo;
   for (const auto& t : config.tasks)
     if (!writer.finished().count(t.id())) todo.push_back(&t);
+  longest_first(todo);
   const std::size_t n = std::min(sweep.devices.size(), todo.size());
-  std::vector<std::vector<const Task*>> shares(n);
-  for (std::size_t i = 0; i < todo.size(); ++i) shares[i % n].push_back(todo[i]);  // round robin: sizes mix
   std::vector<Child> children;
   fs::create_directories(shards_dir(writer));
+  // One queue: every child gets every shape and measures those it claims first.
+  const fs::path tasks = shards_dir(writer) / "tasks.json";
+  write_shard_tasks(config, todo, tasks);
+  const fs::path claims = fresh_claims_dir(writer);
   for (std::size_t k = 0; k < n && !stop; ++k) {
     const int d = sweep.devices[k];
-    const fs::path tasks = shards_dir(writer) / fmt::format("gpu{}.tasks.json", d);
-    write_shard_tasks(config, shares[k], tasks);
-    std::vector<std::string> args = {"bench", "suite", "--tasks", tasks.string(), "--out",
-                                     shard_run(writer, d).string(), "--device", std::to_string(d), "--no-progress"};
+    std::vector<std::string> args = {"bench", "suite", "--tasks", tasks.string(), "--out", shard_run(writer, d).string(),
+                                     "--device", std::to_string(d), "--claims", claims.string(), "--no-progress"};
     args.insert(args.end(), sweep.child_args.begin(), sweep.child_args.end());
     const fs::path log = shards_dir(writer) / fmt::format("gpu{}.log", d);
-    children.push_back({{d, shard_run(writer, d), 0}, start_child(args, log), shares[k].size(), log, std::nullopt});
+    children.push_back({{d, shard_run(writer, d), 0}, start_child(args, log), log, std::nullopt});
   }
   std::optional<ProgressBar> bar;
   if (sweep.progress && !children.empty()) bar.emplace("bench suite");
@@ -217,11 +239,13 @@ GpuSweepOutcome run_suite_on_gpus(bench::RunWriter& writer, const bench::RunConf
   }
   if (bar) bar->clear();
   out.measured += merged_live + merge_finished_shards(writer);
+  std::error_code ec;
+  fs::remove_all(claims, ec);  // the shapes claimed and not recorded (a stop, a failure) are the next run's
   for (const auto& c : children) {
     if (*c.exit_code == 0) continue;
     out.stopped.push_back(
         c.exit_code == kExitStoppedEarly
-            ? fmt::format("GPU {} stopped before the end of its {} shapes", c.shard.device, c.shapes)
+            ? fmt::format("GPU {} stopped before the queue was empty", c.shard.device)
             : fmt::format("GPU {} failed (exit {}): {}", c.shard.device, *c.exit_code, log_tail(c.log)));
   }
   if (stop && children.size() < n) out.stopped.push_back("interrupted before every GPU started");

@@ -1,7 +1,8 @@
 #pragma once
 // `tessera bench suite --gpus`: the shapes not yet in the run spread over
-// several GPUs, one `tessera bench suite --device D` child process per GPU on
-// its share of them. A process per GPU, not a thread: every kernel and
+// several GPUs, one `tessera bench suite --device D` child process per GPU,
+// all taking shapes from one queue, longest first (bench/claims.hpp: a GPU
+// that finishes a shape takes the next). A process per GPU, not a thread: every kernel and
 // baseline of a shape is measured on one GPU in one process, and the
 // in-process baseline timer reads CUPTI activity records, which are
 // process-wide. The children write their own run folders under
@@ -35,9 +36,9 @@ struct GpuSweepOutcome {
   std::vector<std::string> stopped;  // per child that did not finish its share: why
 };
 
-// Merges what children left from an earlier session, spreads the remaining
-// tasks round robin over `sweep.devices`, runs the children, merging their
-// records as they come. Once `stop` is set (Ctrl-C), each running child gets
+// Merges what children left from an earlier session, queues the remaining
+// tasks for a child on each of `sweep.devices`, runs the children, merging
+// their records as they come. Once `stop` is set (Ctrl-C), each running child gets
 // one SIGINT and finishes its shape.
 GpuSweepOutcome run_suite_on_gpus(bench::RunWriter& writer, const bench::RunConfig& config, const GpuSweep& sweep,
                                   const std::atomic<bool>& stop);

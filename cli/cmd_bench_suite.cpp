@@ -4,6 +4,7 @@
 #include <csignal>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include <fmt/ranges.h>
 
 #include "bench/buckets.hpp"
+#include "bench/claims.hpp"
 #include "bench/kernels.hpp"
 #include "bench/measure.hpp"
 #include "bench/run.hpp"
@@ -45,6 +47,7 @@ struct SuiteArgs {
   bool no_progress = false;
   std::vector<std::string> retry;  // kernel statuses whose shapes are measured again
   std::string gpus;                // --gpus: "all" or ordinals; shapes spread over them
+  std::string claims;              // --claims DIR: a --gpus child's shared queue (bench/claims.hpp)
   CLI::Option* device_option = nullptr;
 };
 
@@ -196,6 +199,12 @@ void run_suite_command(SuiteArgs a) {
   bench::check_covers_some(source, config.tasks);
   if (source.kind == bench::KernelSourceKind::none && a.measure.compile_only)
     fail_bad_input("--compile-only needs kernels to compile: --kernels none only times the baselines, on a GPU");
+  // Before the run folder is made: a missing claims folder leaves nothing behind.
+  std::optional<bench::TaskClaims> claims;
+  if (!a.claims.empty()) {
+    if (!a.gpus.empty()) fail_bad_input("--claims is what --gpus gives each of its children: give one of them");
+    claims.emplace(a.claims);
+  }
   if (!a.gpus.empty()) {
     if (a.device_option && a.device_option->count() > 0) fail_bad_input("give --device or --gpus, not both");
     const int available = cuda_device_count();
@@ -247,6 +256,7 @@ void run_suite_command(SuiteArgs a) {
   bench::SuiteOptions so;
   so.max_minutes = a.max_minutes;
   so.progress = !a.no_progress;
+  if (claims) so.claim = [&claims](const Task& t) { return claims->claim(t); };
   const bench::SuiteOutcome outcome = bench::run_suite(writer, config, *measurer, so, g_stop);
   std::signal(SIGINT, SIG_DFL);
 
@@ -280,6 +290,9 @@ void add_bench_suite_command(CLI::App* bench) {
   cmd->add_option("--gpus", a->gpus,
                   "all or ordinals like 0,1: the shapes spread over these GPUs, each shape wholly on one (a bench "
                   "suite process per GPU; records name their GPU)");
+  // No group: not in --help. The parent of a --gpus sweep gives it to each child.
+  cmd->add_option("--claims", a->claims, "a --gpus child: measure only the tasks claimed first in this folder")
+      ->group("");
   cmd->add_flag("--no-progress", a->no_progress, "no progress bar");
   cmd->add_option("--retry", a->retry,
                   "measure again the shapes whose kernel ended with this status, e.g. timeout (repeatable; with "

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 
+#include "bench/claims.hpp"
 #include "bench/progress.hpp"
 #include "bench/suite.hpp"
 #include "core/error.hpp"
@@ -149,6 +150,43 @@ TEST(BenchSuite, TimeLimitStopsBetweenShapes) {
   const auto out = run_suite(w, f.config, m, o, stop);
   EXPECT_EQ(out.measured, 1);
   EXPECT_NE(out.stopped_because.find("--max-minutes"), std::string::npos);
+}
+
+// Two sweeps of one task list sharing a claims folder, as the children of
+// --gpus: every shape measured by exactly one of them, each complete, and a
+// claim taken once only.
+TEST(BenchSuite, ClaimedTasksAreMeasuredByOneSweepEach) {
+  Fixture f("suite-claims");
+  const auto claims_dir = f.dir / "claims";
+  std::filesystem::create_directories(claims_dir);
+  const TaskClaims claims(claims_dir);
+  SuiteOptions o = quiet();
+  o.claim = [&claims](const Task& t) { return claims.claim(t); };
+  std::atomic<bool> stop{false};
+  // The first sweep stops after three shapes (holding a fourth claimed, as a
+  // sweep claims the next shape before it measures the current one).
+  RunWriter w1(f.dir / "a", f.config);
+  FakeMeasurer m1(f.o);
+  m1.stop_after = 3;
+  m1.stop_flag = &stop;
+  const auto a = run_suite(w1, f.config, m1, o, stop);
+  EXPECT_FALSE(a.complete);
+  EXPECT_EQ(a.measured, 3);
+  stop = false;
+  RunWriter w2(f.dir / "b", f.config);
+  FakeMeasurer m2(f.o);
+  const auto b = run_suite(w2, f.config, m2, o, stop);
+  EXPECT_TRUE(b.complete) << "every shape the first did not claim";
+  EXPECT_EQ(b.measured, 4);
+  EXPECT_EQ(b.claimed_elsewhere, 4);
+  std::set<std::string> seen;
+  for (const auto* m : {&m1, &m2})
+    for (const auto& id : m->measured) EXPECT_TRUE(seen.insert(id).second) << id << " measured twice";
+  EXPECT_EQ(seen.size(), 7u) << "the fourth claim of the stopped sweep is left for the next session";
+  EXPECT_FALSE(claims.claim(f.config.tasks.front()));
+  std::filesystem::remove_all(claims_dir);
+  EXPECT_FALSE(claims.claim(f.config.tasks.front())) << "a session's folder gone: no more work taken";
+  EXPECT_THROW(TaskClaims(f.dir / "none"), Error);
 }
 
 TEST(BenchProgress, EtaWeighsEachBucketByItsOwnPace) {
