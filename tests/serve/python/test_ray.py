@@ -17,9 +17,10 @@ from tessera.ray import RayPool  # noqa: E402
 from conftest import ROOT, TASK  # noqa: E402
 
 ACTORS = 3
-# One compile process per candidate (a few hundred ms each) keeps a batch
-# running when its actor is killed; through compile servers a batch of 36
-# could end before the kill, and nothing would be replaced.
+# Distinct candidates, each compiled by a process of its own (a few hundred ms
+# each), keep a batch running when its actor is killed: through compile servers
+# a batch of 36 could end before the kill, and so could one of cache hits on a
+# GPU machine's 64 cores; then nothing would be replaced.
 ONE_SHOT_COMPILES = {"runtime_env": {"env_vars": {"TESSERA_COMPILE_SERVER": "off"}}}
 
 
@@ -31,12 +32,15 @@ def cluster(tmp_path_factory):
     ray.shutdown()
 
 
-def candidates(n: int) -> list[dict]:
+def candidates(n: int, distinct: str = "") -> list[dict]:
+    """``n`` candidates cycling over two kernels and one that does not compile; with ``distinct``
+    each has a comment of its own, so each is a compile of its own (no cache hit)."""
     naive = (ROOT / "examples" / "hgemm_naive.cu").read_text()
     wmma = (ROOT / "examples" / "hgemm_wmma.cu").read_text()
     bad = "extern \"C\" __global__ void tessera_hgemm() { this is not CUDA; }"
     srcs = [naive, wmma, bad]
-    return [{"source": srcs[i % 3], "task": TASK, "name": f"c{i}"} for i in range(n)]
+    return [{"source": (f"// {distinct} {i}\n" if distinct else "") + srcs[i % 3], "task": TASK, "name": f"c{i}"}
+            for i in range(n)]
 
 
 def test_records_come_back_in_request_order_from_every_actor(cluster):
@@ -60,7 +64,7 @@ def test_a_killed_actor_is_replaced_and_no_request_is_lost(cluster):
     pool = RayPool(num_actors=ACTORS, num_gpus=0, mode="compile_only", actor_options=ONE_SHOT_COMPILES)
     try:
         victim = ray.get(pool.actors[0].pid.remote())
-        batch = candidates(36)
+        batch = candidates(36, distinct=f"kill {time.time_ns()}")
         out = {}
         t = threading.Thread(target=lambda: out.update(recs=pool.evaluate_batch(batch, chunk_size=1)))
         t.start()
