@@ -250,7 +250,8 @@ if has suite_gpus; then
   # The first $SUITE_SHAPES (200) shapes of datasets/grid1000.json, baselines only, on GPU 0 and
   # then spread over every GPU (bench suite --gpus all): the wall times and how far each
   # baseline's figures moved per shape (scripts/suite_gpus_compare.py)
-  # The whole grid does not fit one call: its one-GPU sweep took 400 s for 795 shapes on an H200.
+  # The whole grid does not fit one call: its one-GPU sweep (fresh autotunes) measured 890 shapes in
+  # 8.5 minutes on an H200 and 775 s in all.
   # SUITE_PART=one runs (or, with the folder carried back, continues) the one-GPU sweep in
   # $SUITE_ONE_DIR for $SUITE_MINUTES; SUITE_PART=all then runs the spread sweep and compares. The
   # one-GPU time is then the sum of its records' wall_s (the calls' start-up left out, which
