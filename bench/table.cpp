@@ -71,6 +71,7 @@ ShapeRow shape_row(const ShapeRecord& r) {
   row.mnk = mnk_of(r.task);
   row.bucket = r.bucket;
   row.note = r.note;
+  row.wall_s = r.wall_s;
   if (r.gpu >= 0) row.gpu = r.device.name.empty() ? std::to_string(r.gpu) : fmt::format("{} {}", r.gpu, r.device.name);
   for (const auto& name : kBaselineOrder)
     if (auto us = baseline_us(r, name)) {

@@ -46,6 +46,7 @@ struct ShapeRow {
   nlohmann::json model;                   // tile-tuned: the cost model against the sweep (search::to_json)
   std::string note;
   std::string gpu;  // "ordinal name" when the sweep spread shapes over GPUs, else ""
+  double wall_s = 0;  // the shape's time in the sweep (the record's wall_s)
 };
 
 std::string mnk_of(const Task& t);

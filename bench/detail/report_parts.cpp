@@ -83,11 +83,16 @@ std::vector<std::pair<std::string, std::string>> headline(const ReportData& d) {
     if (count) out.push_back({"fastest baseline most often", fmt::format("{} ({} of {} shapes)", most, count, all.done)});
   }
   if (spread(d)) {
-    std::map<std::string, int> shapes;  // by "ordinal name"
-    for (const auto& r : d.rows) ++shapes[r.gpu.empty() ? "one GPU (an earlier session)" : r.gpu];
+    // Shapes and the seconds they took, by "ordinal name": how evenly the GPUs shared the sweep.
+    std::map<std::string, std::pair<int, double>> shapes;
+    for (const auto& r : d.rows) {
+      auto& [n, seconds] = shapes[r.gpu.empty() ? "one GPU (an earlier session)" : r.gpu];
+      ++n, seconds += r.wall_s;
+    }
     std::string per;
-    for (const auto& [gpu, n] : shapes) per += fmt::format("{}{}: {}", per.empty() ? "" : ", ", gpu, n);
-    out.push_back({"shapes per GPU", per});
+    for (const auto& [gpu, v] : shapes)
+      per += fmt::format("{}{}: {} ({:.0f} s)", per.empty() ? "" : ", ", gpu, v.first, v.second);
+    out.push_back({"shapes per GPU (time measuring)", per});
   }
   if (d.ceiling.has_peak()) out.push_back({"peak (for % of peak)", fmt::format("{:.0f} TFLOP/s", d.ceiling.peak_tflops)});
   if (!d.above.empty()) out.push_back({"figures above the peak", fmt::format("{} (see below)", d.above.size())});

@@ -95,7 +95,12 @@ TEST(BenchReport, ShapesSpreadOverGpusNameTheirGpu) {
   const bench::Run run = load_run(dir);
   const auto files = write_report(run, {});
   const std::string md = read_file(files.markdown);
-  EXPECT_NE(md.find("shapes per GPU: 0 Synthetic H200: 14, 1 Synthetic H200: 13"), std::string::npos) << md;
+  double seconds[2] = {0, 0};
+  for (const auto& r : run.records) seconds[r.gpu] += r.wall_s;
+  EXPECT_NE(md.find(fmt::format("shapes per GPU (time measuring): 0 Synthetic H200: 14 ({:.0f} s), 1 Synthetic H200: "
+                                "13 ({:.0f} s)", seconds[0], seconds[1])),
+            std::string::npos)
+      << md;
   EXPECT_NE(md.find("| GPU |"), std::string::npos) << "the worst and best shapes name their GPU:\n" << md;
   EXPECT_NE(read_file(files.html).find("<th>GPU</th>"), std::string::npos);
 
