@@ -371,12 +371,13 @@ CompileServerReply CompileServers::ask(const CompileServerSpec& spec, const std:
 }
 
 void CompileServers::close_idle(const std::function<void(std::vector<std::unique_ptr<Server>>&)>& take,
-                                const std::function<void(int)>& after) {
+                                const std::function<void(int)>& after, bool only_if_taken) {
   State& st = *state_;
   std::vector<std::unique_ptr<Server>> closing;
   {
     std::lock_guard g(st.mu);
     take(closing);
+    if (only_if_taken && closing.empty()) return;
   }
   // Closed and reaped outside the lock, as release() does; their slots count
   // until they are gone, so there are never more processes than slots.
@@ -390,8 +391,11 @@ void CompileServers::close_idle(const std::function<void(std::vector<std::unique
 
 void CompileServers::close_stale() {
   State& st = *state_;
+  // Every ask() starts here, and mostly nothing is stale: then no second lock,
+  // and no wake-up of every thread waiting for a server, which would look for
+  // a free slot and go back to waiting.
   close_idle([&](auto& out) { take_stale(st.idle, st.limits.idle_close_s, out); },
-             [&](int n) { st.stats.closed_idle += n; });
+             [&](int n) { st.stats.closed_idle += n; }, /*only_if_taken=*/true);
 }
 
 void CompileServers::release(std::unique_ptr<Server> server, bool reusable) {

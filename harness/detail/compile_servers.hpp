@@ -132,9 +132,10 @@ private:
   void close_stale();
   // Takes idle servers out under the lock (`take`, which may change the pool
   // too), closes and reaps them outside it, then frees their slots (`after`,
-  // under the lock again, with how many were closed).
+  // under the lock again, with how many were closed). With only_if_taken, a
+  // `take` that took none ends it there (`after` is not called).
   void close_idle(const std::function<void(std::vector<std::unique_ptr<Server>>&)>& take,
-                  const std::function<void(int)>& after);
+                  const std::function<void(int)>& after, bool only_if_taken = false);
   // Back to the idle list, or closed (not reusable, recycled, pool shut down).
   void release(std::unique_ptr<Server> server, bool reusable);
   struct State;
