@@ -35,7 +35,14 @@ least represented so far win; ties go to the shape nearest the bin's
 log-centre). The issue's named shapes are always kept (FORCED). Re-running
 the script reproduces the file byte for byte.
 
-usage: python3 datasets/generate_llm_shapes.py [--out datasets/llm_shapes.json]
+--heldout writes datasets/llm_shapes_heldout.json instead: the same layers of
+ten other public models (HELDOUT_MODELS) at the token counts HELDOUT_TOKENS,
+without any weight (N x K family) of the models above or of the shapes the
+shipped cost model was trained on (datasets/grid1000_model_train.json), 9 per
+bin: shapes neither the cost model nor its hand-set factors were fitted to,
+for judging them as a new user's models would.
+
+usage: python3 datasets/generate_llm_shapes.py [--heldout] [--out FILE]
 """
 import argparse
 import json
@@ -67,6 +74,24 @@ MODELS = {
 # The shapes issue 18 names (M = 100 on a ~19k K, M just past 128 and 1536, decode).
 FORCED = [(100, 3584, 18944), (257, 6144, 4096), (1537, 4096, 4096), (1, 4096, 14336), (7, 6144, 4096)]
 
+# Held out (--heldout): models of none of the families above, from their public config.json.
+HELDOUT_MODELS = {
+    "llama3.2-3b": dict(hidden=3072, inter=8192, heads=24, kv=8, head_dim=128, vocab=128256),
+    "phi3-mini": dict(hidden=3072, inter=8192, heads=32, kv=32, head_dim=96, vocab=32064),
+    "phi3-medium": dict(hidden=5120, inter=17920, heads=40, kv=10, head_dim=128, vocab=32064),
+    "gemma2-2b": dict(hidden=2304, inter=9216, heads=8, kv=4, head_dim=256, vocab=256000),
+    "gemma2-9b": dict(hidden=3584, inter=14336, heads=16, kv=8, head_dim=256, vocab=256000),
+    "qwen2.5-14b": dict(hidden=5120, inter=13824, heads=40, kv=8, head_dim=128, vocab=152064),
+    "qwen2.5-32b": dict(hidden=5120, inter=27648, heads=40, kv=8, head_dim=128, vocab=152064),
+    "mistral-nemo-12b": dict(hidden=5120, inter=14336, heads=32, kv=8, head_dim=128, vocab=131072),
+    # Mixtral 8x22B: 8 experts, 2 per token; Qwen3-30B-A3B: 128 experts of 768, 8 per token.
+    "mixtral-8x22b": dict(hidden=6144, inter=16384, heads=48, kv=8, head_dim=128, vocab=32768, experts=8, top_k=2),
+    "qwen3-30b-a3b": dict(hidden=2048, inter=768, heads=32, kv=4, head_dim=128, vocab=151936, experts=128, top_k=8),
+}
+# The token counts of the issue's held-out measurement (decode, odd prefills, M past a tile multiple).
+HELDOUT_TOKENS = [1, 7, 33, 100, 257, 600, 1000, 1537, 3000, 5000]
+HELDOUT_PER_BIN = 9
+
 
 def layers(cfg):
     """(layer, N, K, moe) of one transformer block plus the LM head."""
@@ -89,11 +114,14 @@ def token_class(m):
     return "aligned" if m % 64 == 0 else "odd"
 
 
-def universe():
-    shapes = {}  # (m, n, k) -> list of sources
-    for model, cfg in MODELS.items():
+def universe(models, tokens_list, excluded=frozenset()):
+    """(m, n, k) -> its sources, every model x layer x token count; none whose (n, k) is excluded."""
+    shapes = {}
+    for model, cfg in models.items():
         for layer, n, k, moe in layers(cfg):
-            for tokens in TOKENS:
+            if (n, k) in excluded:
+                continue
+            for tokens in tokens_list:
                 m = math.ceil(tokens * cfg["top_k"] / cfg["experts"]) if moe else tokens
                 if max(m, n, k) > MAX_DIM or 2 * m * n * k > MAX_FLOP:
                     continue
@@ -102,11 +130,11 @@ def universe():
     return shapes
 
 
-def stratified(shapes):
+def stratified(shapes, forced, per_bin):
     keys = sorted(shapes, key=lambda s: (2 * s[0] * s[1] * s[2], s))
     lo, hi = math.log2(2 * math.prod(keys[0])), math.log2(2 * math.prod(keys[-1]))
     width = (hi - lo) / BINS
-    chosen = [s for s in FORCED if s in shapes]
+    chosen = [s for s in forced if s in shapes]
     seen = {"model": {}, "layer": {}, "class": {}}
 
     def note(s):
@@ -121,7 +149,7 @@ def stratified(shapes):
         members = [s for s in keys if lo_b <= math.log2(2 * math.prod(s)) < hi_b or (b == BINS - 1 and s == keys[-1])]
         centre = (lo_b + hi_b) / 2
         picked = sum(1 for s in chosen if s in members)
-        while picked < PER_BIN:
+        while picked < per_bin:
             pool = [s for s in members if s not in chosen]
             if not pool:
                 break
@@ -148,16 +176,37 @@ def seconds_per_eval(m, n, k):
     return 0.19 + 5 * macs / 5e12 + 10 * 2 * macs / 600e12
 
 
+def trained_families(here):
+    """The (n, k) of every weight the main set's models have and of the shapes the shipped cost model
+    was trained on: what a held-out set leaves out."""
+    out = {(n, k) for cfg in MODELS.values() for _, n, k, _ in layers(cfg)}
+    with open(os.path.join(here, "grid1000_model_train.json")) as f:
+        out |= {(t["n"], t["k"]) for t in json.load(f)["tasks"]}
+    return out
+
+
 def main():
+    here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "llm_shapes.json"))
+    ap.add_argument("--heldout", action="store_true", help="the held-out set (HELDOUT_MODELS) instead")
+    ap.add_argument("--out", help="default: datasets/llm_shapes.json, or llm_shapes_heldout.json with --heldout")
     a = ap.parse_args()
-    shapes = universe()
-    chosen, lo, hi, width = stratified(shapes)
+    if a.heldout:
+        name, models, tokens = "llm_shapes_heldout", HELDOUT_MODELS, HELDOUT_TOKENS
+        shapes = universe(models, tokens, trained_families(here))
+        chosen, lo, hi, width = stratified(shapes, [], HELDOUT_PER_BIN)
+        what = (f"held out: no weight of llm_shapes.json's models nor of the cost model's training shapes; "
+                f"{len(models)} other public models at {tokens[0]} to {tokens[-1]} tokens")
+    else:
+        name, models, tokens = "llm_shapes", MODELS, TOKENS
+        shapes = universe(models, tokens)
+        chosen, lo, hi, width = stratified(shapes, FORCED, PER_BIN)
+        what = f"{len(models)} public models at 1 to 16384 tokens"
+    a.out = a.out or os.path.join(here, name + ".json")
     doc = {
-        "name": "llm_shapes",
+        "name": name,
         "description": (f"{len(chosen)} GEMMs of LLM layers (QKV, attention output, gate/up, down, LM head) of "
-                        f"{len(MODELS)} public models at 1 to 16384 tokens, TN (weight = B), fp32 accumulation; "
+                        f"{what}, TN (weight = B), fp32 accumulation; "
                         f"FLOP-stratified in {BINS} log2 bins from 2^{lo:.1f} to 2^{hi:.1f} FLOP "
                         "(datasets/generate_llm_shapes.py)."),
         "tasks": [{"op": "hgemm", "m": m, "n": n, "k": k, "layout": "TN", "acc": "f32", "epilogue": "none"}
