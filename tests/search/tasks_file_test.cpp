@@ -1,6 +1,9 @@
 // Task files in datasets/ and their loader.
 #include <gtest/gtest.h>
 
+#include <set>
+#include <utility>
+
 #include "engine_helpers.hpp"
 #include "core/error.hpp"
 #include "core/fs.hpp"
@@ -24,6 +27,18 @@ TEST(TasksFile, ShippedDatasetsLoad) {
     EXPECT_LE(t.flops(), 1073741824.0) << t.id();
   }
   EXPECT_EQ(load_tasks_file(root / "datasets" / "acceptance.json").size(), 3u);
+}
+
+// The held-out LLM set is held out by weight: no N x K of it is a weight of
+// the main LLM set or of the shapes the shipped cost model was trained on.
+TEST(TasksFile, HeldOutLlmSetSharesNoWeightWithWhatTheModelSaw) {
+  const fs::path root(TESSERA_SOURCE_DIR);
+  std::set<std::pair<long long, long long>> seen;
+  for (const char* f : {"llm_shapes.json", "grid1000_model_train.json"})
+    for (const auto& t : load_tasks_file(root / "datasets" / f)) seen.insert({t.n, t.k});
+  const auto held = load_tasks_file(root / "datasets" / "llm_shapes_heldout.json");
+  EXPECT_GE(held.size(), 60u);
+  for (const auto& t : held) EXPECT_FALSE(seen.count({t.n, t.k})) << t.id() << ": a weight the model was trained on";
 }
 
 TEST(TasksFile, AcceptsArraysAndShapeStringsAndRejectsMistakes) {
