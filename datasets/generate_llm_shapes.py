@@ -55,7 +55,8 @@ BINS = 8
 PER_BIN = 8
 TOKENS = [1, 2, 7, 8, 16, 33, 100, 127, 257, 333, 511, 777, 1024, 1537, 2048, 3001, 4096, 6143, 8192, 16384]
 
-# name: hidden, intermediate, heads, kv_heads, head_dim, vocab (+ MoE / MLA fields)
+# name: hidden, intermediate, heads, kv_heads, head_dim, vocab (+ MoE / MLA fields); held_out: a model of
+# llm_shapes_heldout.json (--heldout) instead of llm_shapes.json.
 MODELS = {
     "llama3-8b": dict(hidden=4096, inter=14336, heads=32, kv=8, head_dim=128, vocab=128256),
     "llama3-70b": dict(hidden=8192, inter=28672, heads=64, kv=8, head_dim=128, vocab=128256),
@@ -69,25 +70,27 @@ MODELS = {
                         kv_lora=512, rope=64, v_head=128),
     "deepseek-v3": dict(hidden=7168, inter=2048, heads=128, vocab=129280, experts=256, top_k=8, q_lora=1536,
                         kv_lora=512, rope=64, v_head=128),
+    # Held out: models of none of the families above, from their public config.json.
+    "llama3.2-3b": dict(hidden=3072, inter=8192, heads=24, kv=8, head_dim=128, vocab=128256, held_out=True),
+    "phi3-mini": dict(hidden=3072, inter=8192, heads=32, kv=32, head_dim=96, vocab=32064, held_out=True),
+    "phi3-medium": dict(hidden=5120, inter=17920, heads=40, kv=10, head_dim=128, vocab=32064, held_out=True),
+    "gemma2-2b": dict(hidden=2304, inter=9216, heads=8, kv=4, head_dim=256, vocab=256000, held_out=True),
+    "gemma2-9b": dict(hidden=3584, inter=14336, heads=16, kv=8, head_dim=256, vocab=256000, held_out=True),
+    "qwen2.5-14b": dict(hidden=5120, inter=13824, heads=40, kv=8, head_dim=128, vocab=152064, held_out=True),
+    "qwen2.5-32b": dict(hidden=5120, inter=27648, heads=40, kv=8, head_dim=128, vocab=152064, held_out=True),
+    "mistral-nemo-12b": dict(hidden=5120, inter=14336, heads=32, kv=8, head_dim=128, vocab=131072, held_out=True),
+    # Mixtral 8x22B: 8 experts, 2 per token; Qwen3-30B-A3B: 128 experts of 768, 8 per token.
+    "mixtral-8x22b": dict(hidden=6144, inter=16384, heads=48, kv=8, head_dim=128, vocab=32768, experts=8, top_k=2,
+                          held_out=True),
+    "qwen3-30b-a3b": dict(hidden=2048, inter=768, heads=32, kv=4, head_dim=128, vocab=151936, experts=128, top_k=8,
+                          held_out=True),
 }
+MAIN_MODELS = {name: cfg for name, cfg in MODELS.items() if not cfg.get("held_out")}
+HELDOUT_MODELS = {name: cfg for name, cfg in MODELS.items() if cfg.get("held_out")}
 
 # The shapes issue 18 names (M = 100 on a ~19k K, M just past 128 and 1536, decode).
 FORCED = [(100, 3584, 18944), (257, 6144, 4096), (1537, 4096, 4096), (1, 4096, 14336), (7, 6144, 4096)]
 
-# Held out (--heldout): models of none of the families above, from their public config.json.
-HELDOUT_MODELS = {
-    "llama3.2-3b": dict(hidden=3072, inter=8192, heads=24, kv=8, head_dim=128, vocab=128256),
-    "phi3-mini": dict(hidden=3072, inter=8192, heads=32, kv=32, head_dim=96, vocab=32064),
-    "phi3-medium": dict(hidden=5120, inter=17920, heads=40, kv=10, head_dim=128, vocab=32064),
-    "gemma2-2b": dict(hidden=2304, inter=9216, heads=8, kv=4, head_dim=256, vocab=256000),
-    "gemma2-9b": dict(hidden=3584, inter=14336, heads=16, kv=8, head_dim=256, vocab=256000),
-    "qwen2.5-14b": dict(hidden=5120, inter=13824, heads=40, kv=8, head_dim=128, vocab=152064),
-    "qwen2.5-32b": dict(hidden=5120, inter=27648, heads=40, kv=8, head_dim=128, vocab=152064),
-    "mistral-nemo-12b": dict(hidden=5120, inter=14336, heads=32, kv=8, head_dim=128, vocab=131072),
-    # Mixtral 8x22B: 8 experts, 2 per token; Qwen3-30B-A3B: 128 experts of 768, 8 per token.
-    "mixtral-8x22b": dict(hidden=6144, inter=16384, heads=48, kv=8, head_dim=128, vocab=32768, experts=8, top_k=2),
-    "qwen3-30b-a3b": dict(hidden=2048, inter=768, heads=32, kv=4, head_dim=128, vocab=151936, experts=128, top_k=8),
-}
 # The token counts of the issue's held-out measurement (decode, odd prefills, M past a tile multiple).
 HELDOUT_TOKENS = [1, 7, 33, 100, 257, 600, 1000, 1537, 3000, 5000]
 HELDOUT_PER_BIN = 9
@@ -179,7 +182,7 @@ def seconds_per_eval(m, n, k):
 def trained_families(here):
     """The (n, k) of every weight the main set's models have and of the shapes the shipped cost model
     was trained on: what a held-out set leaves out."""
-    out = {(n, k) for cfg in MODELS.values() for _, n, k, _ in layers(cfg)}
+    out = {(n, k) for cfg in MAIN_MODELS.values() for _, n, k, _ in layers(cfg)}
     with open(os.path.join(here, "grid1000_model_train.json")) as f:
         out |= {(t["n"], t["k"]) for t in json.load(f)["tasks"]}
     return out
@@ -198,7 +201,7 @@ def main():
         what = (f"held out: no weight of llm_shapes.json's models nor of the cost model's training shapes; "
                 f"{len(models)} other public models at {tokens[0]} to {tokens[-1]} tokens")
     else:
-        name, models, tokens = "llm_shapes", MODELS, TOKENS
+        name, models, tokens = "llm_shapes", MAIN_MODELS, TOKENS
         shapes = universe(models, tokens)
         chosen, lo, hi, width = stratified(shapes, FORCED, PER_BIN)
         what = f"{len(models)} public models at 1 to 16384 tokens"
