@@ -118,7 +118,6 @@ Shape shape_of(const Config& c, const Task& t) {
 }
 
 int consumers(const Config& c) { return std::max(1, c.warps_m * c.warps_n); }
-int cluster_size(const Config& c) { return std::max(1, c.cluster_m * c.cluster_n); }
 
 // CTAs one SM holds at once: shared memory, threads, registers.
 int resident_ctas(const Config& c, const Task& t, const Limits& l) {

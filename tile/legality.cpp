@@ -193,23 +193,23 @@ int walk_tiles(const Config& c, const Task& t) {
   const int cm = std::max(1, c.cluster_m), cn = std::max(1, c.cluster_n);
   return ((tiles_m(c, t) + cm - 1) / cm) * ((tiles_n(c, t) + cn - 1) / cn);
 }
-int cluster_members(const Config& c) { return std::max(1, c.cluster_m) * std::max(1, c.cluster_n); }
 }  // namespace
 
-int stream_k_walkers(const Config& c) { return kStreamKMaxCtas / cluster_members(c); }
+int cluster_size(const Config& c) { return std::max(1, c.cluster_m) * std::max(1, c.cluster_n); }
+int stream_k_walkers(const Config& c) { return kStreamKMaxCtas / cluster_size(c); }
 
 int stream_k_partial_slots(const Config& c, const Task& t) {
   if (!c.stream_k) return 0;
   // Two per walker that can have work (schedule.inc: streamk_partial_slot),
   // for each member of a cluster walker.
   const long long iterations = 1LL * walk_tiles(c, t) * k_tiles(c, t);
-  return 2 * static_cast<int>(std::min<long long>(stream_k_walkers(c), iterations)) * cluster_members(c);
+  return 2 * static_cast<int>(std::min<long long>(stream_k_walkers(c), iterations)) * cluster_size(c);
 }
 int stream_k_shared_tiles(const Config& c, const Task& t) {
   if (!c.stream_k) return 0;
   // The shared part holds fewer than two walkers' worth of the walk's tiles
   // (schedule.inc), each a tile per cluster member.
-  return std::min(walk_tiles(c, t), 2 * stream_k_walkers(c) - 1) * cluster_members(c);
+  return std::min(walk_tiles(c, t), 2 * stream_k_walkers(c) - 1) * cluster_size(c);
 }
 int k_tiles(const Config& c, const Task& t) { return c.bk > 0 ? int((t.k + c.bk - 1) / c.bk) : 0; }
 

@@ -84,6 +84,8 @@ std::int64_t mma_cols(const Config& c, const Task& task);
 // Tiles along the MMA's rows (bm) and cols (bn): with swap_ab, tiles_m walks N.
 int tiles_m(const Config& c, const Task& task);
 int tiles_n(const Config& c, const Task& task);
+// CTAs in a thread-block cluster (1 without one).
+int cluster_size(const Config& c);
 // Stream-K's walkers share out the k-iterations: CTAs, or with a cluster
 // whole clusters (at most kStreamKMaxCtas CTAs in all).
 int stream_k_walkers(const Config& c);
