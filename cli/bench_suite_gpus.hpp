@@ -33,7 +33,7 @@ struct GpuSweep {
 struct GpuSweepOutcome {
   int measured = 0;                  // records merged from the children in this session
   bool complete = false;             // every task of the run is recorded
-  std::vector<std::string> stopped;  // per child that did not finish its share: why
+  std::vector<std::string> stopped;  // per child that stopped before the queue was empty: why
 };
 
 // Merges what children left from an earlier session, queues the remaining

@@ -153,8 +153,8 @@ TEST(BenchSuite, TimeLimitStopsBetweenShapes) {
 }
 
 // Two sweeps of one task list sharing a claims folder, as the children of
-// --gpus: every shape measured by exactly one of them, each complete, and a
-// claim taken once only.
+// --gpus: no shape measured by both, the second complete with what the first
+// left, and a claim taken once only.
 TEST(BenchSuite, ClaimedTasksAreMeasuredByOneSweepEach) {
   Fixture f("suite-claims");
   const auto claims_dir = f.dir / "claims";
