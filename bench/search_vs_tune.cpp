@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
+#include <type_traits>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -48,6 +51,45 @@ std::vector<double> mean_curve(const std::vector<std::vector<double>>& curves) {
   return out;
 }
 
+// The name of a sweep's first config ("" when it has none).
+std::string first_name(const nlohmann::json& sweep) {
+  return sweep.empty() ? std::string{} : sweep.front().value("name", std::string{});
+}
+
+// Rows of M for the per-M table, as (smallest M of the row, its label): each
+// M when a set has few (an LLM set's token counts), else ranges by powers of
+// four, so that a grid's M do not give a row per shape.
+std::pair<long long, std::string> m_group(long long m, std::size_t distinct) {
+  if (distinct <= 12) return {m, fmt::format("{}", m)};
+  long long lo = 1, hi = 1;
+  while (hi < m) lo = hi + 1, hi *= 4;
+  return {lo, lo == hi ? fmt::format("{}", lo) : fmt::format("{}-{}", lo, hi)};
+}
+
+// Both geometric means per group of shapes, a row each in the order of the
+// groups' keys; `group` gives a shape's (key, label).
+template <class Group>
+std::string means_table(const std::string& column, const std::vector<ShapeVersus>& shapes, Group group) {
+  std::map<std::invoke_result_t<Group, const ShapeVersus&>, std::pair<std::vector<double>, std::vector<double>>> by;
+  for (const auto& s : shapes) {
+    auto& p = by[group(s)];
+    p.first.push_back(s.search);
+    p.second.push_back(s.tile);
+  }
+  std::string md = fmt::format("| {} | shapes | search | tune |\n|---|---|---|---|\n", column);
+  for (const auto& [g, p] : by)
+    md += fmt::format("| {} | {} | {:.3f}x | {:.3f}x |\n", g.second, p.first.size(), geomean(p.first), geomean(p.second));
+  return md;
+}
+
+// Evaluation counts at which the curves are printed: 1, 2, 4, ... and the last.
+std::vector<std::size_t> checkpoints(std::size_t len) {
+  std::vector<std::size_t> at;
+  for (std::size_t i = 1; i < len; i *= 2) at.push_back(i);
+  if (len > 0) at.push_back(len);
+  return at;
+}
+
 }  // namespace
 
 std::optional<SearchVsTune> search_vs_tune(const Run& run) {
@@ -65,6 +107,7 @@ std::optional<SearchVsTune> search_vs_tune(const Run& run) {
     ShapeVersus s;
     s.task_id = id;
     s.bucket = r->bucket;
+    s.m = r->task.m;
     s.search = res.speedup;
     s.tile = confirmed.value("speedup", 0.0);
     const auto& search = tune.at("search");
@@ -72,6 +115,9 @@ std::optional<SearchVsTune> search_vs_tune(const Run& run) {
     s.evaluated = search.value("evaluated", 0);
     s.search_curve = curve(search.value("sweep", nlohmann::json::array()), res.best_baseline_us);
     s.tile_curve = curve(tile.value("sweep", nlohmann::json::array()), confirmed.value("best_baseline_us", 0.0));
+    const std::string first = first_name(search.value("sweep", nlohmann::json::array()));
+    s.same_first = !first.empty() && first == first_name(tile.value("sweep", nlohmann::json::array()));
+    v.same_first += s.same_first;
     v.search_wins += s.search > s.tile * (1 + kTieMargin);
     v.tile_wins += s.tile > s.search * (1 + kTieMargin);
     v.explored += s.explored;
@@ -99,14 +145,26 @@ std::string write_search_vs_tune(const SearchVsTune& v, const std::filesystem::p
                     100 * kTieMargin);
   md += fmt::format("Exploration: {} of the search's {} evaluations were counted exploration.\n\n", v.explored,
                     v.evaluated);
-  std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> by_bucket;
-  for (const auto& s : v.shapes) {
-    by_bucket[s.bucket].first.push_back(s.search);
-    by_bucket[s.bucket].second.push_back(s.tile);
+  md += means_table("bucket", v.shapes, [](const ShapeVersus& s) { return std::pair{s.bucket, s.bucket}; });
+  // By M: an LLM layer's M is its tokens (decode, small batches, prefill).
+  std::set<long long> ms;
+  for (const auto& s : v.shapes) ms.insert(s.m);
+  md += "\n" + means_table("M", v.shapes, [&](const ShapeVersus& s) { return m_group(s.m, ms.size()); });
+  // The curves in figures (cold times, as the chart): where one leads.
+  const auto at = checkpoints(std::min(v.search_curve.size(), v.tile_curve.size()));
+  if (!at.empty()) {
+    std::string head = "\n| best so far after |", rule = "|---|", srow = "| search |", trow = "| tune |";
+    for (const std::size_t i : at) {
+      head += fmt::format(" {} |", i);
+      rule += "---|";
+      srow += fmt::format(" {:.3f}x |", v.search_curve[i - 1]);
+      trow += fmt::format(" {:.3f}x |", v.tile_curve[i - 1]);
+    }
+    md += head + "\n" + rule + "\n" + srow + "\n" + trow + "\n";
+    md += fmt::format("\n(cold times against each shape's best baseline, geometric mean over shapes; the search's "
+                      "first config was the tune's on {} of {} shapes.)\n",
+                      v.same_first, v.shapes.size());
   }
-  md += "| bucket | shapes | search | tune |\n|---|---|---|---|\n";
-  for (const auto& [b, p] : by_bucket)
-    md += fmt::format("| {} | {} | {:.3f}x | {:.3f}x |\n", b, p.first.size(), geomean(p.first), geomean(p.second));
   md += "\n| shape | search | tune | explored |\n|---|---|---|---|\n";
   for (const auto& s : v.shapes)
     md += fmt::format("| {} | {:.3f}x | {:.3f}x | {} of {} |\n", s.task_id, s.search, s.tile, s.explored, s.evaluated);

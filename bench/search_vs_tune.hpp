@@ -18,7 +18,9 @@ namespace tessera::bench {
 struct ShapeVersus {
   std::string task_id;
   std::string bucket;
+  long long m = 0;                   // the task's rows (an LLM layer's tokens)
   double search = 0, tile = 0;       // confirmed speedups over the fastest baseline; 0 = none
+  bool same_first = false;           // the search's first config was the tune's
   int explored = 0, evaluated = 0;   // the search's exploration steps, of its evaluations
   std::vector<double> search_curve, tile_curve;  // best speedup after each evaluation
 };
@@ -28,6 +30,7 @@ struct SearchVsTune {
   double search_geomean = 0, tile_geomean = 0;
   int search_wins = 0, ties = 0, tile_wins = 0;  // by more than kTieMargin
   int explored = 0, evaluated = 0;
+  int same_first = 0;  // shapes whose first config was the same in both
   std::vector<double> search_curve, tile_curve;  // geometric mean over shapes, per evaluation
 };
 
@@ -36,8 +39,9 @@ inline constexpr double kTieMargin = 0.005;  // within 0.5%: a tie (timing noise
 // nullopt when the run holds no search-against-tune record.
 std::optional<SearchVsTune> search_vs_tune(const Run& run);
 
-// A markdown table (the per-bucket and overall means, the wins, exploration)
-// and the chart (svg) beside it: writes search_vs_tune.md and .svg into
+// A markdown table (the per-bucket, per-M and overall means, the wins,
+// exploration, both curves at 1, 2, 4, ... evaluations) and the chart (svg)
+// beside it: writes search_vs_tune.md and .svg into
 // `dir`; returns the markdown.
 std::string write_search_vs_tune(const SearchVsTune& v, const std::filesystem::path& dir);
 

@@ -5,6 +5,8 @@
 // confirmed figures and draws both curves.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -97,6 +99,35 @@ TEST(SearchVsTune, ComparesTheConfirmedFiguresAndDrawsBothCurves) {
   const auto md = write_search_vs_tune(*v, run.dir);
   EXPECT_NE(md.find("search faster on 1, tune on 1"), std::string::npos) << md;
   EXPECT_TRUE(std::filesystem::exists(run.dir / "search_vs_tune.svg"));
+  // Both sweeps start from the model's first pick; a row per M (few of them), smallest first.
+  EXPECT_EQ(v->same_first, 2);
+  EXPECT_NE(md.find("first config was the tune's on 2 of 2 shapes"), std::string::npos) << md;
+  const auto m33 = md.find("| 33 | 1 |"), m128 = md.find("| 128 | 1 |");
+  ASSERT_NE(m33, std::string::npos) << md;
+  ASSERT_NE(m128, std::string::npos) << md;
+  EXPECT_LT(m33, m128);
+  // The curves in figures at 1, 2, 4 and the last evaluation, ending at the confirmed means.
+  EXPECT_NE(md.find("| best so far after | 1 | 2 | 4 | 6 |"), std::string::npos) << md;
+  EXPECT_NE(md.find(fmt::format("{:.3f}x |\n| tune |", v->search_curve.back())), std::string::npos) << md;
+}
+
+TEST(SearchVsTune, ManyDistinctMAreGroupedByPowersOfFour) {
+  SearchVsTune v;
+  for (int m = 1; m <= 14; ++m) {
+    ShapeVersus s;
+    s.task_id = fmt::format("hgemm_{}x64x64_TN_none", m);
+    s.bucket = "small";
+    s.m = m;
+    s.search = m <= 4 ? 1.1 : 0.9;
+    s.tile = 1.0;
+    v.shapes.push_back(s);
+  }
+  const auto md = write_search_vs_tune(v, testing::fresh_dir("search_vs_tune_many_m"));
+  EXPECT_NE(md.find("| 1 | 1 | 1.100x | 1.000x |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 2-4 | 3 | 1.100x | 1.000x |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 5-16 | 10 | 0.900x | 1.000x |"), std::string::npos) << md;
+  EXPECT_EQ(md.find("\n| 14 | 1 |"), std::string::npos) << "no row per M when there are many: " << md;
+  EXPECT_EQ(md.find("best so far after"), std::string::npos) << "no curves, no figures: " << md;
 }
 
 TEST(ModelData, EverySweepOfARecordIsATrainingRowAndFailuresAreNot) {
