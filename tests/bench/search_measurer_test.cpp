@@ -1,0 +1,92 @@
+// search:N's measurer: the tile tune beside the search ranks with the device
+// as the shape started, whatever the search's baseline timings did to the
+// stored peak meanwhile (the search's first proposals rank with that device
+// too), so that both start from the same knowledge.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <functional>
+#include <string>
+
+#include "bench/kernels.hpp"
+#include "bench/measure.hpp"
+#include "core/task.hpp"
+#include "harness/evaluator.hpp"
+#include "tests/bench/synthetic.hpp"
+#include "tile/cost_model.hpp"
+#include "tile/learned_model.hpp"
+
+namespace tessera::bench {
+namespace {
+
+constexpr double kPeakBefore = 400, kPeakAfter = 1600;  // TFLOP/s
+
+// Times every candidate (a function of its name), and reports a higher
+// peak once anything was timed, as a stored peak raised by a baseline
+// measurement would read.
+class PeakRaisingEvaluator final : public Evaluator {
+public:
+  EvalResult evaluate(const Candidate& candidate, const Task& task, const EvalOptions& options) override {
+    EvalResult r;
+    r.task = task;
+    r.candidate_name = candidate.name;
+    r.candidate_hash = candidate.name;
+    r.mode = options.compile_only ? "compile_only" : "full";
+    r.device = device();
+    timed_ = true;
+    const double us = 50.0 + double(std::hash<std::string>{}(candidate.name) % 1000) / 100.0;
+    r.status = Status::ok;
+    r.verify.status = "passed";
+    r.verify.trials = r.verify.trials_passed = 1;
+    r.cold.status = "measured";
+    r.cold.method = "fake";
+    r.cold.samples = 30;
+    r.cold.median_us = r.cold.p10_us = r.cold.p90_us = us;
+    r.cold.converged = true;
+    BaselineResult b{"cublas_tn", "fake", {}, ""};
+    b.cold.median_us = 55.0;
+    r.baselines = {b};
+    r.best_baseline = "cublas_tn";
+    r.best_baseline_us = 55.0;
+    r.speedup = 55.0 / us;
+    r.tflops = task.tflops_at(us);
+    return r;
+  }
+  std::string describe() const override { return "peak-raising fake"; }
+  DeviceSummary device() const override {
+    DeviceSummary d;
+    d.name = "NVIDIA H200";
+    d.sm_count = 132;
+    d.arch = "sm_90a";
+    d.peak_tflops = timed_ ? kPeakAfter : kPeakBefore;
+    return d;
+  }
+
+private:
+  std::atomic<bool> timed_{false};
+};
+
+TEST(SearchMeasurer, TheTuneRanksWithTheDeviceTheShapeStartedOn) {
+  const Task task = task_from_shape("4096x4096x4096");
+  PeakRaisingEvaluator ev;
+  const DeviceSummary before = ev.device();
+  DeviceSummary after = before;
+  after.peak_tflops = kPeakAfter;
+  // The first pick's predicted time depends on the peak at this shape, so the test can tell the two apart.
+  const auto model = tile::model_for_device(tile::device_kind(before.name));
+  const auto first_before = tile::rank_configs(task, tile::with_device(tile::Limits{}, before), 1, model).at(0);
+  const auto first_after = tile::rank_configs(task, tile::with_device(tile::Limits{}, after), 1, model).at(0);
+  ASSERT_NE(first_before.prediction.time_us, first_after.prediction.time_us);
+
+  const auto measurer = make_search_measurer(ev, parse_kernel_source("search:2:evolve"), MeasureSettings{},
+                                             testing::fresh_dir("search_measurer_peak"));
+  const ShapeRecord r = measurer->measure(task, "large");
+  ASSERT_TRUE(r.kernel.has_value()) << r.note;
+  ASSERT_EQ(ev.device().peak_tflops, kPeakAfter) << "the search timed something, so the peak read higher after it";
+  const auto& check = r.kernel->tune.at("tile").at("model");
+  EXPECT_EQ(check.at("first_pick").get<std::string>(), tile::name(first_before.config));
+  EXPECT_DOUBLE_EQ(check.at("first_pick_predicted_us").get<double>(), first_before.prediction.time_us);
+}
+
+}  // namespace
+}  // namespace tessera::bench
