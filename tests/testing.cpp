@@ -17,6 +17,18 @@
 
 namespace tessera::testing {
 
+void mark_timed_ok(EvalResult& r, double us, int trials) {
+  r.status = Status::ok;
+  r.verify.status = "passed";
+  r.verify.trials = r.verify.trials_passed = trials;
+  r.cold.status = "measured";
+  r.cold.method = "fake";
+  r.cold.samples = 50;
+  r.cold.median_us = r.cold.p10_us = r.cold.p90_us = us;
+  r.cold.converged = true;
+}
+
+
 std::string gpu_unavailable_reason() {
   // Cached: the answer cannot change within one test process.
   static const std::string reason = [] {

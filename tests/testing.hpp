@@ -8,7 +8,13 @@
 
 #include <gtest/gtest.h>
 
+#include "core/result.hpp"
+
 namespace tessera::testing {
+
+// A fake evaluator's success: `r` verified (`trials` of `trials`) and timed
+// cold at `us`; the baselines are the caller's.
+void mark_timed_ok(EvalResult& r, double us, int trials = 5);
 
 // Empty when a usable CUDA GPU is present, else the reason there is none.
 std::string gpu_unavailable_reason();

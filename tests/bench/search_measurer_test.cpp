@@ -13,6 +13,7 @@
 #include "core/task.hpp"
 #include "harness/evaluator.hpp"
 #include "tests/bench/synthetic.hpp"
+#include "tests/testing.hpp"
 #include "tile/cost_model.hpp"
 #include "tile/learned_model.hpp"
 
@@ -35,14 +36,7 @@ public:
     r.device = device();
     timed_ = true;
     const double us = 50.0 + double(std::hash<std::string>{}(candidate.name) % 1000) / 100.0;
-    r.status = Status::ok;
-    r.verify.status = "passed";
-    r.verify.trials = r.verify.trials_passed = 1;
-    r.cold.status = "measured";
-    r.cold.method = "fake";
-    r.cold.samples = 30;
-    r.cold.median_us = r.cold.p10_us = r.cold.p90_us = us;
-    r.cold.converged = true;
+    ::tessera::testing::mark_timed_ok(r, us);
     BaselineResult b{"cublas_tn", "fake", {}, ""};
     b.cold.median_us = 55.0;
     r.baselines = {b};
