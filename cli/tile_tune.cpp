@@ -227,7 +227,8 @@ void add_tune_command(CLI::App* tile) {
   auto* tune = tile->add_subcommand("tune", "search the space through the harness (one shape or a task file)");
   add_tile_task_options(tune, args->tile);
   tune->add_option("--tasks", args->tasks_file, "task file (datasets/*.json): tune every task, then print a table");
-  tune->add_option("--budget", args->tune.budget, "configs to evaluate per task")->capture_default_str();
+  // --budget-evals as `tessera search` spells it; --budget, the older spelling, is the same option.
+  tune->add_option("--budget-evals,--budget", args->tune.budget, "configs to evaluate per task")->capture_default_str();
   tune->add_option("--seed", args->tune.seed, "random seed (sampling when the space exceeds the budget)")->capture_default_str();
   tune->add_option("--refine", args->tune.refine, "share of the budget for neighbours of the fastest configs")
       ->capture_default_str();

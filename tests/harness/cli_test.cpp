@@ -146,4 +146,14 @@ TEST(Cli, TileTuneOverATaskFileWritesTheReport) {
   std::filesystem::remove_all(dir);
 }
 
+// The budget is spelled as `tessera search` spells it (--budget-evals), and the older --budget is the same option.
+TEST(Cli, TileTuneTakesTheSearchsBudgetSpelling) {
+  for (const std::string spelling : {"--budget-evals", "--budget"}) {
+    CliRun r = run("tile tune --shape 128x64x128 " + spelling + " 3 --compile-only --json");
+    ASSERT_EQ(r.code, 0) << r.out;
+    const auto j = nlohmann::json::parse(r.out.substr(r.out.find('{')));
+    EXPECT_EQ(j.at("tasks").at(0).at("evaluated").get<int>(), 3) << spelling << ": " << r.out;
+  }
+}
+
 }  // namespace
