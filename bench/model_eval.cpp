@@ -72,7 +72,7 @@ void append(ModelJudgement& into, const ModelJudgement& part) {
 
 }  // namespace
 
-std::string shape_family(const Task& t) { return fmt::format("{}x{}", t.n, t.k); }
+std::string shape_family(const Task& t) { return tile::weight_family(t); }
 
 ModelJudgement judge_model(const tile::LearnedModel& model, const std::vector<tile::Measurement>& rows) {
   ModelJudgement j;

@@ -152,6 +152,10 @@ bool LearnedModel::available() {
 
 bool LearnedModel::empty() const { return layers_.empty(); }
 
+const std::optional<std::set<std::string>>& LearnedModel::trained_families() const { return families_; }
+
+std::string weight_family(const Task& t) { return fmt::format("{}x{}", t.n, t.k); }
+
 const std::string& LearnedModel::device_kind() const {
   static const std::string none = "analytical";
   return layers_.empty() ? none : layers_.back()->device_kind;
@@ -224,7 +228,9 @@ nlohmann::json LearnedModel::to_json() const {
                       {"booster", nlohmann::json::parse(l->booster->save_json())}});
   }
 #endif
-  return {{"schema", kSchema}, {"features", feature_names()}, {"layers", layers}};
+  nlohmann::json j = {{"schema", kSchema}, {"features", feature_names()}, {"layers", layers}};
+  if (families_) j["trained_families"] = *families_;
+  return j;
 }
 
 LearnedModel LearnedModel::from_json(const nlohmann::json& j) {
@@ -250,6 +256,9 @@ LearnedModel LearnedModel::from_json(const nlohmann::json& j) {
     layer->booster->load_json(l.at("booster").dump());
     m.layers_.push_back(std::move(layer));
   }
+  // Files written before the model kept its training families: unknown.
+  if (j.contains("trained_families")) m.families_ = j.at("trained_families").get<std::set<std::string>>();
+  else m.families_.reset();
   return m;
 #endif
 }

@@ -16,6 +16,8 @@
 #include <cstddef>
 #include <filesystem>
 #include <memory>
+#include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,6 +50,10 @@ inline constexpr const char* kEveryKind = "all";
 // "h200" for "NVIDIA H200", "h100" for "NVIDIA H100 80GB HBM3", "a100" ...:
 // the GPU model's token, lower case; "unknown" when there is none.
 std::string device_kind(std::string_view gpu_name);
+
+// A shape's family: its weight, N x K ("4096x14336"). Every M of one layer is
+// one family, so judging a model on shapes it never saw splits by family.
+std::string weight_family(const Task& task);
 
 // Defaults chosen by family-split cross-validation on the H100's grid
 // training sweep (docs/tile.md): deeper or longer ensembles ranked no better
@@ -96,6 +102,10 @@ public:
   const std::string& device_kind() const;
   int rows() const;             // training rows, the prior's included
   std::string describe() const;  // "analytical", "learned h200 (412 rows)", "learned h200 (12 rows) on h100 (1290 rows)"
+  // The weight families of every row it was trained on, the prior's included
+  // (stored in the model file); nullopt for a file written before it kept
+  // them. What `tile model eval --model` must not judge it on.
+  const std::optional<std::set<std::string>>& trained_families() const;
 
   nlohmann::json to_json() const;
   static LearnedModel from_json(const nlohmann::json& j);
@@ -108,6 +118,7 @@ private:
   // residuals() of n rows of features, row-major (n x ncol).
   std::vector<double> residuals(const std::vector<float>& flat, std::size_t ncol) const;
   std::vector<std::shared_ptr<const Layer>> layers_;  // the prior's first
+  std::optional<std::set<std::string>> families_{std::in_place};  // an empty model saw nothing
 };
 
 // Where models are looked for, first found wins: $TESSERA_COST_MODEL (a

@@ -136,6 +136,10 @@ LearnedModel LearnedModel::train(const std::vector<Measurement>& rows, const Lea
 #else
   const Rows r = rows_of(rows);
   LearnedModel out = prior;
+  // What it was trained on, the prior's included (unknown when the prior's is).
+  if (out.families_)
+    for (const auto& m : rows)
+      if (m.cold_us > 0) out.families_->insert(weight_family(m.task));
   if (o.target == TrainOptions::Target::residual) {
     out.layers_.push_back(fit_layer(r, prior.residuals(r.flat, r.ncol), Role::residual, o, kind));
     return out;

@@ -17,7 +17,9 @@
 #include "bench/search_vs_tune.hpp"
 #include "core/error.hpp"
 #include "tests/bench/synthetic.hpp"
+#include "tests/testing.hpp"
 #include "tile/cost_model.hpp"
+#include "tile/learned_model.hpp"
 
 namespace tessera::bench {
 namespace {
@@ -62,13 +64,15 @@ ShapeRecord versus_record(const Task& task, double search_factor, double tile_fa
   return r;
 }
 
-Run versus_run(const std::string& name) {
+// A search:6 run of two shapes: the search faster on the first, the tune on the second.
+Run versus_run(const std::string& name, const std::string& first = "128x4096x4096",
+               const std::string& second = "33x3584x3584") {
   const auto dir = testing::fresh_dir(name);
   RunConfig c;
   c.tasks_file = "synthetic";
   c.task_set = "synthetic";
   c.kernels = "search:6:evolve";
-  c.tasks = {task_from_shape("128x4096x4096"), task_from_shape("33x3584x3584")};
+  c.tasks = {task_from_shape(first), task_from_shape(second)};
   c.buckets = {{"small", std::nullopt}};
   {
     RunWriter w(dir, c);
@@ -221,6 +225,30 @@ TEST(ModelEval, TheOnlineReplayScoresTheStaticOrderAndTheRefittedOne) {
   EXPECT_NEAR(reversed.static_ratio, std::exp(expected / 2), 1e-9);
   EXPECT_DOUBLE_EQ(reversed.static_near, 0.0);
   EXPECT_GE(reversed.online_ratio, 1.0);
+}
+
+// `tile model eval --model FILE` judges a model only on shapes whose weight
+// family it never learned from: a run of its own training shapes is refused,
+// and a run that mixes them is judged on the rest, saying what it set aside.
+TEST(ModelEval, AModelIsJudgedOnlyOnFamiliesItNeverSaw) {
+  if (!tile::LearnedModel::available()) GTEST_SKIP() << "built without XGBoost (install libxgboost-dev): no learned model";
+  const bench::Run seen = versus_run("model_eval_seen");
+  const bench::Run mixed = versus_run("model_eval_mixed", "33x4096x4096", "64x2048x7168");  // 4096x4096 seen, 2048x7168 not
+  const auto model = seen.dir / "model.json";
+  const auto cli = [&](const std::string& args) {
+    return tessera::testing::run_command(fmt::format("TESSERA_CACHE_DIR='{}' {} {} 2>&1", (seen.dir / "cache").string(),
+                                                     TESSERA_BINARY, args));
+  };
+  const auto train = cli(fmt::format("tile model train {} --out {}", seen.dir.string(), model.string()));
+  ASSERT_EQ(train.code, 0) << train.out;
+  const auto refused = cli(fmt::format("tile model eval {} --model {}", seen.dir.string(), model.string()));
+  EXPECT_NE(refused.code, 0) << refused.out;
+  EXPECT_NE(refused.out.find("nothing is held out"), std::string::npos) << refused.out;
+  const auto judged = cli(fmt::format("tile model eval {} --model {} --json", mixed.dir.string(), model.string()));
+  ASSERT_EQ(judged.code, 0) << judged.out;
+  const auto j = nlohmann::json::parse(judged.out.substr(judged.out.find('{')));
+  EXPECT_EQ(j.at("set_aside").at("shapes").get<int>(), 1) << judged.out;
+  EXPECT_EQ(j.at("model").at("shapes_judged").get<int>(), 1) << judged.out;
 }
 
 }  // namespace

@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <functional>
 #include <optional>
+#include <set>
+#include <string>
 #include <utility>
 
 #include "core/error.hpp"
@@ -165,6 +167,32 @@ TEST(LearnedModel, SavesAndLoadsTheSamePredictions) {
   const Task t = task_from_shape("100x14336x4096");
   for (const auto& r : rank_configs(t, Limits{}, 16))
     EXPECT_DOUBLE_EQ(back.predict_us(r.config, t, Limits{}), m.predict_us(r.config, t, Limits{}));
+}
+
+// A model keeps the weight families (N x K) of every row it learned from, its
+// prior's too, in its file: what `tile model eval --model` must not judge it on.
+TEST(LearnedModel, KeepsTheFamiliesItWasTrainedOn) {
+  REQUIRE_XGBOOST();
+  EXPECT_EQ(weight_family(task_from_shape("7x6144x4096")), "6144x4096");
+  ASSERT_TRUE(LearnedModel{}.trained_families().has_value());
+  EXPECT_TRUE(LearnedModel{}.trained_families()->empty()) << "the analytical model saw nothing";
+  const LearnedModel prior = LearnedModel::train(planted({"33x8192x2048", "7x8192x2048"}, "h100", swap_factor, 8),
+                                                 LearnedModel{}, TrainOptions{}, "h100");
+  const LearnedModel m = LearnedModel::train(planted({"257x3584x3584"}, "h200", swap_factor, 8), prior,
+                                             online_train_options(), "h200");
+  const std::set<std::string> both = {"8192x2048", "3584x3584"};
+  ASSERT_TRUE(m.trained_families().has_value());
+  EXPECT_EQ(*m.trained_families(), both);
+  EXPECT_EQ(*LearnedModel::from_json(m.to_json()).trained_families(), both);
+  // A file written before models kept them says nothing, rather than "none".
+  auto old = m.to_json();
+  old.erase("trained_families");
+  EXPECT_FALSE(LearnedModel::from_json(old).trained_families().has_value());
+  EXPECT_FALSE(LearnedModel::train(planted({"64x1024x1024"}, "h200", swap_factor, 4), LearnedModel::from_json(old),
+                                   online_train_options(), "h200")
+                   .trained_families()
+                   .has_value())
+      << "stacked on a prior of unknown training, the model's is unknown too";
 }
 
 // A device's own model first, then the pooled one (kEveryKind). Found in
