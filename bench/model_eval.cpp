@@ -72,8 +72,6 @@ void append(ModelJudgement& into, const ModelJudgement& part) {
 
 }  // namespace
 
-std::string shape_family(const Task& t) { return tile::weight_family(t); }
-
 ModelJudgement judge_model(const tile::LearnedModel& model, const std::vector<tile::Measurement>& rows) {
   ModelJudgement j;
   j.model = model.describe();
@@ -123,12 +121,12 @@ CrossValidation cross_validate(const std::vector<tile::Measurement>& rows, int f
   CrossValidation cv;
   cv.folds = std::max(2, folds);
   std::set<std::string> families;
-  for (const auto& m : rows) families.insert(shape_family(m.task));
+  for (const auto& m : rows) families.insert(tile::weight_family(m.task));
   cv.families = int(families.size());
   // A family's fold from its name's content hash: the same split on every
   // machine and for any order of the rows.
   const auto fold_of = [&](const Task& t) {
-    return int(std::stoull(content_hash(shape_family(t)).substr(0, 8), nullptr, 16) % std::uint64_t(cv.folds));
+    return int(std::stoull(content_hash(tile::weight_family(t)).substr(0, 8), nullptr, 16) % std::uint64_t(cv.folds));
   };
   for (int f = 0; f < cv.folds; ++f) {
     std::vector<tile::Measurement> train, test;

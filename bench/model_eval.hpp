@@ -44,9 +44,6 @@ nlohmann::json to_json(const ModelJudgement& j);
 // Judges `model` (empty: the analytical model) on `rows`.
 ModelJudgement judge_model(const tile::LearnedModel& model, const std::vector<tile::Measurement>& rows);
 
-// The family a shape belongs to, for the split: "NxK".
-std::string shape_family(const Task& task);
-
 // K-fold cross-validation over families: each fold's rows are judged by a
 // model trained (on `prior`) from the other folds' rows. Returns the judgement
 // over all held-out shapes, next to the analytical model's on the same shapes

@@ -113,10 +113,12 @@ std::optional<SearchVsTune> search_vs_tune(const Run& run) {
     const auto& search = tune.at("search");
     s.explored = search.value("explored", 0);
     s.evaluated = search.value("evaluated", 0);
-    s.search_curve = curve(search.value("sweep", nlohmann::json::array()), res.best_baseline_us);
-    s.tile_curve = curve(tile.value("sweep", nlohmann::json::array()), confirmed.value("best_baseline_us", 0.0));
-    const std::string first = first_name(search.value("sweep", nlohmann::json::array()));
-    s.same_first = !first.empty() && first == first_name(tile.value("sweep", nlohmann::json::array()));
+    const auto search_sweep = search.value("sweep", nlohmann::json::array());
+    const auto tile_sweep = tile.value("sweep", nlohmann::json::array());
+    s.search_curve = curve(search_sweep, res.best_baseline_us);
+    s.tile_curve = curve(tile_sweep, confirmed.value("best_baseline_us", 0.0));
+    const std::string first = first_name(search_sweep);
+    s.same_first = !first.empty() && first == first_name(tile_sweep);
     v.same_first += s.same_first;
     v.search_wins += s.search > s.tile * (1 + kTieMargin);
     v.tile_wins += s.tile > s.search * (1 + kTieMargin);

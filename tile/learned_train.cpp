@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <set>
 #include <span>
 #include <string>
 #include <vector>
@@ -32,6 +33,7 @@ struct Rows {
   std::size_t n = 0, ncol = 0;
   std::vector<float> log2_residual;  // log2(measured / analytical)
   std::vector<unsigned> groups;      // rows per shape, in order
+  std::set<std::string> families;    // weight_family() of every row
   std::span<const float> row(std::size_t i) const { return {flat.data() + i * ncol, ncol}; }
 };
 
@@ -50,6 +52,7 @@ Rows rows_of(const std::vector<Measurement>& in) {
     r.flat.insert(r.flat.end(), f.begin(), f.end());
     r.ncol = f.size();
     r.log2_residual.push_back(float(std::log2(m.cold_us / p.time_us)));
+    r.families.insert(weight_family(m.task));
     if (i == 0 || key(kept[i - 1]) != key(kept[i])) r.groups.push_back(0);
     ++r.groups.back();
   }
@@ -137,9 +140,7 @@ LearnedModel LearnedModel::train(const std::vector<Measurement>& rows, const Lea
   const Rows r = rows_of(rows);
   LearnedModel out = prior;
   // What it was trained on, the prior's included (unknown when the prior's is).
-  if (out.families_)
-    for (const auto& m : rows)
-      if (m.cold_us > 0) out.families_->insert(weight_family(m.task));
+  if (out.families_) out.families_->insert(r.families.begin(), r.families.end());
   if (o.target == TrainOptions::Target::residual) {
     out.layers_.push_back(fit_layer(r, prior.residuals(r.flat, r.ncol), Role::residual, o, kind));
     return out;

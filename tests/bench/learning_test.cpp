@@ -188,7 +188,7 @@ TEST(ModelEval, CrossValidationNeverTrainsOnTheFamilyItJudges) {
   // Each fold's model learned the planted factor from the other families.
   ASSERT_GE(cv.learned.shapes.size(), shapes.size() / 2);
   EXPECT_GT(cv.learned.mean_spearman, cv.analytical.mean_spearman + 0.05);
-  EXPECT_EQ(shape_family(task_from_shape("7x6144x4096")), "6144x4096");
+  EXPECT_EQ(tile::weight_family(task_from_shape("7x6144x4096")), "6144x4096");
 }
 
 // The replay of a search's refit (tile model eval --online): a model whose
