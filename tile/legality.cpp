@@ -272,8 +272,10 @@ Limits with_device(Limits base, const DeviceSummary& dev) {
 int persistent_ctas_per_sm(const Config& c, const Task& t) {
   if (!c.persistent) return 0;
   if (c.backend == Backend::wgmma_tma) return 1;
-  // mma_sync never waits on another CTA (stream-K's fix-up does not either),
-  // so an estimate is enough: what fits by shared memory and threads.
+  // An estimate is enough: what fits by shared memory and threads. A
+  // stream-K tile's owner waits for its peers, but each of them counts in
+  // before it waits on anything (reduce.cuh), so CTAs that do not fit at
+  // first run once others leave.
   const int by_smem = kH100SmemPerSmBytes / std::max(1, dynamic_smem_bytes(c, t) + kSmemAlignSlack);
   const int by_threads = kThreadsPerSm / std::max(1, c.threads());
   return std::clamp(std::min(by_smem, by_threads), 1, kMaxPersistentMmaSyncCtas);

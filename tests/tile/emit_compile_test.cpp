@@ -212,10 +212,11 @@ void check_compiles(const Config& c, const Task& t) {
     EXPECT_NE(out.ptx.find("ld.acquire.gpu"), std::string::npos);
   }
   if (c.stream_k) {
-    // The fix-up: plain 16-byte partial stores, an acquire-release arrival
-    // counter, no fp32 atomics on the data.
+    // The fix-up: plain 16-byte partial stores, a release arrival the peers
+    // do not wait on, the owner's acquire, no fp32 atomics on the data.
     EXPECT_NE(out.ptx.find("st.global.cg.v4.f32"), std::string::npos);
-    EXPECT_NE(out.ptx.find("atom.acq_rel.gpu.global.add.s32"), std::string::npos);
+    EXPECT_NE(out.ptx.find("red.release.gpu.global.add.s32"), std::string::npos);
+    EXPECT_NE(out.ptx.find("ld.acquire.gpu"), std::string::npos);
     EXPECT_EQ(out.ptx.find("red.global.add.v4.f32"), std::string::npos);
   }
   if (c.split_k > 1 && c.split_k_mode == SplitKMode::parallel) {

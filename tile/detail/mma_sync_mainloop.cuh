@@ -82,7 +82,7 @@ __device__ __forceinline__ void gemm_tile(const TesseraGemmParams& p, __half* sm
     const auto slot_of = [ws](int slot) { return ws + static_cast<size_t>(slot) * kBM * kBN; };
     int* sems = reinterpret_cast<int*>(ws + static_cast<size_t>(kStreamK ? kStreamKPartials : tiles) * kBM * kBN);
     if constexpr (kStreamK) {
-      if (u.peers > 1 && !streamk_fixup<kAccRegs, kThreads>(acc, w, slot_of, sems + u.sk_tile, tid, bar, bar_or)) return;
+      if (u.peers > 1 && !streamk_fixup<kAccRegs, kThreads>(acc, w, slot_of, sems + u.sk_tile, tid, bar)) return;
     } else {
       if (!splitk_reduce<kAccRegs, kThreads>(acc, slot_of(u.tile_id), sems + u.tile_id, u.split, tid, bar, bar_or)) return;
     }

@@ -82,39 +82,58 @@ __device__ __forceinline__ bool reduce_arrive(float (&acc)[kRegs], float* slot, 
   return true;
 }
 
-// Stream-K fix-up of a tile that u.peers CTAs share. No CTA waits for
-// another, so none depends on another being resident. Each peer stores its
-// partial sums in its own slot (plain 16-byte stores, no atomics), then
-// counts itself in on the tile's semaphore; the last to arrive adds the other
-// peers' partials (the schedule says where each left them), zeroes every slot
-// it read and its own, and the semaphore (the ABI wants the workspace
-// all-zero after the kernel). `slot_of(s)` is partial slot s (this block's
-// share of it). Returns true for the CTA that must write C.
-template <int kRegs, int kParticipants, typename SlotOf, typename Barrier, typename BarrierOr>
+// A non-owner's arrival: one thread, after a block barrier, publishes every
+// participant's stores (release is cumulative) without waiting for a reply.
+__device__ __forceinline__ void arrive_release(int* p) {
+  asm volatile("red.release.gpu.global.add.s32 [%0], 1;\n" : : "l"(p) : "memory");
+}
+
+// Stream-K fix-up of a tile that u.peers CTAs share. The tile's first peer
+// owns it: its range holds the tile's k = 0 part, which it walks last (its
+// range starts in an earlier tile), so its peers have mostly counted in by
+// then. Each other peer stores its partial sums in its own slot (plain
+// 16-byte stores) and counts itself in on the tile's semaphore without
+// waiting for an answer; the owner waits until all have, adds their
+// partials, zeroes the slots it read and the semaphore (the ABI wants the
+// workspace all-zero after the kernel). It used to be the last to arrive
+// that took the tile: every peer then waited on an acq_rel atomic, and at
+// the end of the kernel, where every CTA reaches a fix-up at once, those
+// completed one after another, about 0.25 us apart (per-CTA traces at
+// 1000x5120x3072 on the H200, docs/tile.md).
+// The wait always ends: a peer's part of a tile it does not own is the
+// first unit of its shared range, so it counts in before it waits on
+// anything, and of the CTAs that are resident, the ones whose peers are
+// resident too go on and leave room for the rest.
+// `slot_of(s)` is partial slot s (this block's share of it). Returns true
+// for the CTA that must write C.
+template <int kRegs, int kParticipants, typename SlotOf, typename Barrier>
 __device__ __forceinline__ bool streamk_fixup(float (&acc)[kRegs], const Walk& w, SlotOf slot_of, int* sem, int t,
-                                              Barrier bar, BarrierOr bar_or) {
+                                              Barrier bar) {
   static_assert(kRegs % 4 == 0, "the workspace is read and written in float4 vectors");
   const float4 kZero4 = {0.0f, 0.0f, 0.0f, 0.0f};
-  float* mine = slot_of(streamk_partial_slot(w, w.cta, w.u.sk_tile));
-#pragma unroll
-  for (int i = 0; i < kRegs; i += 4)
-    st_cg4(slot_vec<kParticipants>(mine, i, t), make_float4(acc[i], acc[i + 1], acc[i + 2], acc[i + 3]));
-  // As in reduce_arrive: every thread's stores are joined before thread 0
-  // reports the arrival.
-  bar();
-  int last = 0;
-  if (t == 0) last = arrive_acq_rel(sem) == w.u.peers - 1;
-  if (!bar_or(last)) return false;
   const int first = streamk_first_peer(w);
-  for (int q = first; q < first + w.u.peers; ++q) {
+  if (w.cta != first) {
+    float* mine = slot_of(streamk_partial_slot(w, w.cta, w.u.sk_tile));
+#pragma unroll
+    for (int i = 0; i < kRegs; i += 4)
+      st_cg4(slot_vec<kParticipants>(mine, i, t), make_float4(acc[i], acc[i + 1], acc[i + 2], acc[i + 3]));
+    // As in reduce_arrive: every thread's stores are joined before thread 0
+    // reports the arrival.
+    bar();
+    if (t == 0) arrive_release(sem);
+    return false;
+  }
+  if (t == 0) {
+    while (load_acquire(sem) != w.u.peers - 1) __nanosleep(32);
+  }
+  bar();  // the other threads read what thread 0's acquire made visible
+  for (int q = first + 1; q < first + w.u.peers; ++q) {
     float* slot = slot_of(streamk_partial_slot(w, q, w.u.sk_tile));
 #pragma unroll
     for (int i = 0; i < kRegs; i += 4) {
       float* v = slot_vec<kParticipants>(slot, i, t);
-      if (q != w.cta) {
-        const float4 x = ld_cg4(v);
-        acc[i] += x.x, acc[i + 1] += x.y, acc[i + 2] += x.z, acc[i + 3] += x.w;
-      }
+      const float4 x = ld_cg4(v);
+      acc[i] += x.x, acc[i + 1] += x.y, acc[i + 2] += x.z, acc[i + 3] += x.w;
       st_cg4(v, kZero4);
     }
   }

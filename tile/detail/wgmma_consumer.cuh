@@ -133,7 +133,7 @@ __device__ __forceinline__ void consumer(const TesseraGemmParams& p, unsigned ch
         if (u.peers > 1 &&
             !streamk_fixup<kAccRegs, 128>(acc, s, slot_of,
                                           sems + streamk_member_entry(u.sk_tile, member, kMembers) * kConsumers + c, t,
-                                          bar, bar_or))
+                                          bar))
           continue;
       } else {
         if (!splitk_reduce<kAccRegs, 128>(acc, slot_of(u.tile_id), sems + u.tile_id * kConsumers + c, u.split, t, bar,

@@ -3,6 +3,8 @@
 // -> compare with an fp32 reference -> time against cuBLAS (warm, events).
 // Build: nvcc -O2 -std=c++17 -arch=sm_90a tile_smoke.cu -lcuda -lnvrtc -lcublas -o tile_smoke
 // Run:   tests/tile/tools/run_smoke.sh (emits the set, builds this, runs it)
+// A kernel patched by trace_patch.py also has its per-CTA timeline written
+// next to it (see trace_report.py).
 #include <cublas_v2.h>
 #include <cuda.h>
 #include <cuda_fp16.h>
@@ -78,6 +80,11 @@ int main(int argc, char** argv) {
   int dev = 0, sms = 0;
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
   const std::string header = slurp(std::string(argv[1]).substr(0, std::string(argv[1]).rfind('/') + 1) + "tessera_abi.cuh");
+  int l2 = 0;
+  CK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
+  const size_t scrub_bytes = 2 * (size_t)l2;  // what a trace's cold launch writes over the L2 first
+  void* scrub = nullptr;
+  CK(cudaMalloc(&scrub, scrub_bytes));
   cublasHandle_t blas;
   cublasCreate(&blas);
   std::ifstream man(argv[1]);
@@ -189,6 +196,27 @@ int main(int argc, char** argv) {
                 ok ? "OK" : "FAIL", file.c_str(), M, N, K, lay.c_str(), epis.c_str(), regs, c.dynamic_smem_bytes, rel,
                 maxe, bad, nan, (int)ws_zero, us_k, fl / us_k / 1e6, us_b, fl / us_b / 1e6, us_b / us_k);
     std::fflush(stdout);
+    // A kernel patched by trace_patch.py: three cold launches (the L2 overwritten
+    // first, as the harness's cold timing does), each CTA's row to FILE.traceN.tsv.
+    CUdeviceptr tptr; size_t tsz;
+    if (cuModuleGetGlobal(&tptr, &tsz, mod, "tessera_trace") == CUDA_SUCCESS) {
+      std::vector<unsigned long long> rows(tsz / 8);
+      for (int rep = 0; rep < 3; ++rep) {
+        CK(cudaMemset((void*)tptr, 0, tsz));
+        CK(cudaMemset(scrub, rep + 1, scrub_bytes));
+        cuLaunchKernelEx(&cfg, fn, args, nullptr);
+        CK(cudaDeviceSynchronize());
+        CK(cudaMemcpy(rows.data(), (void*)tptr, tsz, cudaMemcpyDeviceToHost));
+        std::ofstream out(file + ".trace" + std::to_string(rep) + ".tsv");
+        const unsigned ctas = cfg.gridDimX * cfg.gridDimY * cfg.gridDimZ;
+        for (unsigned b = 0; b < ctas && (b + 1) * 64 <= rows.size(); ++b) {
+          out << b;
+          for (int i = 0; i < 64; ++i) out << '\t' << rows[b * 64 + i];
+          out << '\n';
+        }
+      }
+      std::printf("     trace: %s.trace{0,1,2}.tsv\n", file.c_str());
+    }
     cudaFree(A); cudaFree(B); cudaFree(C); cudaFree(Cb); cudaFree(bias); cudaFree(R); if (ws) cudaFree(ws);
     cuModuleUnload(mod);
   }
