@@ -64,7 +64,12 @@ constexpr double kClusterLockstep = 0.02;
 // even halves and 67 us when CTA ranges cut tiles unevenly, as they do
 // whenever stream-K balances anything. Until the kernel is fixed, its time is
 // scaled by the smallest of those ratios, so stream-K is measured only where
-// it is predicted to win big.
+// it is predicted to win big. Per-CTA timelines (docs/tile.md, sixth session
+// of 2026-11-27) put the loss in the staggered ranges (the CTAs that run
+// together no longer share k-slabs: up to 2x the time per k-tile) and in the
+// fix-ups at the end; with the fix-up's owner waiting instead of every peer
+// (5-17% faster) stream-K still measured 1.5-1.9x the same tile without it.
+// The factor stays: the shipped learned model was trained against it.
 constexpr double kStreamKSlowdown = 1.39;
 // Measured: where swap-AB could put the weight on the MMA's rows but a plain
 // tile leaves most of its 64-256 A rows empty (M under half the tile: the

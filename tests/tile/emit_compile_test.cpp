@@ -386,5 +386,34 @@ TEST(TileEmit, WgmmaSassHasHgmma) {
   }
 }
 
+// tests/tile/tools/trace_patch.py (the per-CTA timeline) finds its anchors
+// in every wgmma schedule, and what it makes still compiles: it exits with
+// an error when the emitter has moved one, and this says so before a GPU
+// session finds out.
+TEST(TileTools, TracePatchAppliesToEveryWgmmaSchedule) {
+  const Task t = task_from_shape("257x6144x4096");
+  const auto dir = std::filesystem::temp_directory_path() / fmt::format("tessera_trace_patch_{}", ::getpid());
+  std::filesystem::create_directories(dir);
+  for (const char* name : {"w128x136x64_g2x1_s4p4_pa_d1_sw_es_r0_k1s_t_c1x1_swapab_none",   // tiled
+                           "w128x256x64_g2x1_s3p3_pa_d1_sw_et_r8_k1s_p_c2x1_none",          // persistent, pairs
+                           "w128x136x64_g2x1_s4p4_pa_d1_sw_es_r0_k1s_s_c1x1_swapab_none",   // stream-K
+                           "w64x128x64_g2x1_s3p3_pa_d1_sw_es_r8_k1s_o_c1x1_none",           // ping-pong
+                           "w64x64x64_g1x1_s3p3_pa_d1_sw_ed_r0_k2s_i_c1x1_none"}) {          // inline producer
+    SCOPED_TRACE(name);
+    const auto in = dir / "in.cu", out = dir / "out.cu";
+    std::ofstream(in) << emit(parse_name(name), t);
+    const std::string cmd = fmt::format("python3 {}/tests/tile/tools/trace_patch.py {} {} 2>&1", TESSERA_SOURCE_DIR,
+                                        in.string(), out.string());
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << run(cmd);
+    const std::string patched = read_file(out);
+    EXPECT_NE(patched.find("trace_fixup(0)"), std::string::npos);
+    const Compiled c = nvrtc_compile(patched, "sm_90a");
+    ASSERT_TRUE(c.ok) << c.log.substr(0, 2000);
+    EXPECT_NE(c.ptx.find("%globaltimer"), std::string::npos);
+    EXPECT_NE(c.ptx.find("tessera_trace"), std::string::npos);
+  }
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace tessera::tile

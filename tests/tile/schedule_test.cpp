@@ -55,24 +55,35 @@ struct Coverage {
   std::map<int, std::set<int>> ctas_of_tile;
   std::map<int, std::set<int>> peers_of_tile;  // what each unit of the tile claims
   std::map<int, std::set<int>> sk_tiles_of_tile;
-  std::map<int, std::set<int>> written_of_tile;  // partial slots its peers write
-  std::map<int, std::set<int>> read_of_tile;     // partial slots the fix-up reads (from every peer's view)
+  std::map<int, std::set<int>> written_of_tile;  // partial slots its peers write (all but the owner)
+  std::map<int, std::set<int>> read_of_tile;     // partial slots the owner's fix-up reads
+  std::map<int, std::set<int>> owner_of_tile;    // whom each peer takes for the owner
+  std::map<int, int> head_of_tile;               // the CTA whose unit starts at the tile's k = 0
+  std::set<int> count_in_after_waiting;          // CTAs that are a non-owner peer after owning (and waiting on) a tile
   std::map<int, int> writers_of_slot;
   int max_units_per_cta = 0;
   int max_k_tiles_per_cta = 0;
 };
 
-// What a shared unit's fix-up touches: the slot it writes, and the slots the
-// last peer to arrive would read (found by ADL in the walk's own namespace).
+// What a shared unit's fix-up touches (reduce.cuh: streamk_fixup): a peer
+// writes its slot and counts in; the owner, the first peer, waits and reads
+// the others' slots (found by ADL in the walk's own namespace). Returns
+// whether this CTA owns the unit.
 template <typename W>
-void record_fixup(Coverage& c, const W& w, int cta) {
+bool record_fixup(Coverage& c, const W& w, int cta) {
   c.sk_tiles_of_tile[w.u.tile_id].insert(w.u.sk_tile);
-  const int slot = streamk_partial_slot(w, cta, w.u.sk_tile);
-  c.written_of_tile[w.u.tile_id].insert(slot);
-  ++c.writers_of_slot[slot];
   const int first = streamk_first_peer(w);
-  for (int q = first; q < first + w.u.peers; ++q)
+  c.owner_of_tile[w.u.tile_id].insert(first);
+  if (w.u.kb_begin == 0) c.head_of_tile[w.u.tile_id] = cta;
+  if (cta != first) {
+    const int slot = streamk_partial_slot(w, cta, w.u.sk_tile);
+    c.written_of_tile[w.u.tile_id].insert(slot);
+    ++c.writers_of_slot[slot];
+    return false;
+  }
+  for (int q = first + 1; q < first + w.u.peers; ++q)
     c.read_of_tile[w.u.tile_id].insert(streamk_partial_slot(w, q, w.u.sk_tile));
+  return true;
 }
 
 template <typename WalkBegin, typename WalkNext>
@@ -80,6 +91,7 @@ Coverage run(const Problem& p, WalkBegin begin, WalkNext next) {
   Coverage c;
   for (int cta = 0; cta < p.ctas; ++cta) {
     int units = 0, k = 0;
+    bool waited = false;
     for (auto w = begin(p.tiles_m, p.tiles_n, p.k_tiles, cta, p.ctas); w.valid; next(w)) {
       ++units;
       EXPECT_LT(w.u.kb_begin, w.u.kb_end) << "an empty unit";
@@ -92,7 +104,11 @@ Coverage run(const Problem& p, WalkBegin begin, WalkNext next) {
       k += w.u.kb_end - w.u.kb_begin;
       c.ctas_of_tile[w.u.tile_id].insert(cta);
       c.peers_of_tile[w.u.tile_id].insert(w.u.peers);
-      if (w.u.peers > 1) record_fixup(c, w, cta);
+      if (w.u.peers > 1) {
+        const bool owner = record_fixup(c, w, cta);
+        if (!owner && waited) c.count_in_after_waiting.insert(cta);
+        waited = waited || owner;
+      }
       if (units > 100000) {
         ADD_FAILURE() << "the walk of CTA " << cta << " does not end";
         return c;
@@ -143,9 +159,12 @@ TEST(TileSchedule, StreamKComputesEveryKTileOnceAndPeersAgree) {
         EXPECT_TRUE(sk_tiles.insert(sk).second) << "two shared tiles on semaphore " << sk;
         EXPECT_GE(sk, 0);
         EXPECT_LT(sk, shared_tiles) << "semaphore outside the workspace";
-        // The last peer to arrive reads exactly the slots the peers wrote.
+        // Every peer takes the same CTA for the owner: the one that holds the
+        // tile's k = 0 part. It reads exactly the slots the others wrote.
+        ASSERT_EQ(c.owner_of_tile.at(tile).size(), 1u) << "the peers of tile " << tile << " disagree on its owner";
+        EXPECT_EQ(*c.owner_of_tile.at(tile).begin(), c.head_of_tile.at(tile)) << "tile " << tile;
         EXPECT_EQ(c.read_of_tile.at(tile), c.written_of_tile.at(tile)) << "tile " << tile;
-        EXPECT_EQ(c.written_of_tile.at(tile).size(), who.size()) << "tile " << tile;
+        EXPECT_EQ(c.written_of_tile.at(tile).size(), who.size() - 1) << "tile " << tile;
         for (int slot : c.written_of_tile.at(tile)) {
           EXPECT_GE(slot, 0);
           EXPECT_LT(slot, partial_slots) << "partial slot outside the workspace";
@@ -153,6 +172,9 @@ TEST(TileSchedule, StreamKComputesEveryKTileOnceAndPeersAgree) {
       }
     }
     for (const auto& [slot, writers] : c.writers_of_slot) EXPECT_EQ(writers, 1) << "slot " << slot << " written twice";
+    // An owner waits for its peers: none of them may wait on anything before
+    // it counts in, or a cycle of waits could hang the grid.
+    EXPECT_TRUE(c.count_in_after_waiting.empty()) << c.count_in_after_waiting.size() << " CTAs count in after waiting";
     // Balance: no CTA has more than its even share of the k-iterations.
     EXPECT_LE(c.max_k_tiles_per_cta, (iterations + ctas - 1) / ctas);
   }
