@@ -68,8 +68,9 @@ constexpr double kClusterLockstep = 0.02;
 // of 2026-11-27) put the loss in the staggered ranges (the CTAs that run
 // together no longer share k-slabs: up to 2x the time per k-tile) and in the
 // fix-ups at the end; with the fix-up's owner waiting instead of every peer
-// (5-17% faster) stream-K still measured 1.5-1.9x the same tile without it.
-// The factor stays: the shipped learned model was trained against it.
+// and the partials kept in L2 (23-33% faster) stream-K still measured
+// 1.2-1.5x the same tile without it. The factor stays: the shipped learned
+// model was trained against it.
 constexpr double kStreamKSlowdown = 1.39;
 // Measured: where swap-AB could put the weight on the MMA's rows but a plain
 // tile leaves most of its 64-256 A rows empty (M under half the tile: the

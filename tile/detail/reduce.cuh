@@ -33,6 +33,19 @@ __device__ __forceinline__ float* slot_vec(float* slot, int i, int t) {
 }
 __device__ __forceinline__ float4 ld_cg4(const float* p) { return __ldcg(reinterpret_cast<const float4*>(p)); }
 __device__ __forceinline__ void st_cg4(float* p, float4 v) { __stcg(reinterpret_cast<float4*>(p), v); }
+// The same store, asking the L2 to keep the line: a stream-K partial is read
+// back only at the end of the kernel, and in between the operands streaming
+// through the L2 (cold: full of lines the timer dirtied) evicted it.
+__device__ __forceinline__ unsigned long long l2_evict_last_policy() {
+  unsigned long long p;
+  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(p));
+  return p;
+}
+__device__ __forceinline__ void st_cg4_keep(float* p, float4 v, unsigned long long policy) {
+  asm volatile("st.global.cg.L2::cache_hint.v4.f32 [%0], {%1, %2, %3, %4}, %5;\n" ::"l"(p), "f"(v.x), "f"(v.y), "f"(v.z),
+               "f"(v.w), "l"(policy)
+               : "memory");
+}
 // Four fp32 atomic adds as one vector reduction where the hardware has one
 // (sm_90: red.global.add.v4.f32, a quarter of the L2 atomic requests).
 __device__ __forceinline__ void red_add4(float* p, float a, float b, float c, float d) {
@@ -91,8 +104,8 @@ __device__ __forceinline__ void arrive_release(int* p) {
 // Stream-K fix-up of a tile that u.peers CTAs share. The tile's first peer
 // owns it: its range holds the tile's k = 0 part, which it walks last (its
 // range starts in an earlier tile), so its peers have mostly counted in by
-// then. Each other peer stores its partial sums in its own slot (plain
-// 16-byte stores) and counts itself in on the tile's semaphore without
+// then. Each other peer stores its partial sums in its own slot (16-byte
+// stores the L2 is asked to keep) and counts itself in on the tile's semaphore without
 // waiting for an answer; the owner waits until all have, adds their
 // partials, zeroes the slots it read and the semaphore (the ABI wants the
 // workspace all-zero after the kernel). It used to be the last to arrive
@@ -114,9 +127,10 @@ __device__ __forceinline__ bool streamk_fixup(float (&acc)[kRegs], const Walk& w
   const int first = streamk_first_peer(w);
   if (w.cta != first) {
     float* mine = slot_of(streamk_partial_slot(w, w.cta, w.u.sk_tile));
+    const unsigned long long keep = l2_evict_last_policy();
 #pragma unroll
     for (int i = 0; i < kRegs; i += 4)
-      st_cg4(slot_vec<kParticipants>(mine, i, t), make_float4(acc[i], acc[i + 1], acc[i + 2], acc[i + 3]));
+      st_cg4_keep(slot_vec<kParticipants>(mine, i, t), make_float4(acc[i], acc[i + 1], acc[i + 2], acc[i + 3]), keep);
     // As in reduce_arrive: every thread's stores are joined before thread 0
     // reports the arrival.
     bar();
