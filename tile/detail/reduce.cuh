@@ -33,18 +33,35 @@ __device__ __forceinline__ float* slot_vec(float* slot, int i, int t) {
 }
 __device__ __forceinline__ float4 ld_cg4(const float* p) { return __ldcg(reinterpret_cast<const float4*>(p)); }
 __device__ __forceinline__ void st_cg4(float* p, float4 v) { __stcg(reinterpret_cast<float4*>(p), v); }
-// The same store, asking the L2 to keep the line: a stream-K partial is read
-// back only at the end of the kernel, and in between the operands streaming
-// through the L2 (cold: full of lines the timer dirtied) evicted it.
+// The same loads and stores with an L2 eviction priority. A stream-K
+// partial is stored evict_last: it is read back only at the end of the
+// kernel, and in between the operands streaming through the L2 (cold: full
+// of lines the timer dirtied) evicted it. Its reader demotes it again
+// (evict_first on the read and on the zeroing store), so that no line of
+// the workspace outlives the kernel with a high priority and takes L2 room
+// from whatever runs next (a baseline timed after us included).
 __device__ __forceinline__ unsigned long long l2_evict_last_policy() {
   unsigned long long p;
   asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(p));
   return p;
 }
-__device__ __forceinline__ void st_cg4_keep(float* p, float4 v, unsigned long long policy) {
+__device__ __forceinline__ unsigned long long l2_evict_first_policy() {
+  unsigned long long p;
+  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(p));
+  return p;
+}
+__device__ __forceinline__ void st_cg4_hint(float* p, float4 v, unsigned long long policy) {
   asm volatile("st.global.cg.L2::cache_hint.v4.f32 [%0], {%1, %2, %3, %4}, %5;\n" ::"l"(p), "f"(v.x), "f"(v.y), "f"(v.z),
                "f"(v.w), "l"(policy)
                : "memory");
+}
+__device__ __forceinline__ float4 ld_cg4_hint(const float* p, unsigned long long policy) {
+  float4 v;
+  asm volatile("ld.global.cg.L2::cache_hint.v4.f32 {%0, %1, %2, %3}, [%4], %5;\n"
+               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+               : "l"(p), "l"(policy)
+               : "memory");
+  return v;
 }
 // Four fp32 atomic adds as one vector reduction where the hardware has one
 // (sm_90: red.global.add.v4.f32, a quarter of the L2 atomic requests).
@@ -105,8 +122,8 @@ __device__ __forceinline__ void arrive_release(int* p) {
 // owns it: its range holds the tile's k = 0 part, which it walks last (its
 // range starts in an earlier tile), so its peers have mostly counted in by
 // then. Each other peer stores its partial sums in its own slot (16-byte
-// stores the L2 is asked to keep) and counts itself in on the tile's semaphore without
-// waiting for an answer; the owner waits until all have, adds their
+// stores the L2 is asked to keep, above) and counts itself in on the tile's
+// semaphore without waiting for an answer; the owner waits until all have, adds their
 // partials, zeroes the slots it read and the semaphore (the ABI wants the
 // workspace all-zero after the kernel). It used to be the last to arrive
 // that took the tile: every peer then waited on an acq_rel atomic, and at
@@ -130,7 +147,7 @@ __device__ __forceinline__ bool streamk_fixup(float (&acc)[kRegs], const Walk& w
     const unsigned long long keep = l2_evict_last_policy();
 #pragma unroll
     for (int i = 0; i < kRegs; i += 4)
-      st_cg4_keep(slot_vec<kParticipants>(mine, i, t), make_float4(acc[i], acc[i + 1], acc[i + 2], acc[i + 3]), keep);
+      st_cg4_hint(slot_vec<kParticipants>(mine, i, t), make_float4(acc[i], acc[i + 1], acc[i + 2], acc[i + 3]), keep);
     // As in reduce_arrive: every thread's stores are joined before thread 0
     // reports the arrival.
     bar();
@@ -141,14 +158,15 @@ __device__ __forceinline__ bool streamk_fixup(float (&acc)[kRegs], const Walk& w
     while (load_acquire(sem) != w.u.peers - 1) __nanosleep(32);
   }
   bar();  // the other threads read what thread 0's acquire made visible
+  const unsigned long long drop = l2_evict_first_policy();
   for (int q = first + 1; q < first + w.u.peers; ++q) {
     float* slot = slot_of(streamk_partial_slot(w, q, w.u.sk_tile));
 #pragma unroll
     for (int i = 0; i < kRegs; i += 4) {
       float* v = slot_vec<kParticipants>(slot, i, t);
-      const float4 x = ld_cg4(v);
+      const float4 x = ld_cg4_hint(v, drop);
       acc[i] += x.x, acc[i + 1] += x.y, acc[i + 2] += x.z, acc[i + 3] += x.w;
-      st_cg4(v, kZero4);
+      st_cg4_hint(v, kZero4, drop);
     }
   }
   if (t == 0) atomicExch(sem, 0);
