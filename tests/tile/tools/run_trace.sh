@@ -6,7 +6,8 @@
 # patched one also writes its timeline after three cold launches
 # (OUT/kN_tr.cu.trace{0,1,2}.tsv), which trace_report.py summarises: when each
 # CTA starts and ends, its units' k-iterations, main-loop time per k-iteration
-# and the share spent waiting for loads, and the stream-K fix-ups' phases.
+# and the share spent waiting for loads, and the stream-K fix-ups' phases; and
+# draws each timeline (OUT/kN_tr.cu.trace1.tsv.svg).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 tessera=${TESSERA:-$here/../../../build/bin/tessera}
@@ -29,4 +30,4 @@ for c in "$@"; do
 done
 nvcc -O2 -std=c++17 -arch=sm_90a "$here/tile_smoke.cu" -lcuda -lnvrtc -lcublas -o "$out/tile_smoke"
 "$out/tile_smoke" "$out/manifest.txt"
-python3 "$here/trace_report.py" "$out"/k*_tr.cu.trace1.tsv
+python3 "$here/trace_report.py" --svg "$out"/k*_tr.cu.trace1.tsv

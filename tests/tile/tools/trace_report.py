@@ -6,7 +6,7 @@ the span, how CTAs start and end, and per unit position (first, second, ...):
 its k-iterations, its main loop's ns per k-iteration, the share of that spent
 waiting for TMA loads (SM cycles at the clock given by --ghz), what followed
 the main loop (fix-up and epilogue) until the next unit began, and the
-phases of the stream-K fix-ups."""
+phases of the stream-K fix-ups. --svg draws each timeline as well."""
 import argparse
 import statistics as st
 from collections import Counter
@@ -75,13 +75,52 @@ def report(path, ghz):
         print(f"   late CTA {c['cta']} (SM {c['sm']}): ends {(c['end'] - t0) / 1e3:.2f} us: {parts}")
 
 
+# Unit colours by position in the CTA's walk; the time after a main loop
+# (fix-up, epilogue) is grey, an owner's fix-up or epilogue darker.
+COLOURS = ["#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#edc948", "#76b7b2", "#ff9da7"]
+
+
+def svg(path, out, title):
+    """One row per CTA (in launch order): each unit's main loop as a bar, then
+    what followed it until the next unit (or the CTA's end) in grey."""
+    ctas = sorted(load(path), key=lambda c: c["cta"])
+    t0 = min(c["start"] for c in ctas)
+    span = max(c["end"] for c in ctas) - t0
+    w, left, top, row = 900, 60, 40, 4
+    h = top + row * len(ctas) + 40
+    x = lambda t: left + (t - t0) / span * w
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{left + w + 20}" height="{h}" '
+             f'font-family="sans-serif" font-size="12">',
+             f'<rect width="100%" height="100%" fill="white"/>',
+             f'<text x="{left}" y="20">{title}: {len(ctas)} CTAs, {span / 1e3:.1f} us</text>']
+    for i, c in enumerate(ctas):
+        y = top + i * row
+        for n, u in enumerate(c["units"]):
+            nxt = c["units"][n + 1]["start"] if n + 1 < len(c["units"]) else c["end"]
+            parts.append(f'<rect x="{x(u["start"]):.1f}" y="{y}" width="{max(0.5, x(u["loop_end"]) - x(u["start"])):.1f}" '
+                         f'height="{row - 1}" fill="{COLOURS[n % len(COLOURS)]}"/>')
+            parts.append(f'<rect x="{x(u["loop_end"]):.1f}" y="{y}" width="{max(0.5, x(nxt) - x(u["loop_end"])):.1f}" '
+                         f'height="{row - 1}" fill="{"#555" if u["epi"] else "#bbb"}"/>')
+    for us in range(0, int(span / 1e3) + 1, max(1, int(span / 1e3 / 10))):
+        xx = x(t0 + us * 1e3)
+        parts.append(f'<line x1="{xx:.1f}" y1="{top - 4}" x2="{xx:.1f}" y2="{h - 30}" stroke="#ddd"/>')
+        parts.append(f'<text x="{xx:.1f}" y="{h - 14}" text-anchor="middle">{us} us</text>')
+    parts.append(f'<text x="4" y="{top + 10}">CTA 0</text>')
+    parts.append("</svg>")
+    open(out, "w").write("\n".join(parts) + "\n")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("traces", nargs="+")
     ap.add_argument("--ghz", type=float, default=1.98, help="SM clock for the wait cycles")
+    ap.add_argument("--svg", action="store_true", help="also draw each trace's timeline next to it (TRACE.svg)")
+    ap.add_argument("--title", help="the drawing's title (default: the trace's file name)")
     a = ap.parse_args()
     for p in a.traces:
         report(p, a.ghz)
+        if a.svg:
+            svg(p, p + ".svg", a.title or p.rsplit("/", 1)[-1])
 
 
 if __name__ == "__main__":
