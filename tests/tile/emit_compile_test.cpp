@@ -419,5 +419,42 @@ TEST(TileTools, TracePatchAppliesToEveryWgmmaSchedule) {
   std::filesystem::remove_all(dir);
 }
 
+// trace_report.py reads the table tile_smoke writes (a row per CTA: its
+// index, then 64 numbers; units from slot 8, fix-ups from slot 54) and
+// reports and draws it. Two CTAs sharing one tile, times in ns.
+TEST(TileTools, TraceReportSummarisesAndDrawsATable) {
+  const auto dir = std::filesystem::temp_directory_path() / fmt::format("tessera_trace_report_{}", ::getpid());
+  std::filesystem::create_directories(dir);
+  const auto tsv = dir / "k0_tr.cu.trace1.tsv";
+  {
+    std::ofstream out(tsv);
+    for (int cta = 0; cta < 2; ++cta) {
+      std::vector<unsigned long long> r(64, 0);
+      r[0] = 7 + cta, r[1] = 1000, r[2] = cta == 0 ? 21000 : 11000, r[3] = 1;  // SM, start, end, units
+      // unit 0: start, main loop end, epilogue (owner only), k-range, peers, wait cycles, tile
+      const unsigned long long u[8] = {2000, cta == 0 ? 9000ull : 10000ull, cta == 0 ? 15000ull : 0ull,
+                                       cta == 0 ? 0ull : 8ull, cta == 0 ? 8ull : 16ull, 2, 3960, 5};
+      std::copy(u, u + 8, r.begin() + 8);
+      r[54] = 1;  // one fix-up: entered, stored or about to wait, counted in or done waiting, read
+      const unsigned long long f[4] = {9100, 9300, cta == 0 ? 12000ull : 9400ull, cta == 0 ? 14000ull : 0ull};
+      std::copy(f, f + 4, r.begin() + 56);
+      out << cta;
+      for (auto v : r) out << '\t' << v;
+      out << '\n';
+    }
+  }
+  const std::string report = run(fmt::format("python3 {}/tests/tile/tools/trace_report.py --svg {} 2>&1",
+                                             TESSERA_SOURCE_DIR, tsv.string()));
+  EXPECT_NE(report.find("2 CTAs on 2 SMs, span 20.00 us"), std::string::npos) << report;
+  EXPECT_NE(report.find("peers {2: 2}, owners 1"), std::string::npos) << report;
+  // CTA 0 owns the tile and waited 2.7 us; CTA 1 counted in after 0.1 us.
+  EXPECT_NE(report.find("owners wait 2700 / 2700 / 2700"), std::string::npos) << report;
+  EXPECT_NE(report.find("count in 100 / 100 / 100"), std::string::npos) << report;
+  const std::string drawing = read_file(tsv.string() + ".svg");
+  EXPECT_NE(drawing.find("<svg"), std::string::npos);
+  EXPECT_NE(drawing.find("2 CTAs, 20.0 us"), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace tessera::tile
