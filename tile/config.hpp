@@ -54,7 +54,8 @@ struct Config {
   // Persistent only: stream-K. The CTAs share out the k-iterations of the
   // last one or two waves' worth of tiles evenly (the tiles before those go
   // whole, round-robin), and the CTAs that share a tile add their partial
-  // sums in an fp32 workspace; the last to arrive writes C. Schedule letter 's'.
+  // sums in an fp32 workspace; the peer holding the tile's k = 0 part (it
+  // walks it last) waits for the others and writes C. Schedule letter 's'.
   bool stream_k = false;
   // wgmma_tma, persistent, two consumer warpgroups: ping-pong. Each consumer
   // computes whole bm x bn tiles, the two taking the CTA's tiles in turn, and

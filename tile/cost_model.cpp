@@ -244,7 +244,7 @@ double fixup_us(const Config& c, const Shape& s, const Spread& p, const Limits& 
     const double per = ceil_div(shared_part * s.k_tiles, ctas);
     if (std::fmod(per, s.k_tiles) == 0) return 0;  // every range is whole tiles: nothing to fix up
     // About one piece per shared tile and one more per CTA boundary; each is
-    // stored, then read and zeroed by the tile's last peer.
+    // stored, then read and zeroed by the tile's owner.
     const double pieces = std::min<double>(shared_part, ctas) + ctas;
     return kFixupUs + 3 * pieces * tile_bytes / l2_rate + 2 * tile_bytes / sm_rate;
   }
