@@ -8,9 +8,21 @@
 #include <algorithm>
 #include <cmath>
 
+#include "tile/legality.hpp"
+
 namespace tessera::tile {
 
 namespace {
+
+// The kernels' work schedule (compiled on the host, as the tile tests do), for
+// stream-K's cut of the grid into lines.
+namespace sched {
+#define TESSERA_SCHED inline
+constexpr int kRaster = 0;
+constexpr bool kStreamK = true;
+#include "tile/detail/schedule.inc"
+#undef TESSERA_SCHED
+}  // namespace sched
 
 constexpr double kLaunchUs = 0.85;         // measured: an empty kernel's cold time, 0.83-0.86 µs (bench floor, H100)
 constexpr double kFirstLoadUs = 0.35;      // measured: one DRAM line adds 0.35 µs to it (1.18 µs)
@@ -189,10 +201,23 @@ Spread spread_of(const Config& c, const Shape& s, const Limits& l, int resident)
   const double sms = std::max(1, l.sm_count), total = double(s.tiles) * s.k_tiles;
   Spread p;
   if (c.stream_k) {
-    // With a cluster the walkers are whole clusters, each member with a tile.
-    const double cs = cluster_size(c), iterations = double(s.grid_tiles) * s.k_tiles;
-    p.ctas = std::min({iterations, std::floor(sms * resident / cs) * cs, double(kStreamKMaxCtas)});
-    p.per_cta_k = ceil_div(iterations, p.ctas);
+    // With a cluster the walkers are whole clusters, each member with a tile
+    // of every unit. schedule.inc cuts the walk's grid into lines, each with
+    // its share of the walkers; with more lines than walkers they walk whole
+    // tiles.
+    const int cs = cluster_size(c);
+    const int walk_m = (s.tiles_m + std::max(1, c.cluster_m) - 1) / std::max(1, c.cluster_m);
+    const int walk_n = (s.tiles_n + std::max(1, c.cluster_n) - 1) / std::max(1, c.cluster_n);
+    const double launched = std::min(double(s.grid_tiles) * s.k_tiles, std::floor(sms * resident / cs) * cs);
+    const int walkers = std::max(1, int(std::min<double>(launched / cs, stream_k_walkers(c))));
+    const sched::StreamKLines lines = sched::streamk_lines(walk_m, walk_n, s.k_tiles, walkers);
+    if (lines.ctas_per_line > 0) {
+      p.ctas = double(lines.count) * lines.ctas_per_line * cs;
+      p.per_cta_k = lines.per;
+    } else {
+      p.ctas = double(walkers) * cs;
+      p.per_cta_k = ceil_div(double(walk_m) * walk_n, walkers) * s.k_tiles;
+    }
   } else if (c.persistent) {
     // With a cluster, whole clusters (a GPC with an odd SM count leaves one idle: not modelled).
     const double cs = cluster_size(c);
@@ -238,15 +263,14 @@ double fixup_us(const Config& c, const Shape& s, const Spread& p, const Limits& 
   const double l2_rate = kL2OverDram * l.dram_gbps * 1e3;
   const double sm_rate = kSmIngestBytesPerClock * clock;
   if (c.stream_k) {
-    // schedule.inc: whole waves but the last one or two go whole; the rest is shared out.
-    const int ctas = std::max(1, int(p.ctas)), waves = s.tiles / ctas;
-    const double shared_part = s.tiles - (waves >= 2 ? (waves - 1) * ctas : 0);
-    const double per = ceil_div(shared_part * s.k_tiles, ctas);
+    // schedule.inc: each line's CTAs cut its k-iterations evenly. Every cut
+    // inside a tile leaves one partial, stored by the CTA after it and read
+    // and zeroed by the tile's owner; the owner of a tile cut most often
+    // reads one per other peer.
+    const double per = p.per_cta_k, ctas = std::max(1.0, p.ctas / cluster_size(c));
     if (std::fmod(per, s.k_tiles) == 0) return 0;  // every range is whole tiles: nothing to fix up
-    // About one piece per shared tile and one more per CTA boundary; each is
-    // stored, then read and zeroed by the tile's owner.
-    const double pieces = std::min<double>(shared_part, ctas) + ctas;
-    return kFixupUs + 3 * pieces * tile_bytes / l2_rate + 2 * tile_bytes / sm_rate;
+    const double partials = ctas * cluster_size(c), owner_reads = per < s.k_tiles ? std::ceil(s.k_tiles / per) : 1;
+    return kFixupUs + 3 * partials * tile_bytes / l2_rate + 2 * owner_reads * tile_bytes / sm_rate;
   }
   if (c.split_k <= 1) return 0;
   const double partials = double(s.tiles) * c.split_k * tile_bytes;
@@ -260,9 +284,17 @@ double fixup_us(const Config& c, const Shape& s, const Spread& p, const Limits& 
 double dram_bytes(const Config& c, const Task& t, const Shape& s, const Limits& l) {
   const double keep = kL2KeepShare * double(l.l2_bytes);
   const double rows_op = s.rows * s.k * kHalf, cols_op = s.cols * s.k * kHalf;
+  const double out = double(t.m) * t.n * kHalf + (t.epilogue == Epilogue::none ? 0 : double(t.n) * kHalf);
+  if (c.stream_k) {
+    // Lines (schedule.inc): the longer side's operand is read once, by the
+    // lines' CTAs together; the other, once per tile of a line where it
+    // does not stay in L2.
+    const bool along_m = s.tiles_m >= s.tiles_n;
+    const double aligned = along_m ? rows_op : cols_op, other = along_m ? cols_op : rows_op;
+    return aligned + other * (other <= keep ? 1 : (along_m ? s.tiles_m : s.tiles_n)) + out;
+  }
   const double bands = ceil_div(s.tiles_m, std::max(1, c.raster));
   const double cols_reads = cols_op <= keep ? 1 : bands;
-  const double out = double(t.m) * t.n * kHalf + (t.epilogue == Epilogue::none ? 0 : double(t.n) * kHalf);
   return rows_op + cols_op * cols_reads + out;
 }
 

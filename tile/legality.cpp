@@ -200,16 +200,16 @@ int stream_k_walkers(const Config& c) { return kStreamKMaxCtas / cluster_size(c)
 
 int stream_k_partial_slots(const Config& c, const Task& t) {
   if (!c.stream_k) return 0;
-  // Two per walker that can have work (schedule.inc: streamk_partial_slot),
+  // One per walker that can have work (schedule.inc: streamk_partial_slot),
   // for each member of a cluster walker.
   const long long iterations = 1LL * walk_tiles(c, t) * k_tiles(c, t);
-  return 2 * static_cast<int>(std::min<long long>(stream_k_walkers(c), iterations)) * cluster_size(c);
+  return static_cast<int>(std::min<long long>(stream_k_walkers(c), iterations)) * cluster_size(c);
 }
-int stream_k_shared_tiles(const Config& c, const Task& t) {
+int stream_k_semaphores(const Config& c, const Task& t) {
   if (!c.stream_k) return 0;
-  // The shared part holds fewer than two walkers' worth of the walk's tiles
-  // (schedule.inc), each a tile per cluster member.
-  return std::min(walk_tiles(c, t), 2 * stream_k_walkers(c) - 1) * cluster_size(c);
+  // One per tile of the walk's grid (schedule.inc: a shared unit's sk_tile),
+  // for each member of a cluster walker.
+  return walk_tiles(c, t) * cluster_size(c);
 }
 int k_tiles(const Config& c, const Task& t) { return c.bk > 0 ? int((t.k + c.bk - 1) / c.bk) : 0; }
 
@@ -238,11 +238,11 @@ int dynamic_smem_bytes(const Config& c, const Task& t) {
 unsigned long long workspace_bytes(const Config& c, const Task& t) {
   if (c.split_k <= 1 && !c.stream_k) return 0;
   // Split-K: one fp32 partial tile plus one semaphore per tile. Stream-K: the
-  // partial slots, then a semaphore per tile it can share out. Semaphores are
-  // per consumer warpgroup for wgmma.
+  // partial slots, then a semaphore per tile. Semaphores are per consumer
+  // warpgroup for wgmma.
   const unsigned long long tiles = (unsigned long long)tiles_m(c, t) * tiles_n(c, t);
   const unsigned long long slots = c.stream_k ? stream_k_partial_slots(c, t) : tiles;
-  const unsigned long long shared = c.stream_k ? stream_k_shared_tiles(c, t) : tiles;
+  const unsigned long long shared = c.stream_k ? stream_k_semaphores(c, t) : tiles;
   const unsigned long long sems = c.backend == Backend::wgmma_tma ? shared * consumers(c) : shared;
   return slots * c.bm * c.bn * kFloatBytes + sems * kFloatBytes;
 }

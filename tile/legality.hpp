@@ -89,11 +89,11 @@ int cluster_size(const Config& c);
 // Stream-K's walkers share out the k-iterations: CTAs, or with a cluster
 // whole clusters (at most kStreamKMaxCtas CTAs in all).
 int stream_k_walkers(const Config& c);
-// Stream-K workspace: partial-sum slots (two per walker that can have work,
-// times the cluster's members) and tiles that walkers may share (a semaphore
-// each); 0 when not stream-K.
+// Stream-K workspace: partial-sum slots (one per walker that can have work,
+// times the cluster's members) and semaphores (one per tile of the walk's grid,
+// times the members); 0 when not stream-K.
 int stream_k_partial_slots(const Config& c, const Task& task);
-int stream_k_shared_tiles(const Config& c, const Task& task);
+int stream_k_semaphores(const Config& c, const Task& task);
 int k_tiles(const Config& c, const Task& task);
 // sm_80 -> 80, sm_90a -> 90; 0 when malformed.
 int arch_number(const std::string& arch);

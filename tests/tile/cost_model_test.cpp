@@ -213,9 +213,13 @@ TEST(TileCostModel, WavesAndTailEfficiency) {
   // A 100-row M on 128-row tiles computes 28 rows of padding per tile.
   const Prediction q = predict(c, task_from_shape("100x4096x4096"), Limits{});
   EXPECT_NEAR(q.pad_efficiency, 100.0 / 128, 1e-9);
-  // Stream-K evens the tail out.
+  // Stream-K evens a partial last wave out: 13 x 16 tiles are 1.6 waves, and
+  // 13 lines of 10 CTAs each take 1.56 tiles' worth.
+  const Task odd = task_from_shape("1537x4096x4096");
+  const Prediction tiled = predict(c, odd, Limits{});
+  EXPECT_NEAR(tiled.tail_efficiency, 208.0 / (2 * 132), 1e-9);
   c.persistent = c.stream_k = true;
-  EXPECT_GT(predict(c, t, Limits{}).tail_efficiency, p.tail_efficiency);
+  EXPECT_NEAR(predict(c, odd, Limits{}).tail_efficiency, 208.0 * 64 / (132 * 103), 1e-9);
 }
 
 // A memory-bound decode GEMM whose second round runs on 39 SMs streams that

@@ -366,9 +366,9 @@ TEST(TileEmit, SwapAbAndStreamKContracts) {
   src = emit(c, t);
   EXPECT_NE(src.find("/*split_k=*/64"), std::string::npos) << "4096 / 64 k-tiles";
   EXPECT_NE(src.find("/*persistent_ctas_per_sm=*/1"), std::string::npos);
-  EXPECT_EQ(stream_k_partial_slots(c, t), 2 * kStreamKMaxCtas) << "48 tiles x 64 k-tiles: every CTA has work";
-  EXPECT_EQ(stream_k_shared_tiles(c, t), 48);
-  EXPECT_EQ(workspace_bytes(c, t), 2ull * kStreamKMaxCtas * 128 * 16 * 4 + 48ull * 2 * 4);  // 2 consumers' semaphores
+  EXPECT_EQ(stream_k_partial_slots(c, t), kStreamKMaxCtas) << "48 tiles x 64 k-tiles: every CTA has work";
+  EXPECT_EQ(stream_k_semaphores(c, t), 48);
+  EXPECT_EQ(workspace_bytes(c, t), 1ull * kStreamKMaxCtas * 128 * 16 * 4 + 48ull * 2 * 4);  // 2 consumers' semaphores
   EXPECT_NE(src.find(fmt::format("/*workspace_bytes=*/{}ull", workspace_bytes(c, t))), std::string::npos);
   // The schedule is pasted in, as the host tests compile it.
   EXPECT_NE(src.find("TESSERA_SCHED Walk walk_begin("), std::string::npos);

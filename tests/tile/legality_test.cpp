@@ -239,8 +239,8 @@ TEST(TileLegality, PersistentClustersWalkWholeClusterTilesStreamKToo) {
   c.stream_k = true;
   EXPECT_TRUE(legality(c, t).ok) << legality(c, t).reason;
   EXPECT_EQ(stream_k_walkers(c), kStreamKMaxCtas / 4);
-  EXPECT_EQ(stream_k_partial_slots(c, t), 2 * (kStreamKMaxCtas / 4) * 4);
-  EXPECT_EQ(stream_k_shared_tiles(c, t), (16 * 32 / 4) * 4) << "128 cluster tiles of 16 x 32 tiles, all shareable";
+  EXPECT_EQ(stream_k_partial_slots(c, t), (kStreamKMaxCtas / 4) * 4);
+  EXPECT_EQ(stream_k_semaphores(c, t), (16 * 32 / 4) * 4) << "128 cluster tiles of 16 x 32 tiles, a semaphore each";
   c.stream_k = false;
   const Task odd = task_from_shape("1537x8192x8192");  // 13 tile rows: the grid rounds up to 7 pairs
   c.cluster_n = 1, c.cluster_m = 2;

@@ -1,8 +1,8 @@
 // The work schedule pasted into every kernel (tile/detail/schedule.inc),
 // compiled here on the host: every (tile, k-tile) is computed by exactly one
-// CTA, the CTAs that share a stream-K tile agree on its slot and count
-// themselves right (the last of them to arrive writes C), and the slots fit
-// the workspace the emitter sizes.
+// CTA, the CTAs that share a stream-K tile agree on its semaphore and its
+// owner (who waits for the others' partial sums and writes C), and the slots
+// fit the workspace the emitter sizes.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -76,13 +76,13 @@ bool record_fixup(Coverage& c, const W& w, int cta) {
   c.owner_of_tile[w.u.tile_id].insert(first);
   if (w.u.kb_begin == 0) c.head_of_tile[w.u.tile_id] = cta;
   if (cta != first) {
-    const int slot = streamk_partial_slot(w, cta, w.u.sk_tile);
+    const int slot = streamk_partial_slot(w, cta);
     c.written_of_tile[w.u.tile_id].insert(slot);
     ++c.writers_of_slot[slot];
     return false;
   }
   for (int q = first + 1; q < first + w.u.peers; ++q)
-    c.read_of_tile[w.u.tile_id].insert(streamk_partial_slot(w, q, w.u.sk_tile));
+    c.read_of_tile[w.u.tile_id].insert(streamk_partial_slot(w, q));
   return true;
 }
 
@@ -145,8 +145,8 @@ TEST(TileSchedule, StreamKComputesEveryKTileOnceAndPeersAgree) {
     expect_exact_cover(c, p);
     const int ctas = std::min(p.ctas, kStreamKMaxCtas);
     const long long iterations = 1LL * p.tiles_m * p.tiles_n * p.k_tiles;
-    const int partial_slots = 2 * int(std::min<long long>(kStreamKMaxCtas, iterations));  // as workspace_bytes
-    const int shared_tiles = std::min(p.tiles_m * p.tiles_n, 2 * kStreamKMaxCtas - 1);
+    const int partial_slots = int(std::min<long long>(kStreamKMaxCtas, iterations));  // as workspace_bytes
+    const int semaphores = p.tiles_m * p.tiles_n;
     std::set<int> sk_tiles;
     for (const auto& [tile, who] : c.ctas_of_tile) {
       // Every unit of a tile claims the same number of peers: the CTAs that really share it.
@@ -158,7 +158,7 @@ TEST(TileSchedule, StreamKComputesEveryKTileOnceAndPeersAgree) {
         const int sk = *c.sk_tiles_of_tile.at(tile).begin();
         EXPECT_TRUE(sk_tiles.insert(sk).second) << "two shared tiles on semaphore " << sk;
         EXPECT_GE(sk, 0);
-        EXPECT_LT(sk, shared_tiles) << "semaphore outside the workspace";
+        EXPECT_LT(sk, semaphores) << "semaphore outside the workspace";
         // Every peer takes the same CTA for the owner: the one that holds the
         // tile's k = 0 part. It reads exactly the slots the others wrote.
         ASSERT_EQ(c.owner_of_tile.at(tile).size(), 1u) << "the peers of tile " << tile << " disagree on its owner";
@@ -175,21 +175,52 @@ TEST(TileSchedule, StreamKComputesEveryKTileOnceAndPeersAgree) {
     // An owner waits for its peers: none of them may wait on anything before
     // it counts in, or a cycle of waits could hang the grid.
     EXPECT_TRUE(c.count_in_after_waiting.empty()) << c.count_in_after_waiting.size() << " CTAs count in after waiting";
-    // Balance: no CTA has more than its even share of the k-iterations.
-    EXPECT_LE(c.max_k_tiles_per_cta, (iterations + ctas - 1) / ctas);
+    // Balance: no CTA has more than its even share of its line's
+    // k-iterations, and fewer CTAs than there are lines go without a line.
+    const streamk::StreamKLines lines = streamk::streamk_lines(p.tiles_m, p.tiles_n, p.k_tiles, ctas);
+    ASSERT_GT(lines.ctas_per_line, 0);
+    EXPECT_LE(c.max_k_tiles_per_cta, (1LL * lines.length * p.k_tiles + lines.ctas_per_line - 1) / lines.ctas_per_line);
+    EXPECT_LT(ctas - lines.count * lines.ctas_per_line, lines.count);
   }
 }
 
-TEST(TileSchedule, StreamKKeepsWholeWavesWholeAndSharesTheTail) {
-  const Problem p{32, 16, 64, 132};  // 512 tiles: 3 whole waves and 116 tiles
+// Stream-K's lines are cut alike: the j-th CTA of every line walks the same
+// places and k-ranges, so the tiles at one place of every line (which share
+// the longer side's operand panel) are computed at the same time and k. That
+// is what lets one DRAM read of a k-slab serve them all (schedule.inc).
+TEST(TileSchedule, StreamKCutsEveryLineAlike) {
+  for (const Problem& p : kProblems) {
+    SCOPED_TRACE(::testing::Message() << p.tiles_m << "x" << p.tiles_n << " tiles, " << p.k_tiles << " k-tiles, "
+                                    << p.ctas << " CTAs");
+    const int ctas = std::min(p.ctas, kStreamKMaxCtas);
+    const streamk::StreamKLines lines = streamk::streamk_lines(p.tiles_m, p.tiles_n, p.k_tiles, ctas);
+    EXPECT_EQ(lines.along_m, p.tiles_m >= p.tiles_n) << "lines run along the longer side";
+    EXPECT_EQ(lines.length, std::max(p.tiles_m, p.tiles_n));
+    // Per line and per CTA of it: the (place, kb_begin, kb_end) of each unit.
+    std::map<int, std::vector<std::vector<std::tuple<int, int, int>>>> walks;
+    for (int cta = 0; cta < ctas; ++cta) {
+      std::vector<std::tuple<int, int, int>> units;
+      int line = -1;
+      for (auto w = streamk::walk_begin(p.tiles_m, p.tiles_n, p.k_tiles, cta, p.ctas); w.valid; streamk::walk_next(w)) {
+        const int place = lines.along_m ? w.u.tm : w.u.tn, of = lines.along_m ? w.u.tn : w.u.tm;
+        EXPECT_TRUE(line < 0 || line == of) << "CTA " << cta << " leaves its line";
+        line = of;
+        units.emplace_back(place, w.u.kb_begin, w.u.kb_end);
+      }
+      if (line >= 0) walks[line].push_back(units);
+    }
+    ASSERT_EQ(int(walks.size()), lines.count) << "every line has CTAs";
+    for (const auto& [line, ctas_of_line] : walks) EXPECT_EQ(ctas_of_line, walks.begin()->second) << "line " << line;
+  }
+}
+
+// More lines than CTAs: every CTA walks whole tiles, as a persistent kernel.
+TEST(TileSchedule, StreamKWithMoreLinesThanCtasWalksWholeTiles) {
+  const Problem p{300, 290, 8, 132};
   const Coverage c = run(p, streamk::walk_begin, streamk::walk_next);
-  const int whole = streamk::streamk_whole_tiles(512, 132);
-  EXPECT_EQ(whole, 264) << "all waves but the last two stay whole";
-  int shared = 0;
-  for (const auto& [tile, who] : c.ctas_of_tile) shared += who.size() > 1;
-  EXPECT_GT(shared, 0);
-  EXPECT_LE(shared, 512 - whole);
-  EXPECT_LE(c.max_units_per_cta, 2 + 3) << "two whole tiles and at most three pieces";
+  expect_exact_cover(c, p);
+  for (const auto& [tile, who] : c.ctas_of_tile) ASSERT_EQ(who.size(), 1u) << "tile " << tile;
+  EXPECT_EQ(c.max_units_per_cta, (300 * 290 + 131) / 132);
 }
 
 TEST(TileSchedule, SkinnyLongKSpreadsOverEveryCta) {
@@ -276,7 +307,7 @@ void expect_cluster_streamk_fits(int cm, int cn) {
     ASSERT_EQ(tiles_m(c, t), p.tiles_m);
     ASSERT_EQ(k_tiles(c, t), p.k_tiles);
     ASSERT_EQ(stream_k_walkers(c), S::kCap);
-    const int slots = stream_k_partial_slots(c, t), sems = stream_k_shared_tiles(c, t);
+    const int slots = stream_k_partial_slots(c, t), sems = stream_k_semaphores(c, t);
     const int rows = (p.tiles_m + cm - 1) / cm, cols = (p.tiles_n + cn - 1) / cn, walkers = std::max(1, p.ctas / cs);
     std::map<int, int> writes;  // partial-slot entry -> how often a member stores into it
     std::map<std::pair<int, int>, int> times;
@@ -287,13 +318,15 @@ void expect_cluster_streamk_fits(int cm, int cn) {
           if (u.tm >= p.tiles_m || u.tn >= p.tiles_n) continue;  // outside C: no fix-up
           for (int kb = u.kb_begin; kb < u.kb_end; ++kb) ++times[{u.tile_id, kb}];
           if (w.u.peers < 2) continue;
-          const int mine = S::entry(S::slot(w, walker, w.u.sk_tile), rank, cs);
-          EXPECT_GE(mine, 0);
-          EXPECT_LT(mine, slots) << "partial slot outside the workspace";
-          ++writes[mine];
           EXPECT_LT(S::entry(w.u.sk_tile, rank, cs), sems) << "semaphore outside the workspace";
           const int first = S::first_peer(w);
-          for (int q = first; q < first + w.u.peers; ++q) EXPECT_LT(S::entry(S::slot(w, q, w.u.sk_tile), rank, cs), slots);
+          if (walker != first) {  // the owner keeps its sums; the others store theirs
+            const int mine = S::entry(S::slot(w, walker), rank, cs);
+            EXPECT_GE(mine, 0);
+            EXPECT_LT(mine, slots) << "partial slot outside the workspace";
+            ++writes[mine];
+          }
+          for (int q = first; q < first + w.u.peers; ++q) EXPECT_LT(S::entry(S::slot(w, q), rank, cs), slots);
         }
       }
     }
@@ -312,7 +345,7 @@ void expect_cluster_streamk_fits(int cm, int cn) {
     static ns::Work member(ns::Work u, int tn, int cm, int cn, int rm, int rn) {                    \
       return ns::cluster_member(u, tn, cm, cn, rm, rn);                                             \
     }                                                                                               \
-    static int slot(const ns::Walk& w, int q, int sk) { return ns::streamk_partial_slot(w, q, sk); } \
+    static int slot(const ns::Walk& w, int q) { return ns::streamk_partial_slot(w, q); }           \
     static int first_peer(const ns::Walk& w) { return ns::streamk_first_peer(w); }                  \
     static int entry(int i, int m, int ms) { return ns::streamk_member_entry(i, m, ms); }           \
   }

@@ -60,9 +60,9 @@ constexpr int kSplitK = {};           // split-K factor (grid.z)
 [[maybe_unused]] constexpr bool kSplitKParallel = {};  // splits reduce with fp32 atomics + an arrival counter (else serially)
 constexpr int kRaster = {};           // tile rows per rasterisation group (0 = row-major)
 constexpr bool kPersistent = {};      // one CTA per SM loops over the tiles
-constexpr bool kStreamK = {};         // persistent: the tail tiles' k-iterations are shared out evenly
+constexpr bool kStreamK = {};         // persistent: the k-iterations of each line of tiles are shared out evenly
 constexpr int kStreamKMaxCtas = {};   // stream-K uses at most this many walkers, CTAs or clusters (the rest exit)
-[[maybe_unused]] constexpr int kStreamKPartials = {};  // stream-K workspace: partial-sum slots (two per walker and member)
+[[maybe_unused]] constexpr int kStreamKPartials = {};  // stream-K workspace: partial-sum slots (one per walker and member)
 [[maybe_unused]] constexpr bool kSwapAB = {};  // compute C^T = B A^T: N feeds the MMA's rows, M its cols
 constexpr bool kStagedEpilogue = {};  // registers -> smem -> coalesced 16 B stores
 constexpr bool kLayoutNN = {};        // B is K x N row-major (else N x K row-major)

@@ -131,8 +131,7 @@ __device__ __forceinline__ void arrive_release(int* p) {
 // completed one after another, about 0.25 us apart (per-CTA traces at
 // 1000x5120x3072 on the H200, docs/tile.md).
 // The wait always ends: a peer's part of a tile it does not own is the
-// first unit of its shared range, so it counts in before it waits on
-// anything, and of the CTAs that are resident, the ones whose peers are
+// first unit of its range, so it counts in before it waits on anything, and of the CTAs that are resident, the ones whose peers are
 // resident too go on and leave room for the rest.
 // `slot_of(s)` is partial slot s (this block's share of it). Returns true
 // for the CTA that must write C.
@@ -143,7 +142,7 @@ __device__ __forceinline__ bool streamk_fixup(float (&acc)[kRegs], const Walk& w
   const float4 kZero4 = {0.0f, 0.0f, 0.0f, 0.0f};
   const int first = streamk_first_peer(w);
   if (w.cta != first) {
-    float* mine = slot_of(streamk_partial_slot(w, w.cta, w.u.sk_tile));
+    float* mine = slot_of(streamk_partial_slot(w, w.cta));
     const unsigned long long keep = l2_evict_last_policy();
 #pragma unroll
     for (int i = 0; i < kRegs; i += 4)
@@ -160,7 +159,7 @@ __device__ __forceinline__ bool streamk_fixup(float (&acc)[kRegs], const Walk& w
   bar();  // the other threads read what thread 0's acquire made visible
   const unsigned long long drop = l2_evict_first_policy();
   for (int q = first + 1; q < first + w.u.peers; ++q) {
-    float* slot = slot_of(streamk_partial_slot(w, q, w.u.sk_tile));
+    float* slot = slot_of(streamk_partial_slot(w, q));
 #pragma unroll
     for (int i = 0; i < kRegs; i += 4) {
       float* v = slot_vec<kParticipants>(slot, i, t);
