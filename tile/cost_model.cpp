@@ -63,27 +63,22 @@ constexpr double kMultiRowConsumerEff = 0.945;
 // net of multicast's gain: -0.4% and -1% at 2048x8192x8192 and 4096^3
 // (128x256, pairs along M), +20% at 1024x2112x5120 (256x64, one wave, tiled).
 constexpr double kClusterLockstep = 0.02;
-// Measured: our stream-K kernels run well behind what this model predicts
-// for them, and behind the same tile unsplit: 554.7 against 399.3 µs
-// predicted at 2048x8192x8192, 66.8 against 35.1 at 128x4096x14336 (the
-// tiled split-K 2 of the same tile: 44.8), 75.6 against 27.2 at
-// 257x6144x4096 (H200, cold). ncu: 1.45x the SM active cycles of split-K 2
-// at 128x4096x14336 on the same DRAM bytes, and 2.4x the DRAM bytes of the
-// tiled kernel at 257x6144x4096 (each CTA starts its range at its own k, so
-// the CTAs that share an operand tile no longer read its k-slabs together).
-// Capping the working CTAs showed what it tracks (docs/tile.md, session 11):
-// the same kernel runs 43.8 us at 128x4096x14336 when every tile splits in
-// even halves and 67 us when CTA ranges cut tiles unevenly, as they do
-// whenever stream-K balances anything. Until the kernel is fixed, its time is
-// scaled by the smallest of those ratios, so stream-K is measured only where
-// it is predicted to win big. Per-CTA timelines (docs/tile.md, sixth session
-// of 2026-11-27) put the loss in the staggered ranges (the CTAs that run
-// together no longer share k-slabs: up to 2x the time per k-tile) and in the
-// fix-ups at the end; with the fix-up's owner waiting instead of every peer
-// and the partials kept in L2 (23-33% faster) stream-K still measured
-// 1.2-1.5x the same tile without it. The factor stays: the shipped learned
-// model was trained against it.
-constexpr double kStreamKSlowdown = 1.39;
+// Measured: stream-K runs behind what this model predicts for it, where its
+// ranges cut tiles. History (docs/tile.md): session 11 found it 1.5-2x the
+// same tile unsplit (factor 1.39, the smallest ratio); per-CTA timelines put
+// the loss in CTAs that started at their own k and so stopped sharing
+// k-slabs, and in the fix-ups. After the owner-waits fix-up, partials kept in
+// L2, lines cut alike (schedule.inc) and the owner's batched reads, the same
+// tile unsplit and stream-K measured, cold on the H200 in one process: 48.5
+// against 62.6 us at 600x6144x4096 (128x256), 30.9 / 35.9 at 257x6144x4096,
+// 65.7 / 80.3 at 257x3584x18944 (both 128x136 swap-AB), 44.1 / 47.7 at
+// 128x4096x14336 (128x64, split-K 2) and 70.1 / 85.9 at 150x6144x16384
+// (64x152 swap-AB; the 600 row with a TMA-store epilogue: 66.0). With the
+// factor at 1.39 this model over-predicted stream-K against the unsplit tile
+// of each pair by 1.01-1.29x, median 1.16: 1.39 / 1.16 = 1.20 now. Where every range is whole tiles the
+// kernel is a persistent one in line order (45.0 against 44.4 us at
+// 1000x5120x3072) and takes no factor.
+constexpr double kStreamKSlowdown = 1.20;
 // Measured: where swap-AB could put the weight on the MMA's rows but a plain
 // tile leaves most of its 64-256 A rows empty (M under half the tile: the
 // LLM set's M = 1-25, H200, two sweeps), the plain tiles the model ranked
@@ -356,7 +351,7 @@ Prediction predict(const Config& c, const Task& t, const Limits& l) {
   // plain wgmma tile of a TN task whose A rows are mostly outside M.
   const bool sparse_rows = c.backend == Backend::wgmma_tma && !c.swap_ab && t.layout == Layout::TN &&
                            s.rows_per_tile < 0.5 * c.bm;
-  double slowdown = c.stream_k ? kStreamKSlowdown : 1.0;
+  double slowdown = c.stream_k && std::fmod(p.per_cta_k, s.k_tiles) != 0 ? kStreamKSlowdown : 1.0;
   if (sparse_rows) slowdown *= kSparseRowsSlowdown;
   r.time_us = (main + r.overhead_us) * slowdown;
   r.analytical_us = r.time_us;
