@@ -75,7 +75,12 @@ constexpr double kClusterLockstep = 0.02;
 // 128x4096x14336 (128x64, split-K 2) and 70.1 / 85.9 at 150x6144x16384
 // (64x152 swap-AB; the 600 row with a TMA-store epilogue: 66.0). With the
 // factor at 1.39 this model over-predicted stream-K against the unsplit tile
-// of each pair by 1.01-1.29x, median 1.16: 1.39 / 1.16 = 1.20 now. Where every range is whole tiles the
+// of each pair by 1.01-1.29x, median 1.16: 1.39 / 1.16 = 1.20 now. Four
+// compute-bound pairs (128x256, persistent against stream-K: 92.1 / 93.3 us
+// at 1537x4096x4096, 134.1 / 125.9 at 2304x4096x4096, 47.1 / 58.7 at
+// 1000x3584x4096, 92.4 / 107.1 at 2048x3584x4096) then fit it too: over the
+// ten, stream-K's prediction over its measurement against the unsplit
+// tile's is 0.87-1.11, median 1.01. Where every range is whole tiles the
 // kernel is a persistent one in line order (45.0 against 44.4 us at
 // 1000x5120x3072) and takes no factor.
 constexpr double kStreamKSlowdown = 1.20;
@@ -282,11 +287,13 @@ double dram_bytes(const Config& c, const Task& t, const Shape& s, const Limits& 
   const double out = double(t.m) * t.n * kHalf + (t.epilogue == Epilogue::none ? 0 : double(t.n) * kHalf);
   if (c.stream_k) {
     // Lines (schedule.inc): the longer side's operand is read once, by the
-    // lines' CTAs together; the other, once per tile of a line where it
-    // does not stay in L2.
+    // lines' CTAs together; the other, once where it fits in L2 (each line's
+    // panel is read by its CTAs at their own times: 33.5 MB of B at
+    // 2304x4096x4096 with 128x256 tiles drew 27% of DRAM's bandwidth, about
+    // the operands once), else once per tile of a line.
     const bool along_m = s.tiles_m >= s.tiles_n;
     const double aligned = along_m ? rows_op : cols_op, other = along_m ? cols_op : rows_op;
-    return aligned + other * (other <= keep ? 1 : (along_m ? s.tiles_m : s.tiles_n)) + out;
+    return aligned + other * (other <= double(l.l2_bytes) ? 1 : (along_m ? s.tiles_m : s.tiles_n)) + out;
   }
   const double bands = ceil_div(s.tiles_m, std::max(1, c.raster));
   const double cols_reads = cols_op <= keep ? 1 : bands;

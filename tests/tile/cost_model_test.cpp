@@ -200,6 +200,26 @@ TEST(TileCostModel, FewTileRowsStillShareTheWeight) {
   EXPECT_GT(predict(rows, t, Limits{}).bytes_per_flop, 1.9 * p.bytes_per_flop) << name(rows);
 }
 
+// Stream-K's lines (schedule.inc) read the longer side's operand once, the
+// lines' CTAs together, and the other once where it fits in L2; where it
+// does not, once per tile of a line. Its fix-up and factor apply only where a
+// range cuts a tile.
+TEST(TileCostModel, StreamKLinesReadTheOperandsOnceWhereTheOtherFitsInL2) {
+  Config c = parse_name("w128x256x64_g2x1_s3p3_pa_d1_sw_et_r8_k1s_s_c1x1_none");
+  const Task t = task_from_shape("2304x4096x4096");  // 18 x 16 tiles: 16 lines (tile columns) of 18
+  const double once = (2304.0 * 4096 + 4096.0 * 4096 + 2304.0 * 4096) * 2;
+  EXPECT_NEAR(predict(c, t, Limits{}).bytes_per_flop * t.flops(), once, 0.01 * once);
+  const Task big = task_from_shape("8192x16384x4096");  // 128 MB of B does not fit: once per tile of a line
+  const double per_tile = (8192.0 * 4096 + 16384.0 * 4096 * 64 + 8192.0 * 16384) * 2;
+  EXPECT_NEAR(predict(c, big, Limits{}).bytes_per_flop * big.flops(), per_tile, 0.01 * per_tile);
+  // 4096^3: 16 lines of 8 CTAs take 4 whole tiles each, a persistent kernel in line order.
+  const Task square = task_from_shape("4096x4096x4096");
+  Config persistent = c;
+  persistent.stream_k = false;
+  EXPECT_NEAR(predict(c, square, Limits{}).time_us, predict(persistent, square, Limits{}).time_us,
+              0.02 * predict(persistent, square, Limits{}).time_us);
+}
+
 TEST(TileCostModel, WavesAndTailEfficiency) {
   const Task t = task_from_shape("4096x4096x4096");
   Config c = parse_name("w128x256x64_g2x1_s4p4_pa_d1_sw_ed_r8_k1s_t_c1x1_none");
