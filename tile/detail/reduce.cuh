@@ -73,6 +73,28 @@ __device__ __forceinline__ void red_add4(float* p, float a, float b, float c, fl
 #endif
 }
 
+// Reads a thread's vectors of a workspace slot kReadBatch at a time, then
+// hands each to f(i, vector address, value) in order (f adds and stores).
+// A loop that loads, adds and stores one vector at a time compiles to one
+// load and one store per vector in program order, and each add waits a full
+// L2 round trip (SASS, split-K and stream-K alike): a 128x256 stream-K
+// tile's owner took 17-31 us to read one peer's partial at 600x6144x4096
+// (H200 traces). Eight loads go out together here.
+constexpr int kReadBatch = 8;
+template <int kRegs, int kParticipants, typename Load, typename F>
+__device__ __forceinline__ void for_each_vec_batched(float* slot, int t, Load load, F f) {
+#pragma unroll
+  for (int i0 = 0; i0 < kRegs; i0 += 4 * kReadBatch) {
+    float4 x[kReadBatch];
+#pragma unroll
+    for (int j = 0; j < kReadBatch; ++j)
+      if (i0 + 4 * j < kRegs) x[j] = load(slot_vec<kParticipants>(slot, i0 + 4 * j, t));
+#pragma unroll
+    for (int j = 0; j < kReadBatch; ++j)
+      if (i0 + 4 * j < kRegs) f(i0 + 4 * j, slot_vec<kParticipants>(slot, i0 + 4 * j, t), x[j]);
+  }
+}
+
 // Split-K reduction of one tile's accumulators through its fp32 workspace slot.
 // Serial: split z waits until the tile's semaphore reads z, then folds its
 // partial sums into the slot. The last split reads the total back, zeroes the
@@ -101,13 +123,10 @@ __device__ __forceinline__ bool reduce_arrive(float (&acc)[kRegs], float* slot, 
   int last = 0;
   if (t == 0) last = arrive_acq_rel(sem) == arrivals - 1;
   if (!bar_or(last)) return false;
-#pragma unroll
-  for (int i = 0; i < kRegs; i += 4) {
-    float* v = slot_vec<kParticipants>(slot, i, t);
-    const float4 s = ld_cg4(v);
+  for_each_vec_batched<kRegs, kParticipants>(slot, t, ld_cg4, [&](int i, float* v, float4 s) {
     acc[i] = s.x, acc[i + 1] = s.y, acc[i + 2] = s.z, acc[i + 3] = s.w;
     st_cg4(v, kZero4);
-  }
+  });
   if (t == 0) atomicExch(sem, 0);
   return true;
 }
@@ -157,31 +176,16 @@ __device__ __forceinline__ bool streamk_fixup(float (&acc)[kRegs], const Walk& w
     while (load_acquire(sem) != w.u.peers - 1) __nanosleep(32);
   }
   bar();  // the other threads read what thread 0's acquire made visible
-  // The reads go out kBatch vectors at a time, then the adds, then the
-  // zeroing stores. Load, add and store per vector made each vector wait a
-  // full L2 round trip (the asm statements keep their order, and the add
-  // waits on its load): a 128x256 tile's owner took 17-31 us to read one
-  // peer's 64 KB per warpgroup at the end of the kernel, where every
-  // owner reads at once (per-CTA traces at 600x6144x4096, H200).
-  constexpr int kBatch = 8;
+  // The reads go out in batches (for_each_vec_batched); the owner of a
+  // 128x256 tile used to read one peer's partial for 17-31 us.
   const unsigned long long drop = l2_evict_first_policy();
+  const auto load = [drop](const float* v) { return ld_cg4_hint(v, drop); };
   for (int q = first + 1; q < first + w.u.peers; ++q) {
-    float* slot = slot_of(streamk_partial_slot(w, q));
-#pragma unroll
-    for (int i0 = 0; i0 < kRegs; i0 += 4 * kBatch) {
-      float4 x[kBatch];
-#pragma unroll
-      for (int j = 0; j < kBatch; ++j)
-        if (i0 + 4 * j < kRegs) x[j] = ld_cg4_hint(slot_vec<kParticipants>(slot, i0 + 4 * j, t), drop);
-#pragma unroll
-      for (int j = 0; j < kBatch; ++j) {
-        const int i = i0 + 4 * j;
-        if (i < kRegs) acc[i] += x[j].x, acc[i + 1] += x[j].y, acc[i + 2] += x[j].z, acc[i + 3] += x[j].w;
-      }
-#pragma unroll
-      for (int j = 0; j < kBatch; ++j)
-        if (i0 + 4 * j < kRegs) st_cg4_hint(slot_vec<kParticipants>(slot, i0 + 4 * j, t), kZero4, drop);
-    }
+    for_each_vec_batched<kRegs, kParticipants>(slot_of(streamk_partial_slot(w, q)), t, load,
+                                               [&](int i, float* v, float4 x) {
+                                                 acc[i] += x.x, acc[i + 1] += x.y, acc[i + 2] += x.z, acc[i + 3] += x.w;
+                                                 st_cg4_hint(v, kZero4, drop);
+                                               });
   }
   if (t == 0) atomicExch(sem, 0);
   return true;
@@ -198,24 +202,19 @@ __device__ __forceinline__ bool splitk_reduce(float (&acc)[kRegs], float* slot, 
   }
   bar();
   if (z == kSplitK - 1) {
-#pragma unroll
-    for (int i = 0; i < kRegs; i += 4) {
-      float* v = slot_vec<kParticipants>(slot, i, t);
-      const float4 s = ld_cg4(v);
+    for_each_vec_batched<kRegs, kParticipants>(slot, t, ld_cg4, [&](int i, float* v, float4 s) {
       acc[i] += s.x, acc[i + 1] += s.y, acc[i + 2] += s.z, acc[i + 3] += s.w;
       st_cg4(v, kZero4);
-    }
+    });
     bar();
     if (t == 0) store_release(sem, 0);
     return true;
   }
-#pragma unroll
-  for (int i = 0; i < kRegs; i += 4) {
-    float* v = slot_vec<kParticipants>(slot, i, t);
-    float4 s = z == 0 ? kZero4 : ld_cg4(v);
+  const auto load = [z](const float* v) { return z == 0 ? make_float4(0.0f, 0.0f, 0.0f, 0.0f) : ld_cg4(v); };
+  for_each_vec_batched<kRegs, kParticipants>(slot, t, load, [&](int i, float* v, float4 s) {
     s.x += acc[i], s.y += acc[i + 1], s.z += acc[i + 2], s.w += acc[i + 3];
     st_cg4(v, s);
-  }
+  });
   bar();  // thread 0's release publishes the block's stores (release is cumulative)
   if (t == 0) store_release(sem, z + 1);
   return false;
