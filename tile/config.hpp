@@ -51,11 +51,11 @@ struct Config {
   int split_k = 1;  // split-K through an fp32 workspace (grid.z = split_k)
   SplitKMode split_k_mode = SplitKMode::serial;
   bool persistent = false;  // one CTA per SM looping over tiles
-  // Persistent only: stream-K. The CTAs share out the k-iterations of the
-  // last one or two waves' worth of tiles evenly (the tiles before those go
-  // whole, round-robin), and the CTAs that share a tile add their partial
-  // sums in an fp32 workspace; the peer holding the tile's k = 0 part (it
-  // walks it last) waits for the others and writes C. Schedule letter 's'.
+  // Persistent only: stream-K. The tile grid is cut into lines along its
+  // longer side, each line's k-iterations shared out evenly among its CTAs
+  // (schedule.inc), and the CTAs that share a tile add their partial sums in
+  // an fp32 workspace; the peer holding the tile's k = 0 part waits for the
+  // others and writes C. Schedule letter 's'.
   bool stream_k = false;
   // wgmma_tma, persistent, two consumer warpgroups: ping-pong. Each consumer
   // computes whole bm x bn tiles, the two taking the CTA's tiles in turn, and

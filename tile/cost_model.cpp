@@ -242,6 +242,12 @@ Spread spread_of(const Config& c, const Shape& s, const Limits& l, int resident)
   return p;
 }
 
+// Stream-K whose ranges cut tiles: the only case with a fix-up and with the
+// measured slowdown (whole-tile ranges are a persistent kernel in line order).
+bool streamk_cuts_tiles(const Config& c, const Shape& s, const Spread& p) {
+  return c.stream_k && std::fmod(p.per_cta_k, s.k_tiles) != 0;
+}
+
 // The epilogue of one tile on its SM: its math, and its stores unless a TMA
 // store overlaps them with the next tile.
 double epilogue_us(const Config& c, const Task& t, const Shape& s, const Limits& l) {
@@ -267,9 +273,9 @@ double fixup_us(const Config& c, const Shape& s, const Spread& p, const Limits& 
     // inside a tile leaves one partial, stored by the CTA after it and read
     // and zeroed by the tile's owner; the owner of a tile cut most often
     // reads one per other peer.
-    const double per = p.per_cta_k, ctas = std::max(1.0, p.ctas / cluster_size(c));
-    if (std::fmod(per, s.k_tiles) == 0) return 0;  // every range is whole tiles: nothing to fix up
-    const double partials = ctas * cluster_size(c), owner_reads = per < s.k_tiles ? std::ceil(s.k_tiles / per) : 1;
+    if (!streamk_cuts_tiles(c, s, p)) return 0;  // every range is whole tiles: nothing to fix up
+    const double per = p.per_cta_k, partials = p.ctas;  // about one per CTA (and cluster member)
+    const double owner_reads = per < s.k_tiles ? std::ceil(s.k_tiles / per) : 1;
     return kFixupUs + 3 * partials * tile_bytes / l2_rate + 2 * owner_reads * tile_bytes / sm_rate;
   }
   if (c.split_k <= 1) return 0;
@@ -358,7 +364,7 @@ Prediction predict(const Config& c, const Task& t, const Limits& l) {
   // plain wgmma tile of a TN task whose A rows are mostly outside M.
   const bool sparse_rows = c.backend == Backend::wgmma_tma && !c.swap_ab && t.layout == Layout::TN &&
                            s.rows_per_tile < 0.5 * c.bm;
-  double slowdown = c.stream_k && std::fmod(p.per_cta_k, s.k_tiles) != 0 ? kStreamKSlowdown : 1.0;
+  double slowdown = streamk_cuts_tiles(c, s, p) ? kStreamKSlowdown : 1.0;
   if (sparse_rows) slowdown *= kSparseRowsSlowdown;
   r.time_us = (main + r.overhead_us) * slowdown;
   r.analytical_us = r.time_us;

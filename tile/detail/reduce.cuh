@@ -138,8 +138,8 @@ __device__ __forceinline__ void arrive_release(int* p) {
 }
 
 // Stream-K fix-up of a tile that u.peers CTAs share. The tile's first peer
-// owns it: its range holds the tile's k = 0 part, which it walks last (its
-// range starts in an earlier tile), so its peers have mostly counted in by
+// owns it: its range holds the tile's k = 0 part, which it walks last
+// unless its range starts there, so its peers have mostly counted in by
 // then. Each other peer stores its partial sums in its own slot (16-byte
 // stores the L2 is asked to keep, above) and counts itself in on the tile's
 // semaphore without waiting for an answer; the owner waits until all have, adds their
@@ -150,8 +150,9 @@ __device__ __forceinline__ void arrive_release(int* p) {
 // completed one after another, about 0.25 us apart (per-CTA traces at
 // 1000x5120x3072 on the H200, docs/tile.md).
 // The wait always ends: a peer's part of a tile it does not own is the
-// first unit of its range, so it counts in before it waits on anything, and of the CTAs that are resident, the ones whose peers are
-// resident too go on and leave room for the rest.
+// first unit of its range, so it counts in before it waits on anything,
+// and of the CTAs that are resident, the ones whose peers are resident too
+// go on and leave room for the rest.
 // `slot_of(s)` is partial slot s (this block's share of it). Returns true
 // for the CTA that must write C.
 template <int kRegs, int kParticipants, typename SlotOf, typename Barrier>
@@ -210,7 +211,7 @@ __device__ __forceinline__ bool splitk_reduce(float (&acc)[kRegs], float* slot, 
     if (t == 0) store_release(sem, 0);
     return true;
   }
-  const auto load = [z](const float* v) { return z == 0 ? make_float4(0.0f, 0.0f, 0.0f, 0.0f) : ld_cg4(v); };
+  const auto load = [z, kZero4](const float* v) { return z == 0 ? kZero4 : ld_cg4(v); };
   for_each_vec_batched<kRegs, kParticipants>(slot, t, load, [&](int i, float* v, float4 s) {
     s.x += acc[i], s.y += acc[i + 1], s.z += acc[i + 2], s.w += acc[i + 3];
     st_cg4(v, s);
