@@ -80,8 +80,9 @@ constexpr int kEpilogue = {};
 }
 
 std::string common_device_code() {
-  // The schedule's functions are device functions here; the tests compile the same text on the host.
-  return kernel_source("common.cuh") + kernel_source("epilogue.cuh") +
+  // The schedule's and GELU's functions are device functions here; the tests compile the same text on the host.
+  return kernel_source("common.cuh") + "#define TESSERA_MATH __device__ __forceinline__\n" + kernel_source("gelu.inc") +
+         kernel_source("epilogue.cuh") +
          "#define TESSERA_SCHED __device__ __forceinline__\n" + kernel_source("schedule.inc") + "\n" +
          kernel_source("reduce.cuh");
 }

@@ -1,33 +1,35 @@
 /// The epilogue's math and stores, both backends: the fused bias, ReLU or
 /// GELU in fp32, and C's guarded stores (pairs, single elements, a staged tile).
 /// Each backend's tile store calls these (mma_sync_epilogue.cuh,
-/// wgmma_epilogue.cuh). Needs kEpilogue, kStoreHalf2, kStoreVec8 and smem_u32.
-// The fused epilogue, in fp32 before the final rounding to fp16. `b` points
-// at this element's bias: in global memory (p.bias + col), or in a copy the
-// wgmma consumers load into shared memory while their main loop runs (a
-// global load per element in the epilogue left the tensor cores waiting on
-// its latency).
-__device__ __forceinline__ float epilogue_op(float v, const __half* b) {
-  if constexpr (kEpilogue == TESSERA_EPILOGUE_NONE) {
-    return v;
-  } else {
-    v += __half2float(b[0]);
-    if constexpr (kEpilogue == TESSERA_EPILOGUE_BIAS_RELU) v = fmaxf(v, 0.0f);
-    if constexpr (kEpilogue == TESSERA_EPILOGUE_BIAS_GELU) {
-      // tanh approximation, as cuBLASLt's GELU epilogue, in the form
-      // 0.5 (1 + tanh(u)) = 1 / (1 + e^-2u): one ex2 and one reciprocal
-      // (tanhf is ~20 instructions and branches, and a persistent kernel's
-      // tensor cores wait for it), with small relative error on the negative
-      // tail too, where 1 + tanh(u) cancels (tanh.approx would lose it there).
-      // e^-2u = 2^(-2u log2 e); ex2.approx.ftz takes it in one MUFU op (exp2f
-      // and __expf add a range reduction: ex2 of half the argument, squared).
-      const float inner = 0.7978845608028654f * (v + 0.044715f * v * v * v);
-      float e;
-      asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(e) : "f"(-2.8853900817779268f * inner));
-      v = __fdividef(v, 1.0f + e);
-    }
-    return v;
+/// wgmma_epilogue.cuh). Needs kEpilogue, kStoreHalf2, kStoreVec8, smem_u32 and
+/// gelu.inc.
+// The fused epilogue's activation, in fp32 on v + bias, before the final
+// rounding to fp16 (GELU: gelu.inc).
+__device__ __forceinline__ float epilogue_act(float v) {
+  if constexpr (kEpilogue == TESSERA_EPILOGUE_BIAS_RELU) v = fmaxf(v, 0.0f);
+  if constexpr (kEpilogue == TESSERA_EPILOGUE_BIAS_GELU) {
+    // One MUFU op each (exp2f adds a range reduction, and a division a slow path).
+    const auto ex2 = [](float a) {
+      float r;
+      asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(a));
+      return r;
+    };
+    const auto rcp = [](float d) {
+      float r;
+      asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(d));
+      return r;
+    };
+    v = gelu(v, ex2, rcp);
   }
+  return v;
+}
+
+// The fused epilogue of one element. `b` points at its bias in global memory
+// (p.bias + col; the wgmma consumers read a shared-memory copy instead,
+// wgmma_epilogue.cuh).
+__device__ __forceinline__ float epilogue_op(float v, const __half* b) {
+  if constexpr (kEpilogue == TESSERA_EPILOGUE_NONE) return v;
+  else return epilogue_act(v + __half2float(b[0]));
 }
 
 // Where the bias of C's column `col` lies in global memory (unused without one).
@@ -50,16 +52,6 @@ __device__ __forceinline__ void store_pair(const TesseraGemmParams& p, int row, 
     if (col + 1 < p.N) dst[1] = __float2half_rn(epilogue_op(v1, b + 1));
   }
 }
-
-// The wgmma consumers' epilogue: their bias is a shared-memory copy that is
-// readable (zero) past N, so the math needs no guards and the compiler
-// interleaves many elements' dependent chains (a guard per element made each
-// one a branch of its own). Out-of-range results are never stored: the
-// stores below, the staged copy and the TMA store all clip to M x N.
-__device__ __forceinline__ __half2 epilogue_pair(float v0, float v1, const __half* b) {
-  return __floats2half2_rn(epilogue_op(v0, b), epilogue_op(v1, b + 1));
-}
-__device__ __forceinline__ __half epilogue_one(float v, const __half* b) { return __float2half_rn(epilogue_op(v, b)); }
 
 // Stores a computed pair at C[row][col], C[row][col+1] (col even), clipped to M x N.
 __device__ __forceinline__ void store_half2(const TesseraGemmParams& p, int row, int col, __half2 h) {

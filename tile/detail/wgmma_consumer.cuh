@@ -5,16 +5,51 @@
 /// emitter writes wgmma_m64n<kWN>k16 there (emit_wgmma.cpp, consumer).
 // Accumulator layout of m64nNk16: warp w owns rows 16w..16w+15 of each m64
 // tile; register 4j+{0,1} is (row lane/4, cols 8j + 2(lane%4) + {0,1}),
-// 4j+{2,3} is 8 rows below. Calls f(r, c, d) for each of this thread's
-// quads: d[0..1] at (r, c..c+1) and d[2..3] at (r + 8, c..c+1) of the
-// consumer's kWM x kWN tile.
+// 4j+{2,3} is 8 rows below. Calls f(q, r, c) for each of this thread's
+// quads q: acc[4q..4q+1] at (r, c..c+1) and acc[4q+2..4q+3] at (r + 8, c..c+1)
+// of the consumer's kWM x kWN tile.
 template <typename F>
-__device__ __forceinline__ void for_each_quad(const float (&acc)[kAccRegs], int warp, int lane, F f) {
+__device__ __forceinline__ void for_each_quad(int warp, int lane, F f) {
 #pragma unroll
   for (int mt = 0; mt < kMT; ++mt) {
 #pragma unroll
-    for (int j = 0; j < kWN / 8; ++j) f(mt * 64 + warp * 16 + lane / 4, j * 8 + (lane % 4) * 2, &acc[mt * kAccum + j * 4]);
+    for (int j = 0; j < kWN / 8; ++j) f(mt * (kWN / 8) + j, mt * 64 + warp * 16 + lane / 4, j * 8 + (lane % 4) * 2);
   }
+}
+
+// This thread's whole accumulator tile through the fused epilogue, into fp16
+// pairs: h[2q] is quad q's (r, c..c+1), h[2q + 1] its (r + 8, c..c+1). All of
+// it before any store: interleaved with the stores, each pair waited for the
+// one before, since the compiler cannot move a bias load (shared memory) above
+// a store to the staging tile (shared memory too), and each pair's load latency
+// and GELU chain ran alone, two warps per scheduler (an ncu count at 4096^3:
+// the bias alone cost 8k cycles per SM, 2.7 instructions per element).
+// `bias` is this tile's shared-memory copy, readable (0) past N, so the math
+// needs no guard (a guard per element made each one a branch of its own): the
+// results past M x N are never stored, as every store path clips. row0: with
+// swap-AB, C's column of MMA row 0, for the select below.
+__device__ __forceinline__ void epilogue_tile(const float (&acc)[kAccRegs], const __half* bias, int warp, int lane,
+                                              int row0, int n, __half2 (&h)[kAccRegs / 2]) {
+  for_each_quad(warp, lane, [&](int q, int r, int cc) {
+    float v0 = acc[4 * q], v1 = acc[4 * q + 1], v2 = acc[4 * q + 2], v3 = acc[4 * q + 3];
+    if constexpr (kSwapAB) {
+      // C^T: MMA row r is C's column row0 + r, and takes its bias. The select
+      // on N is not needed for the result (the stores clip) but for ptxas:
+      // without it, it serialises this kernel's wgmmas (C7514, "non wgmma
+      // instructions reading accumulator registers").
+      if (row0 + r >= n) v0 = v1 = 0.0f;
+      if (row0 + r + 8 >= n) v2 = v3 = 0.0f;
+      if constexpr (kHasBias) {
+        const float b0 = __half2float(bias[r]), b8 = __half2float(bias[r + 8]);
+        v0 += b0, v1 += b0, v2 += b8, v3 += b8;
+      }
+    } else if constexpr (kHasBias) {
+      const float2 b = __half22float2(*reinterpret_cast<const __half2*>(bias + cc));
+      v0 += b.x, v1 += b.y, v2 += b.x, v3 += b.y;
+    }
+    h[2 * q] = __floats2half2_rn(epilogue_act(v0), epilogue_act(v1));
+    h[2 * q + 1] = __floats2half2_rn(epilogue_act(v2), epilogue_act(v3));
+  });
 }
 
 // `prod` is the load walk when kInlineProducer (thread 0 only), else unused.
