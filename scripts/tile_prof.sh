@@ -9,7 +9,7 @@
 # fit) is printed. ncu flushes the caches before each replay and is told to
 # leave the clocks alone, but it replays one launch on its own: compare the
 # rows with each other, not with the harness's cold times.
-#   scripts/tile_prof.sh PLAN [OUT_DIR]    (TESSERA=build/bin/tessera, LAYOUT=TN, NCU=ncu)
+#   scripts/tile_prof.sh PLAN [OUT_DIR]    (TESSERA=build/bin/tessera, LAYOUT=TN, EPILOGUE=none, NCU=ncu)
 set -uo pipefail
 PLAN=${1:?usage: scripts/tile_prof.sh PLAN [OUT_DIR]}
 OUT=${2:-runs/tile_prof}
@@ -28,11 +28,12 @@ while read -r shape configs; do
   [[ -z "$shape" || "$shape" == \#* ]] && continue
   for c in $configs; do
     f="$OUT/${shape}_${c}.cu"
-    "$T" tile emit "$c" --shape "$shape" --layout "${LAYOUT:-TN}" > "$f" || continue
-    profile "${shape}_${c}" tessera_hgemm "$T" eval "$f" --shape "$shape" --layout "${LAYOUT:-TN}" --no-timing \
-      --no-baselines --no-counters --trials 3
+    "$T" tile emit "$c" --shape "$shape" --layout "${LAYOUT:-TN}" --epilogue "${EPILOGUE:-none}" > "$f" || continue
+    profile "${shape}_${c}" tessera_hgemm "$T" eval "$f" --shape "$shape" --layout "${LAYOUT:-TN}" \
+      --epilogue "${EPILOGUE:-none}" --no-timing --no-baselines --no-counters --trials 3
   done
-  profile "${shape}_cublas" 'nvjet|gemm|xmma' "$T" baseline --shape "$shape" --layout "${LAYOUT:-TN}" --max-algos 1
+  profile "${shape}_cublas" 'nvjet|gemm|xmma' "$T" baseline --shape "$shape" --layout "${LAYOUT:-TN}" \
+    --epilogue "${EPILOGUE:-none}" --max-algos 1
 done < "$PLAN"
 python3 - "$OUT" <<'PY'
 import csv, glob, os, sys

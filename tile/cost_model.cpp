@@ -96,9 +96,18 @@ constexpr double kSparseRowsSlowdown = 1.17;
 constexpr double kOverlapLoss = 0.1;       // assumed: the share of the shorter of compute and DRAM time not hidden
 constexpr double kCpAsyncIngestEff = 0.8;  // assumed: cp.async (every thread issues 16 B) against TMA bulk copies
 constexpr double kLanesPerSm = 128;        // datasheet: fp32 lanes per SM
-// fp32 operations per output element of the epilogue: none, bias, bias+ReLU,
-// bias+GELU (a sigmoid: an ex2 and a reciprocal). Assumed from the emitted code.
-constexpr double kEpilogueOps[] = {3, 6, 7, 14};
+// fp32-lane operations per output element of the epilogue: none, bias,
+// bias+ReLU, bias+GELU. None is assumed. The rest were measured at 4096^3 on
+// the H200 (128x256 cooperative, TMA store): with the tile's math before its
+// stores, the bias costs no time over none (180.6-181.2 against 180.2-181.7
+// us), and GELU, an ex2 and a reciprocal on the 16-lane MUFU pipe, added 17.3k
+// cycles per SM (ncu) over its 3.9 tiles of 32k elements: 17 operations at 128
+// lanes. ReLU's max is assumed one more.
+constexpr double kEpilogueOps[] = {3, 3, 4, 20};
+// Ping-pong hides a tile's stores under the other consumer's main loop but not
+// most of a fused epilogue's math: at 4096^3 GELU added 13.9k cycles per SM to
+// ping-pong (128x128) and 17.3k to the cooperative kernel (ncu, H200).
+constexpr double kPingPongFusedExposed = 0.8;
 constexpr double kDirectStoreEff = 0.5;    // assumed: 4-byte stores straight from fragments, vs coalesced 16-byte ones
 constexpr double kScatterStoreEff = 0.25;  // assumed: swap-AB's 2-byte transposed stores
 constexpr double kAtomicBytesPerClock = 1024;  // assumed: fp32 reductions the L2 absorbs, whole GPU
@@ -249,16 +258,21 @@ bool streamk_cuts_tiles(const Config& c, const Shape& s, const Spread& p) {
 }
 
 // The epilogue of one tile on its SM: its math, and its stores unless a TMA
-// store overlaps them with the next tile.
-double epilogue_us(const Config& c, const Task& t, const Shape& s, const Limits& l) {
+// store overlaps them with the next tile. `fused` is the part of it that a
+// fused bias or activation adds (the math beyond none's).
+struct EpilogueCost {
+  double us, fused;
+};
+EpilogueCost epilogue_us(const Config& c, const Task& t, const Shape& s, const Limits& l) {
   const double clock = std::max(1, l.sm_clock_mhz);
   const double elements = std::min<double>(c.bm, s.rows_per_tile) * std::min<double>(c.bn, s.cols_per_tile);
-  const double math = elements * kEpilogueOps[int(t.epilogue)] / (kLanesPerSm * clock);
+  const double per_op = elements / (kLanesPerSm * clock);
+  const double math = per_op * kEpilogueOps[int(t.epilogue)];
   const double store_rate = kSmIngestBytesPerClock * clock;
   double store = elements * kHalf / store_rate;
   if (c.epilogue_store == EpilogueStore::direct) store /= c.swap_ab ? kScatterStoreEff : kDirectStoreEff;
   if (c.epilogue_store == EpilogueStore::tma && c.persistent) store = 0;
-  return math + store;
+  return {math + store, math - per_op * kEpilogueOps[int(Epilogue::none)]};
 }
 
 // Split-K's or stream-K's fix-up: the partial-sum traffic through L2 (GPU-wide)
@@ -350,12 +364,14 @@ Prediction predict(const Config& c, const Task& t, const Limits& l) {
   // one resident, another CTA's math hides part of that and of the epilogue.
   const double hidden = c.persistent ? 1.0 : 1.0 / std::max(1, std::min<int>(resident, int(p.ctas_on_busiest_sm)));
   // Ping-pong: a tile's epilogue runs under the other consumer's next main
-  // loop, so only what outlasts that, and the last tile's, is exposed.
-  const double epilogue = epilogue_us(c, t, s, l);
+  // loop, so only what outlasts that, and the last tile's, is exposed, and
+  // most of a fused epilogue's math (kPingPongFusedExposed).
+  const EpilogueCost epilogue = epilogue_us(c, t, s, l);
   const double tile_main = s.k_tiles * per_k;
+  const double later_tiles = std::max(0.0, p.finishing_tiles - 1);
   const double exposed_epilogue =
-      c.pingpong ? epilogue + std::max(0.0, p.finishing_tiles - 1) * std::max(0.0, epilogue - tile_main)
-                 : p.finishing_tiles * epilogue * hidden;
+      c.pingpong ? epilogue.us + later_tiles * std::max(kPingPongFusedExposed * epilogue.fused, epilogue.us - tile_main)
+                 : p.finishing_tiles * epilogue.us * hidden;
   r.overhead_us = kLaunchUs + kFirstLoadUs + (p.waves - 1) * kFirstLoadUs * hidden + exposed_epilogue +
                   fixup_us(c, s, p, l);
 
