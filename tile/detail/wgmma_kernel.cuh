@@ -42,7 +42,11 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) tessera_hgemm(const __
     consumer(p, smem, full, empty, staging, bias_smem, 0, threadIdx.x, prod);
     return;
   }
-  const int warpgroup = threadIdx.x / 128;
+  // Through a shuffle, so that the compiler knows the warpgroup is the same in
+  // every lane: what derives from it (a consumer's wgmma descriptors) then
+  // stays in uniform registers. From threadIdx.x alone, ptxas rebuilt the
+  // descriptors and moved them to uniform registers on every k-tile.
+  const int warpgroup = __shfl_sync(0xffffffffu, static_cast<int>(threadIdx.x / 128), 0);
   if (warpgroup == 0) {
     if constexpr (kSetMaxNReg) asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kProducerRegs));
     if (threadIdx.x == 0) {
