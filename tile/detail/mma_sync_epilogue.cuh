@@ -28,7 +28,7 @@
       }
     }
     __syncthreads();
-    copy_tile_to_global<kBM, kBN, kCStride, kThreads>(p, sC, m0, n0, tid);
+    copy_tile_to_global<kBM, kBN, kCStride, kThreads, 1>(p, sC, m0, n0, tid);
   }
   __syncthreads();  // the next tile (persistent mode) refills the same buffers
 }

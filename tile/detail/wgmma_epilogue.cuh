@@ -17,7 +17,7 @@
           sT[(cc + 1) * kStagingStride + r + 8] = __high2half(h[2 * q + 1]);
         });
         named_barrier(1 + c, 128);
-        copy_tile_to_global<kWN, kWM, kStagingStride, 128>(p, sT, col0, row0, t);
+        copy_tile_to_global<kWN, kWM, kStagingStride, 128, 4>(p, sT, col0, row0, t);
         named_barrier(1 + c, 128);  // the staging tile is reused by the next work unit
       } else {
         for_each_quad(warp, lane, [&](int q, int r, int cc) {
@@ -56,7 +56,7 @@
         *reinterpret_cast<__half2*>(sC + (r + 8) * kStagingStride + cc) = h[2 * q + 1];
       });
       named_barrier(1 + c, 128);
-      copy_tile_to_global<kWM, kWN, kStagingStride, 128>(p, sC, row0, col0, t);
+      copy_tile_to_global<kWM, kWN, kStagingStride, 128, 4>(p, sC, row0, col0, t);
       named_barrier(1 + c, 128);  // the staging tile is reused by the next work unit
     }
   }
