@@ -79,10 +79,11 @@ __device__ __forceinline__ void red_add4(float* p, float a, float b, float c, fl
 // load and one store per vector in program order, and each add waits a full
 // L2 round trip (SASS, split-K and stream-K alike): a 128x256 stream-K
 // tile's owner took 17-31 us to read one peer's partial at 600x6144x4096
-// (H200 traces). Eight loads go out together here.
-constexpr int kReadBatch = 8;
+// (H200 traces). Eight loads go out together here. (kReadBatch is local: at
+// namespace scope NVRTC warned in every kernel without split-K or stream-K.)
 template <int kRegs, int kParticipants, typename Load, typename F>
 __device__ __forceinline__ void for_each_vec_batched(float* slot, int t, Load load, F f) {
+  constexpr int kReadBatch = 8;
 #pragma unroll
   for (int i0 = 0; i0 < kRegs; i0 += 4 * kReadBatch) {
     float4 x[kReadBatch];
