@@ -125,7 +125,8 @@ double ceil_div(double a, double b) { return std::ceil(a / b); }
 struct Shape {  // the MMA's problem and its tiling
   double rows, cols, k;
   int tiles_m, tiles_n, tiles, k_tiles;
-  int grid_tiles;  // tiles with the grid rounded up to whole clusters (the extra ones store nothing)
+  int walk_m, walk_n;  // the grid in whole clusters (tiles with a cluster of 1)
+  int grid_tiles;      // tiles with the grid rounded up to whole clusters (the extra ones store nothing)
   double rows_per_tile, cols_per_tile;  // valid rows (of each operand) per tile, on average
 };
 
@@ -134,11 +135,9 @@ Shape shape_of(const Config& c, const Task& t) {
   s.rows = double(mma_rows(c, t)), s.cols = double(mma_cols(c, t)), s.k = double(t.k);
   s.tiles_m = std::max(1, tiles_m(c, t)), s.tiles_n = std::max(1, tiles_n(c, t));
   s.tiles = s.tiles_m * s.tiles_n;
-  const auto round_up = [](int n, int by) {
-    by = std::max(1, by);
-    return (n + by - 1) / by * by;
-  };
-  s.grid_tiles = round_up(s.tiles_m, c.cluster_m) * round_up(s.tiles_n, c.cluster_n);
+  const int cm = std::max(1, c.cluster_m), cn = std::max(1, c.cluster_n);
+  s.walk_m = (s.tiles_m + cm - 1) / cm, s.walk_n = (s.tiles_n + cn - 1) / cn;
+  s.grid_tiles = s.walk_m * cm * s.walk_n * cn;
   s.k_tiles = std::max(1, k_tiles(c, t));
   s.rows_per_tile = s.rows / s.tiles_m, s.cols_per_tile = s.cols / s.tiles_n;
   return s;
@@ -215,17 +214,15 @@ Spread spread_of(const Config& c, const Shape& s, const Limits& l, int resident)
     // its share of the walkers; with more lines than walkers they walk whole
     // tiles.
     const int cs = cluster_size(c);
-    const int walk_m = (s.tiles_m + std::max(1, c.cluster_m) - 1) / std::max(1, c.cluster_m);
-    const int walk_n = (s.tiles_n + std::max(1, c.cluster_n) - 1) / std::max(1, c.cluster_n);
     const double launched = std::min(double(s.grid_tiles) * s.k_tiles, std::floor(sms * resident / cs) * cs);
     const int walkers = std::max(1, int(std::min<double>(launched / cs, stream_k_walkers(c))));
-    const sched::StreamKLines lines = sched::streamk_lines(walk_m, walk_n, s.k_tiles, walkers);
+    const sched::StreamKLines lines = sched::streamk_lines(s.walk_m, s.walk_n, s.k_tiles, walkers);
     if (lines.ctas_per_line > 0) {
       p.ctas = double(lines.count) * lines.ctas_per_line * cs;
       p.per_cta_k = lines.per;
     } else {
       p.ctas = double(walkers) * cs;
-      p.per_cta_k = ceil_div(double(walk_m) * walk_n, walkers) * s.k_tiles;
+      p.per_cta_k = ceil_div(double(s.walk_m) * s.walk_n, walkers) * s.k_tiles;
     }
   } else if (c.persistent) {
     // With a cluster, whole clusters (a GPC with an odd SM count leaves one idle: not modelled).
