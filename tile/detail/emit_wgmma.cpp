@@ -65,6 +65,7 @@ constexpr bool kHasBias = kEpilogue != TESSERA_EPILOGUE_NONE;
 constexpr int kBiasLen = kSwapAB ? kWM : kWN;
 constexpr int kBiasBytes = kHasBias ? kBiasLen * 2 : 0;  // per consumer
 constexpr bool kSetMaxNReg = kConsumers > 1;             // rebalance registers producer -> consumers
+constexpr bool kRunningDescriptors = kConsumers > 1;     // descriptors advanced stage to stage (wgmma_consumer.cuh)
 constexpr int kProducerRegs = {};
 constexpr int kConsumerRegs = {};
 // Thread-block cluster (cluster_x = N direction, cluster_y = M direction). CTAs
