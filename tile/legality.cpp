@@ -218,10 +218,12 @@ int dynamic_smem_bytes(const Config& c, const Task& t) {
     const int stage = (c.bm + c.bn) * c.bk * kHalfBytes;
     const int barriers = 2 * c.stages * kBarrierBytes;
     const int wm = consumer_rows(c), wn = consumer_cols(c);
-    // Staged: per consumer, its tile with padded rows (swap-AB: transposed, wn rows of wm + pad).
+    // Staged: per consumer (ping-pong: one), its tile with padded rows (swap-AB: transposed, wn rows of wm + pad).
     const int staged_tile = c.swap_ab ? wn * (wm + kPadHalves) : wm * (wn + kPadHalves);
-    const int staging = c.epilogue_store == EpilogueStore::staged ? consumers(c) * staged_tile * kHalfBytes
-                        : c.epilogue_store == EpilogueStore::tma ? consumers(c) * wm * wn * kHalfBytes
+    // Ping-pong's consumers take one staging tile in turn (wgmma_consumer.cuh, StagingTurn).
+    const int tiles = c.pingpong ? 1 : consumers(c);
+    const int staging = c.epilogue_store == EpilogueStore::staged ? tiles * staged_tile * kHalfBytes
+                        : c.epilogue_store == EpilogueStore::tma ? tiles * wm * wn * kHalfBytes
                                                                  : 0;
     // Bias epilogues: each consumer's copy of its tile's bias (C's columns).
     const int bias = c.epilogue == Epilogue::none ? 0 : consumers(c) * (c.swap_ab ? wm : wn) * kHalfBytes;

@@ -274,13 +274,21 @@ TEST(TileLegality, PingPongIsPersistentWithTwoConsumersOfWholeTiles) {
   EXPECT_EQ(consumer_cols(c), 128);
   c.bn = 256;
   expect_illegal(c, t, Limits{}, "accumulators");
-  // 64 x 256 fits the accumulators; the TMA store stages two whole tiles.
+  // 64 x 256 fits the accumulators. The consumers take one staging tile in
+  // turn, where cooperative consumers of the same 64 x 256 each have their own.
   c.bm = 64;
   EXPECT_TRUE(legality(c, t).ok) << legality(c, t).reason;
   Config coop = c;
   coop.pingpong = false, coop.bm = 128;  // the same 64 x 256 per consumer, cooperatively
-  EXPECT_EQ(dynamic_smem_bytes(c, t) - c.stages * (64 + 256) * 64 * 2,
+  const int tile_bytes = 64 * 256 * 2;
+  EXPECT_EQ(dynamic_smem_bytes(c, t) - c.stages * (64 + 256) * 64 * 2 + tile_bytes,
             dynamic_smem_bytes(coop, t) - coop.stages * (128 + 256) * 64 * 2);
+  Config staged = c;
+  staged.epilogue_store = EpilogueStore::staged;  // padded rows, one tile too
+  Config staged_coop = coop;
+  staged_coop.epilogue_store = EpilogueStore::staged;
+  EXPECT_EQ(dynamic_smem_bytes(staged, t) - staged.stages * (64 + 256) * 64 * 2 + 64 * (256 + 8) * 2,
+            dynamic_smem_bytes(staged_coop, t) - staged_coop.stages * (128 + 256) * 64 * 2);
   c.bm = 128, c.bn = 128;
   c.persistent = false;
   expect_illegal(c, t, Limits{}, "needs persistent");

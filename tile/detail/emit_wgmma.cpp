@@ -59,6 +59,9 @@ constexpr bool kTmaStore = {};                           // epilogue: swizzled s
 constexpr int kCChunkCols = kBChunkCols;                 // TMA store box: kWM rows x one swizzle row
 // Per-consumer staging tile (bytes): padded rows (staged) or swizzled column chunks (TMA store).
 constexpr int kStagingBytes = kStagedEpilogue ? kStagingRows * kStagingStride * 2 : kTmaStore ? kWM * kWN * 2 : 0;
+// Ping-pong's consumers take one staging tile in turn (StagingTurn).
+constexpr bool kSharedStaging = kPingPong && kStagingBytes > 0;
+constexpr int kStagingTiles = kSharedStaging ? 1 : kConsumers;
 // Bias epilogues: each consumer copies its tile's bias (C's columns: MMA
 // columns, or MMA rows with swap-AB) into shared memory as its main loop starts.
 constexpr bool kHasBias = kEpilogue != TESSERA_EPILOGUE_NONE;

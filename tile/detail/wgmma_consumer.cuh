@@ -52,6 +52,32 @@ __device__ __forceinline__ void epilogue_tile(const float (&acc)[kAccRegs], cons
   });
 }
 
+// Ping-pong with a staged or TMA-store epilogue: the two consumers share one
+// staging tile, which leaves the second one's shared memory to the stages
+// (128x176 tiles get a fourth stage). Their epilogues already alternate with
+// their main loops, so the tile passes from one to the other: consumer c
+// waits for it (ids kStagingBarrier + c) before its unit's epilogue, and
+// passes it on when the unit ends, after its TMA store has read it. Every
+// unit takes and passes the turn, epilogue or not, so that no arrival is
+// counted twice on one barrier.
+struct StagingTurn {
+  int c, t;
+  bool pass;
+  __device__ __forceinline__ StagingTurn(int consumer, int thread, bool wait, bool pass_on)
+      : c(consumer), t(thread), pass(pass_on) {
+    if constexpr (kSharedStaging)
+      if (wait) named_barrier(kStagingBarrier + c, 256);
+  }
+  __device__ __forceinline__ ~StagingTurn() {
+    if constexpr (kSharedStaging) {
+      if (!pass) return;
+      if constexpr (kTmaStore)
+        if (t == 0) bulk_wait_read();
+      named_barrier_arrive(kStagingBarrier + (1 - c), 256);
+    }
+  }
+};
+
 // `prod` is the load walk when kInlineProducer (thread 0 only), else unused.
 __device__ __forceinline__ void consumer(const TesseraGemmParams& p, unsigned char* smem, unsigned long long* full,
                                          unsigned long long* empty, __half* staging, __half* bias_smem, int c, int t,
@@ -142,12 +168,14 @@ __device__ __forceinline__ void consumer(const TesseraGemmParams& p, unsigned ch
         dA = desc_advance(dA, kATileBytes), dB = desc_advance(dB, kBTileBytes);
       }
     }
+    bool has_next = false;  // ping-pong: the other consumer takes the walk's next unit
     if constexpr (kPingPong) {
       // Every wgmma of this tile is issued: the next tile's consumer may start
       // (only if there is one, so that every arrival has its waiter).
       Walk next = s;
       walk_advance(p, next);
-      if (next.valid) named_barrier_arrive(kOrderBarrier + (1 - c), 256);
+      has_next = next.valid;
+      if (has_next) named_barrier_arrive(kOrderBarrier + (1 - c), 256);
     }
     if constexpr (kInflight) {
       wgmma_wait<0>();
@@ -158,6 +186,9 @@ __device__ __forceinline__ void consumer(const TesseraGemmParams& p, unsigned ch
       }
     }
 
+    // Ping-pong: this unit's turn at the one staging tile, taken on every
+    // unit (the hand-offs alternate strictly) and passed on however it ends.
+    const StagingTurn turn(c, t, unit > 0, has_next);
     if (!tile_in_c(p, u)) continue;
 
     // Split-K and stream-K: fp32 slots of kBM x kBN (a kWM x kWN share per

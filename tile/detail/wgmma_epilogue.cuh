@@ -9,7 +9,7 @@
     if constexpr (kSwapAB) {
       // C^T: MMA row r is column row0 + r of C, MMA column cc is row col0 + cc.
       if constexpr (kStagedEpilogue) {
-        __half* sT = staging + c * (kStagingBytes / 2);  // kWN rows of C x kWM columns, padded
+        __half* sT = staging + (kSharedStaging ? 0 : c) * (kStagingBytes / 2);  // kWN rows of C x kWM columns, padded
         for_each_quad(warp, lane, [&](int q, int r, int cc) {
           sT[cc * kStagingStride + r] = __low2half(h[2 * q]);
           sT[(cc + 1) * kStagingStride + r] = __high2half(h[2 * q]);
@@ -28,7 +28,7 @@
         });
       }
     } else if constexpr (kTmaStore) {
-      __half* sC = staging + c * (kStagingBytes / 2);
+      __half* sC = staging + (kSharedStaging ? 0 : c) * (kStagingBytes / 2);
       if (t == 0) bulk_wait_read();  // the previous unit's store is done reading the staging tile
       named_barrier(1 + c, 128);
       for_each_quad(warp, lane, [&](int q, int r, int cc) {
@@ -50,7 +50,7 @@
         store_half2(p, row0 + r + 8, col0 + cc, h[2 * q + 1]);
       });
     } else {
-      __half* sC = staging + c * (kWM * kStagingStride);
+      __half* sC = staging + (kSharedStaging ? 0 : c) * (kWM * kStagingStride);
       for_each_quad(warp, lane, [&](int q, int r, int cc) {
         *reinterpret_cast<__half2*>(sC + r * kStagingStride + cc) = h[2 * q];
         *reinterpret_cast<__half2*>(sC + (r + 8) * kStagingStride + cc) = h[2 * q + 1];

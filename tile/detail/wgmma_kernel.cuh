@@ -7,8 +7,8 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) tessera_hgemm(const __
   unsigned char* smem = smem_raw + (misalign ? 1024u - misalign : 0u);
   // [stages: A tiles | B tiles][epilogue staging (1024-aligned)][bias][full barriers][empty barriers]
   __half* staging = reinterpret_cast<__half*>(smem + kStages * kStageBytes);
-  __half* bias_smem = reinterpret_cast<__half*>(smem + kStages * kStageBytes + kConsumers * kStagingBytes);
-  unsigned long long* full = reinterpret_cast<unsigned long long*>(smem + kStages * kStageBytes + kConsumers * kStagingBytes +
+  __half* bias_smem = reinterpret_cast<__half*>(smem + kStages * kStageBytes + kStagingTiles * kStagingBytes);
+  unsigned long long* full = reinterpret_cast<unsigned long long*>(smem + kStages * kStageBytes + kStagingTiles * kStagingBytes +
                                                                    kConsumers * kBiasBytes);
   unsigned long long* empty = full + kStages;
 

@@ -164,6 +164,9 @@ __device__ __forceinline__ void named_barrier_arrive(int id, int threads) {
 // Ping-pong: ids kOrderBarrier + c say that consumer c may start its tile's
 // main loop (ids 1 and 2 are the consumers' own 128-thread barriers).
 constexpr int kOrderBarrier = 3;
+// Ping-pong's shared staging tile: ids kStagingBarrier + c say that consumer c
+// may write it (StagingTurn, wgmma_consumer.cuh).
+constexpr int kStagingBarrier = 5;
 // A named barrier that also ORs a flag across its threads.
 __device__ __forceinline__ int named_barrier_or(int id, int threads, int flag) {
   int any;
