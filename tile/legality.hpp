@@ -15,11 +15,13 @@ inline constexpr int kMaxThreadsPerBlock = 1024;
 inline constexpr int kH100SmCount = 132;
 inline constexpr int kH100SmemPerSmBytes = 228 * 1024;  // shared memory per SM (all resident CTAs together)
 inline constexpr int kMaxAccumulatorFloats = 128;  // fp32 accumulators per thread (beyond: spills)
-// Two wgmma consumers take 232 registers each (setmaxnreg): ptxas fits 168
+// Two wgmma consumers take 232 registers each (setmaxnreg): ptxas fits 176
 // accumulators with a plain epilogue without spilling (swap-AB or not, every
-// store, tiled, persistent or ping-pong); a fused epilogue spills past 128 on
-// swap-AB's direct stores, and so does a serial split-K's fix-up.
-inline constexpr int kMaxAccumulatorFloatsTwoConsumers = 168;
+// store, tiled, persistent or ping-pong: ping-pong 128x176 is the tile of
+// cuBLASLt's fastest kernel at 8192x12288x512; 184 spill); a fused epilogue
+// spills past 128 on swap-AB's direct stores, and so does a serial split-K's
+// fix-up.
+inline constexpr int kMaxAccumulatorFloatsTwoConsumers = 176;
 inline constexpr int kMaxMmaSyncRegisters = 192;   // accumulators + fragments per thread (mma_sync)
 inline constexpr int kMaxSplitK = 64;             // enough to spread a 64x64 output over every SM when K is long
 inline constexpr int kMaxRaster = 64;              // tile rows per rasterisation group

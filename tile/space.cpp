@@ -22,9 +22,11 @@ SubSpace mma_sync_space() {
 }
 
 // wgmma N values: the narrow ones cuBLAS runs small outputs on, the powers of
-// two, the non-powers of two between them (96, 160, 224: more tiles that fit
-// an N, or with swap-AB an M), and the task's own fits (below).
-const std::vector<int> kWgmmaBn = {8, 16, 24, 32, 48, 64, 96, 128, 160, 192, 224, 256};
+// two, the non-powers of two between them (96, 160, 176, 224: more tiles that
+// fit an N, or with swap-AB an M), and the task's own fits (below). 176 is
+// the widest ping-pong tile (128x176, 176 accumulators per thread): the tile
+// of cuBLASLt's fastest kernel at 8192x12288x512 on the H200.
+const std::vector<int> kWgmmaBn = {8, 16, 24, 32, 48, 64, 96, 128, 160, 176, 192, 224, 256};
 constexpr int kMaxFitPieces = 4;  // M fits into 1..4 more tiles than the fewest
 
 SubSpace wgmma_space(const Task& task) {
