@@ -35,8 +35,8 @@ constexpr int kPerFamilyFirst = 1;        // configs per structural family befor
 // comes first when it is predicted within this factor of the best of all.
 // Not stream-K: it measured slower than predicted on every shape tried
 // (cost_model.cpp, kStreamKSlowdown), so it competes on its prediction alone;
-// nor ping-pong, which has not beaten the cooperative 128 x 256 on any shape
-// measured yet (plain or with a fused GELU, docs/tile.md).
+// nor ping-pong, which beat the cooperative 128 x 256 only on large shapes of
+// small K (2-4% at K = 512-1024) and lost 4% at 4096^3 (docs/tile.md).
 constexpr double kScheduleHedge = 1.5;
 
 // The raster of a shortlisted config: grouped as soon as there are two tile rows.
@@ -69,7 +69,7 @@ std::vector<int> wave_fitted_cols(long long cols, long long tile_rows, int sms) 
 // columns that make whole waves (either way round), one or two consumer
 // warpgroups. Legality drops what does not fit.
 std::vector<TileShape> wgmma_tiles(const Task& t, const Limits& l) {
-  std::set<int> base = {8, 16, 24, 32, 48, 64, 96, 128, 160, 192, 224, 256};
+  std::set<int> base = {8, 16, 24, 32, 48, 64, 96, 128, 160, 176, 192, 224, 256};
   for (int f : fitted_tile_cols(t.m, kFitPieces)) base.insert(f);
   std::vector<TileShape> out;
   for (int bm : {64, 128, 192, 256}) {
@@ -84,8 +84,12 @@ std::vector<TileShape> wgmma_tiles(const Task& t, const Limits& l) {
   // Ping-pong tiles: two m64 rows per consumer. With one (64 x 256, within
   // the accumulator budget too) the consumer issuing alone has one dependent
   // chain of wgmmas, and measured 0.65-0.85x of the cooperative 128 x 256 on
-  // the H200 (4096^3, 2048x4096x4096); 128 x 128 measured 0.965x.
-  for (auto [bm, bn] : {std::pair{128, 128}, std::pair{128, 96}}) out.push_back({bm, bn, 2, 1, true});
+  // the H200 (4096^3, 2048x4096x4096); 128 x 128 measured 0.965x. 128 x 176
+  // (176 accumulators) is the tile of cuBLASLt's fastest kernel at
+  // 8192x12288x512, and ours measured 0.96x at 8192x8192x1024, ahead of
+  // 128 x 128 (0.94x) and the cooperative 128 x 256 (0.92x).
+  for (auto [bm, bn] : {std::pair{128, 128}, std::pair{128, 96}, std::pair{128, 176}})
+    out.push_back({bm, bn, 2, 1, true});
   return out;
 }
 
