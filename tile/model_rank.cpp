@@ -69,7 +69,7 @@ std::vector<int> wave_fitted_cols(long long cols, long long tile_rows, int sms) 
 // columns that make whole waves (either way round), one or two consumer
 // warpgroups. Legality drops what does not fit.
 std::vector<TileShape> wgmma_tiles(const Task& t, const Limits& l) {
-  std::set<int> base = {8, 16, 24, 32, 48, 64, 96, 128, 160, 176, 192, 224, 256};
+  std::set<int> base(wgmma_widths().begin(), wgmma_widths().end());
   for (int f : fitted_tile_cols(t.m, kFitPieces)) base.insert(f);
   std::vector<TileShape> out;
   for (int bm : {64, 128, 192, 256}) {

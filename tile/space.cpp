@@ -21,16 +21,10 @@ SubSpace mma_sync_space() {
            axis("stream_k", {0, 1})}};
 }
 
-// wgmma N values: the narrow ones cuBLAS runs small outputs on, the powers of
-// two, the non-powers of two between them (96, 160, 176, 224: more tiles that
-// fit an N, or with swap-AB an M), and the task's own fits (below). 176 is
-// the widest ping-pong tile (128x176, 176 accumulators per thread): the tile
-// of cuBLASLt's fastest kernel at 8192x12288x512 on the H200.
-const std::vector<int> kWgmmaBn = {8, 16, 24, 32, 48, 64, 96, 128, 160, 176, 192, 224, 256};
 constexpr int kMaxFitPieces = 4;  // M fits into 1..4 more tiles than the fewest
 
 SubSpace wgmma_space(const Task& task) {
-  std::vector<int> bn = kWgmmaBn;
+  std::vector<int> bn = wgmma_widths();
   for (int f : fitted_tile_cols(task.m, kMaxFitPieces))
     if (std::find(bn.begin(), bn.end(), f) == bn.end()) bn.push_back(f);
   std::sort(bn.begin(), bn.end());
@@ -85,6 +79,15 @@ unsigned long long Space::raw_size() const {
   unsigned long long n = 0;
   for (const auto& p : parts) n += part_size(p);
   return n;
+}
+
+// The non-powers of two (96, 160, 176, 224) make more tiles that fit an N,
+// or with swap-AB an M; each task's space adds its own fits (wgmma_space).
+// 176 is the widest ping-pong tile (128x176, 176 accumulators per thread):
+// the tile of cuBLASLt's fastest kernel at 8192x12288x512 on the H200.
+const std::vector<int>& wgmma_widths() {
+  static const std::vector<int> widths = {8, 16, 24, 32, 48, 64, 96, 128, 160, 176, 192, 224, 256};
+  return widths;
 }
 
 std::vector<int> fitted_tile_cols(std::int64_t rows, int pieces) {

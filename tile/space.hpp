@@ -32,6 +32,12 @@ struct Space {
   unsigned long long raw_size() const;
 };
 
+// The wgmma N values every task's space has (before its own fits): the
+// narrow ones cuBLAS runs small outputs on, the powers of two and the
+// non-powers of two between them. The cost model's shortlist starts from
+// the same list.
+const std::vector<int>& wgmma_widths();
+
 // Tile widths (multiples of 8, at most 256) that cut `rows` into the fewest
 // tiles and into up to pieces-1 more, each as narrow as that allows: the
 // wgmma N that fits an M (with swap-AB) instead of the next power of two.
