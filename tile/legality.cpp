@@ -16,6 +16,7 @@ constexpr int kPadHalves = 8;          // padding per smem row (mma_sync, pad la
 constexpr int kSmemAlignSlack = 1024;  // wgmma: the stage buffers are aligned to 1024 B by hand
 constexpr int kBarrierBytes = 8;
 constexpr int kWarpgroupRows = 64;     // wgmma m64
+constexpr int kWarpgroupWarps = 4;
 constexpr int kMaxWgmmaN = 256;
 constexpr int kMaxTmaBox = 256;
 constexpr int kMaxWgmmaCluster = 4;
@@ -161,7 +162,12 @@ Legality check_wgmma(const Config& c, const Task& t, const Limits& lim) {
   }
   if (c.epilogue_store == EpilogueStore::tma) {
     if (t.n % 8) return no(fmt::format("TMA store needs N % 8 == 0 (16-byte row stride of C), N={}", t.n));
-    if (wn % c.bk) return no(fmt::format("TMA store: warpgroup cols {} must be a multiple of the {}-column box", wn, c.bk));
+    // Strips: a last box that would pass the tile starts bk columns before its
+    // edge, on a 16-column boundary (stmatrix writes 16 columns at a time).
+    if (tma_strips(c) && (wn % 16 || wn < c.bk))
+      return no(fmt::format("TMA store in strips: warpgroup cols {} must be a multiple of 16 and at least {}", wn, c.bk));
+    if (!tma_strips(c) && wn % c.bk)
+      return no(fmt::format("TMA store: warpgroup cols {} must be a multiple of the {}-column box", wn, c.bk));
   }
   // TMA: global row strides must be multiples of 16 bytes.
   if (t.k % 8) return no(fmt::format("TMA needs K % 8 == 0 (16-byte row stride of A), K={}: use mma_sync", t.k));
@@ -183,6 +189,10 @@ std::int64_t mma_rows(const Config& c, const Task& t) { return c.swap_ab ? t.n :
 std::int64_t mma_cols(const Config& c, const Task& t) { return c.swap_ab ? t.m : t.n; }
 int consumer_rows(const Config& c) { return c.pingpong ? c.bm : c.bm / std::max(1, c.warps_m); }
 int consumer_cols(const Config& c) { return c.pingpong ? c.bn : c.bn / std::max(1, c.warps_n); }
+bool tma_strips(const Config& c) {
+  return c.backend == Backend::wgmma_tma && c.epilogue_store == EpilogueStore::tma &&
+         (c.pingpong || (c.bk > 0 && consumer_cols(c) % c.bk != 0));
+}
 int tiles_m(const Config& c, const Task& t) { return c.bm > 0 ? int((mma_rows(c, t) + c.bm - 1) / c.bm) : 0; }
 int tiles_n(const Config& c, const Task& t) { return c.bn > 0 ? int((mma_cols(c, t) + c.bn - 1) / c.bn) : 0; }
 
@@ -222,7 +232,10 @@ int dynamic_smem_bytes(const Config& c, const Task& t) {
     const int staged_tile = c.swap_ab ? wn * (wm + kPadHalves) : wm * (wn + kPadHalves);
     // Ping-pong's consumers take one staging tile in turn (wgmma_consumer.cuh, StagingTurn).
     const int tiles = c.pingpong ? 1 : consumers(c);
+    // TMA store in strips: a ring of strips per consumer warp, and no sharing.
+    const int strip_rings = consumers(c) * kWarpgroupWarps * kTmaStripSlots * kTmaStripRows * c.bk * kHalfBytes;
     const int staging = c.epilogue_store == EpilogueStore::staged ? tiles * staged_tile * kHalfBytes
+                        : tma_strips(c)                           ? strip_rings
                         : c.epilogue_store == EpilogueStore::tma ? tiles * wm * wn * kHalfBytes
                                                                  : 0;
     // Bias epilogues: each consumer's copy of its tile's bias (C's columns).

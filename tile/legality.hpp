@@ -80,6 +80,14 @@ unsigned long long workspace_bytes(const Config& c, const Task& task);
 // consumer takes whole tiles in turn).
 int consumer_rows(const Config& c);
 int consumer_cols(const Config& c);
+// wgmma TMA store in strips: each consumer warp stores its own 16 rows of each
+// m64 tile, bk columns at a time, through a small ring of its own
+// (wgmma_epilogue.cuh), instead of the consumer's whole tile at once. Ping-pong
+// (whose epilogue must hide behind the other consumer's main loop, and whose
+// stages want the shared memory) and widths that are not whole bk-column boxes.
+bool tma_strips(const Config& c);
+inline constexpr int kTmaStripRows = 16;  // a warp's rows of an m64 wgmma tile
+inline constexpr int kTmaStripSlots = 2;  // strips in flight per warp
 // The MMA's problem: rows x cols = M x N, or N x M with swap_ab (C^T).
 std::int64_t mma_rows(const Config& c, const Task& task);
 std::int64_t mma_cols(const Config& c, const Task& task);

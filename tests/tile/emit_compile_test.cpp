@@ -322,6 +322,9 @@ TEST(TileEmit, ContractMatchesTheConfig) {
   c.epilogue_store = EpilogueStore::tma;
   c.stages = c.prefetch = 3;
   EXPECT_NE(emit(c, t).find("/*tma_c_box_rows=*/64, /*tma_c_box_cols=*/64"), std::string::npos);  // 64-row consumer tiles
+  Config pp = c;  // ping-pong stores each warp's 16-row strips
+  pp.bn = 128, pp.persistent = pp.pingpong = true, pp.split_k = 1;
+  EXPECT_NE(emit(pp, t).find("/*tma_c_box_rows=*/16, /*tma_c_box_cols=*/64"), std::string::npos);
   EXPECT_NE(src.find(fmt::format("/*workspace_bytes=*/{}ull", workspace_bytes(c, t))), std::string::npos);
   EXPECT_EQ(workspace_bytes(c, t), 8ull * 4 * 128 * 256 * 4 + 8 * 4 * 2 * 4);  // 8x4 tiles, 2 consumers
 }

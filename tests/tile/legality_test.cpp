@@ -276,15 +276,19 @@ TEST(TileLegality, PingPongIsPersistentWithTwoConsumersOfWholeTiles) {
   EXPECT_EQ(consumer_cols(c), 128);
   c.bn = 256;
   expect_illegal(c, t, Limits{}, "accumulators");
-  // 64 x 256 fits the accumulators. The consumers take one staging tile in
-  // turn, where cooperative consumers of the same 64 x 256 each have their own.
+  // 64 x 256 fits the accumulators. Its TMA store goes in strips, a ring of
+  // two 16 x 64 strips per consumer warp (32 KB in all), where cooperative
+  // consumers of the same 64 x 256 stage a whole tile each (64 KB).
   c.bm = 64;
   EXPECT_TRUE(legality(c, t).ok) << legality(c, t).reason;
   Config coop = c;
   coop.pingpong = false, coop.bm = 128;  // the same 64 x 256 per consumer, cooperatively
-  const int tile_bytes = 64 * 256 * 2;
-  EXPECT_EQ(dynamic_smem_bytes(c, t) - c.stages * (64 + 256) * 64 * 2 + tile_bytes,
-            dynamic_smem_bytes(coop, t) - coop.stages * (128 + 256) * 64 * 2);
+  EXPECT_TRUE(tma_strips(c));
+  EXPECT_FALSE(tma_strips(coop));
+  EXPECT_EQ(dynamic_smem_bytes(c, t) - c.stages * (64 + 256) * 64 * 2 - 2 * 4 * 2 * 16 * 64 * 2,
+            dynamic_smem_bytes(coop, t) - coop.stages * (128 + 256) * 64 * 2 - 2 * 64 * 256 * 2);
+  // Staged, the consumers take one staging tile in turn, where cooperative
+  // consumers each have their own.
   Config staged = c;
   staged.epilogue_store = EpilogueStore::staged;  // padded rows, one tile too
   Config staged_coop = coop;
@@ -303,6 +307,28 @@ TEST(TileLegality, PingPongIsPersistentWithTwoConsumersOfWholeTiles) {
   Config m = Config{};
   m.persistent = m.pingpong = true;
   expect_illegal(m, t, Limits{}, "wgmma_tma feature");
+}
+
+// The TMA store in strips needs only whole 16-column groups, not whole
+// 64-column boxes: 176-wide tiles take it (ping-pong with five stages in the
+// shared memory of the four it had with a staged tile), 136-wide ones do not.
+TEST(TileLegality, TmaStoreInStripsTakesWidthsOfWhole16Columns) {
+  const Task t = task_from_shape("8192x12288x512");
+  Config c = hopper_big();
+  c.bn = 176, c.stages = c.prefetch = 5, c.persistent = c.pingpong = true, c.epilogue_store = EpilogueStore::tma;
+  EXPECT_TRUE(legality(c, t).ok) << legality(c, t).reason;
+  EXPECT_TRUE(tma_strips(c));
+  Config staged = c;
+  staged.epilogue_store = EpilogueStore::staged;
+  expect_illegal(staged, t, Limits{}, "shared memory");
+  staged.stages = staged.prefetch = 4;
+  EXPECT_TRUE(legality(staged, t).ok) << legality(staged, t).reason;
+  Config coop = c;  // 64 x 176 per consumer: strips too, as 176 is no whole number of boxes
+  coop.pingpong = false;
+  EXPECT_TRUE(legality(coop, t).ok) << legality(coop, t).reason;
+  EXPECT_TRUE(tma_strips(coop));
+  c.bn = 136;
+  expect_illegal(c, t, Limits{}, "multiple of 16");
 }
 
 TEST(TileLegality, InlineProducerNeedsOneConsumerAndNoCluster) {

@@ -57,10 +57,23 @@ constexpr int kStagingRows = kSwapAB ? kWN : kWM;
 constexpr int kStagingStride = (kSwapAB ? kWM : kWN) + 8;  // row stride (halves)
 constexpr bool kTmaStore = {};                           // epilogue: swizzled smem tile -> TMA bulk store
 constexpr int kCChunkCols = kBChunkCols;                 // TMA store box: kWM rows x one swizzle row
-// Per-consumer staging tile (bytes): padded rows (staged) or swizzled column chunks (TMA store).
-constexpr int kStagingBytes = kStagedEpilogue ? kStagingRows * kStagingStride * 2 : kTmaStore ? kWM * kWN * 2 : 0;
-// Ping-pong's consumers take one staging tile in turn (StagingTurn).
-constexpr bool kSharedStaging = kPingPong && kStagingBytes > 0;
+// TMA store in strips (wgmma_epilogue.cuh): each warp stores its 16 rows of
+// each m64 tile in boxes of kTmaStripRows x kCChunkCols, through a ring of
+// kTmaStripSlots strips of its own.
+constexpr bool kTmaStrips = {};
+constexpr int kTmaStripRows = {};  // a warp's rows of an m64 tile
+constexpr int kTmaStripSlots = {};
+constexpr int kTmaStripHalves = kTmaStripRows * kCChunkCols;
+constexpr int kTmaStripsPerRow = (kWN + kCChunkCols - 1) / kCChunkCols;
+// Per-consumer staging (bytes): the tile in padded rows (staged), in swizzled
+// column chunks (TMA store), or the warps' strip rings.
+constexpr int kStagingBytes = kStagedEpilogue ? kStagingRows * kStagingStride * 2
+                              : kTmaStrips    ? 4 * kTmaStripSlots * kTmaStripHalves * 2
+                              : kTmaStore     ? kWM * kWN * 2
+                                              : 0;
+// Ping-pong's consumers take one staging tile in turn (StagingTurn); strips
+// are each warp's own.
+constexpr bool kSharedStaging = kPingPong && kStagingBytes > 0 && !kTmaStrips;
 constexpr int kStagingTiles = kSharedStaging ? 1 : kConsumers;
 // Bias epilogues: each consumer copies its tile's bias (C's columns: MMA
 // columns, or MMA rows with swap-AB) into shared memory as its main loop starts.
@@ -85,7 +98,8 @@ constexpr int kBSliceBoxes = kBBoxes / kClusterM;        // NN: column chunks of
 constexpr bool kInlineProducer = {};
 
 )",
-                     c.warps_m, c.warps_n, c.reg_double_buffer, c.pingpong, c.epilogue_store == EpilogueStore::tma, kProducerRegs,
+                     c.warps_m, c.warps_n, c.reg_double_buffer, c.pingpong, c.epilogue_store == EpilogueStore::tma,
+                     tma_strips(c), kTmaStripRows, kTmaStripSlots, kProducerRegs,
                      kConsumerRegs, c.cluster_m,
                      c.cluster_n, c.inline_producer);
   (void)t;
@@ -153,7 +167,7 @@ std::string emit_wgmma(const Config& c, const Task& t) {
          wgmma_wrapper(c, t) + kernel_source("wgmma_ptx.cuh") + kernel_source("wgmma_walk.cuh") +
          kernel_source("wgmma_producer.cuh") + consumer(c) + epilogue() + kernel_source("wgmma_kernel.cuh") +
          contract(c, t, persistent_ctas_per_sm(c, t), a_rows, c.bk, b_rows, b_cols, c.bk * 2,
-                  c.epilogue_store == EpilogueStore::tma ? consumer_rows(c) : 0,
+                  c.epilogue_store == EpilogueStore::tma ? (tma_strips(c) ? kTmaStripRows : consumer_rows(c)) : 0,
                   c.epilogue_store == EpilogueStore::tma ? c.bk : 0);
 }
 

@@ -89,7 +89,8 @@ __device__ __forceinline__ void consumer(const TesseraGemmParams& p, unsigned ch
   const unsigned char* sB0 = smem + kStages * kATileBytes;
   const unsigned long long dA0 = desc_k_major(smem, cm * kWM);
   const unsigned long long dB0 = kLayoutNN ? desc_n_major(sB0, cn * kWN) : desc_k_major(sB0, cn * kWN);
-  int unit = 0;  // ping-pong: this unit's index in the walk
+  int unit = 0;    // ping-pong: this unit's index in the walk
+  int strips = 0;  // TMA store in strips: this warp's strips so far (its ring's position)
   for (Walk s = walk_start(p); s.valid; walk_advance(p, s), ++unit) {
     const Work u = s.u;
     if constexpr (kPingPong) {

@@ -27,6 +27,39 @@
           store_half(p, col0 + cc + 1, row0 + r + 8, __high2half(h[2 * q + 1]));
         });
       }
+    } else if constexpr (kTmaStrips) {
+      // Each warp stores its own 16 rows of each m64 tile, one swizzle row of
+      // columns at a time, through its ring of strips: no barrier across the
+      // warpgroup, and the ring is a few KB where the tile took kWM x kWN.
+      // A box that would pass the tile's edge starts kCChunkCols before it
+      // instead, and writes a few columns twice, with the same values.
+      __half* const ring = staging + (c * 4 + warp) * (kTmaStripSlots * kTmaStripHalves);
+      const int m = lane / 8, rr = lane % 8 + 8 * (m & 1);  // the stmatrix row this lane addresses
+#pragma unroll
+      for (int mt = 0; mt < kMT; ++mt) {
+#pragma unroll
+        for (int j = 0; j < kTmaStripsPerRow; ++j) {
+          const int s0 = j * kCChunkCols + kCChunkCols <= kWN ? j * kCChunkCols : kWN - kCChunkCols;
+          __half* const strip = ring + (strips % kTmaStripSlots) * kTmaStripHalves;
+          if (strips >= kTmaStripSlots) {  // the strip that last used this slot has been read
+            if (lane == 0) bulk_wait_read_all_but<kTmaStripSlots - 1>();
+            __syncwarp();
+          }
+#pragma unroll
+          for (int u = 0; u < kCChunkCols / 16; ++u) {
+            const int q = mt * (kWN / 8) + s0 / 8 + 2 * u;  // the quads of columns s0 + 16u .. + 15
+            stmatrix_x4(strip + tma_strip_offset(rr, 16 * u + 8 * (m >> 1)), h[2 * q], h[2 * q + 1], h[2 * q + 2],
+                        h[2 * q + 3]);
+          }
+          fence_proxy_async();
+          __syncwarp();
+          if (lane == 0) {
+            tma_store_2d(&p.tma_c, strip, col0 + s0, row0 + mt * 64 + warp * kTmaStripRows);
+            bulk_commit();
+          }
+          ++strips;
+        }
+      }
     } else if constexpr (kTmaStore) {
       __half* sC = staging + (kSharedStaging ? 0 : c) * (kStagingBytes / 2);
       if (t == 0) bulk_wait_read();  // the previous unit's store is done reading the staging tile
@@ -61,7 +94,7 @@
     }
   }
   if constexpr (kTmaStore) {
-    if (t == 0) bulk_wait_all();  // C is written before the CTA retires
+    if (kTmaStrips ? lane == 0 : t == 0) bulk_wait_all();  // C is written before the CTA retires
   }
 }
 

@@ -84,10 +84,32 @@ __device__ __forceinline__ void tma_store_2d(const TesseraTensorMap* map, const 
 __device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
 // The previous bulk stores have finished reading shared memory.
 __device__ __forceinline__ void bulk_wait_read() { asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory"); }
+// All but the last kPending bulk store groups have finished reading shared memory.
+template <int kPending>
+__device__ __forceinline__ void bulk_wait_read_all_but() {
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(kPending) : "memory");
+}
 // The previous bulk stores are complete (written to global memory).
 __device__ __forceinline__ void bulk_wait_all() { asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory"); }
 // Generic-proxy writes to shared memory become visible to the TMA (async proxy).
 __device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+
+// Four 8x8 fp16 matrices to shared memory: matrix i takes register i of every
+// lane (the mma accumulator layout: row lane / 4, columns 2 (lane % 4) and one
+// more), and lanes 8i..8i+7 give the addresses of its eight rows (16 bytes each).
+__device__ __forceinline__ void stmatrix_x4(const void* row, __half2 m0, __half2 m1, __half2 m2, __half2 m3) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(smem_u32(row)),
+               "r"(*reinterpret_cast<unsigned*>(&m0)), "r"(*reinterpret_cast<unsigned*>(&m1)),
+               "r"(*reinterpret_cast<unsigned*>(&m2)), "r"(*reinterpret_cast<unsigned*>(&m3))
+               : "memory");
+}
+
+// Halves offset of (r, c) in one TMA-store strip: kTmaStripRows rows of one
+// swizzle row (kCChunkCols columns), with the TMA's XOR swizzle of 16-byte units.
+__device__ __forceinline__ int tma_strip_offset(int r, int c) {
+  const int unit = (c * 2 / 16) ^ (((r * kSwizzleBytes) >> 7) & (kSwizzleBytes / 16 - 1));
+  return (r * kSwizzleBytes + unit * 16) / 2;
+}
 
 // Halves offset of (r, c) in a TMA-store staging tile: kWN / kCChunkCols chunks
 // of kWM rows x kSwizzleBytes, each with the TMA's XOR swizzle of 16-byte units.

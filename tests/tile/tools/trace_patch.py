@@ -60,9 +60,9 @@ EDITS = [
     ('    if constexpr (kHasBias) named_barrier(1 + c, 128);  // the bias copy is complete\n',
      '    if (c == 0 && t == 0) if (auto* r = trace_unit(unit)) r[2] = trace_ns();\n'
      '    if constexpr (kHasBias) named_barrier(1 + c, 128);  // the bias copy is complete\n'),
-    ('  if constexpr (kTmaStore) {\n    if (t == 0) bulk_wait_all();',
+    ('  if constexpr (kTmaStore) {\n    if (kTmaStrips ? lane == 0 : t == 0) bulk_wait_all();',
      '  if (c == 0 && t == 0) if (auto* r = trace_row()) r[2] = trace_ns();\n'
-     '  if constexpr (kTmaStore) {\n    if (t == 0) bulk_wait_all();'),
+     '  if constexpr (kTmaStore) {\n    if (kTmaStrips ? lane == 0 : t == 0) bulk_wait_all();'),
     ('__device__ __forceinline__ int load_acquire(const int* p) {\n',
      FIXUP_HOOK + '__device__ __forceinline__ int load_acquire(const int* p) {\n'),
     ('  const int first = streamk_first_peer(w);\n  if (w.cta != first) {\n',
