@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -139,6 +140,19 @@ TEST_F(AutotuneCacheTest, UnwritableDirectoryDoesNotThrow) {
   AutotuneCache cache(file / "sub");  // a directory below a regular file cannot exist
   EXPECT_FALSE(cache.store(key(), entry()));
   EXPECT_FALSE(cache.load(key()).has_value());
+}
+
+// A profiler announces itself by the injection library it loads; the suite
+// then keeps its autotune out of the cache (suite.cpp).
+TEST(AttachedProfiler, IsTheInjectionLibraryOrEmpty) {
+  const char* before = std::getenv("CUDA_INJECTION64_PATH");
+  const std::string saved = before ? before : "";
+  ::unsetenv("CUDA_INJECTION64_PATH");
+  EXPECT_EQ(attached_profiler(), "");
+  ::setenv("CUDA_INJECTION64_PATH", "/opt/nsight-compute/target/linux-desktop-glibc_2_11_3-x64/libTreeLauncherTargetInjection.so", 1);
+  EXPECT_EQ(attached_profiler(), "/opt/nsight-compute/target/linux-desktop-glibc_2_11_3-x64/libTreeLauncherTargetInjection.so");
+  if (before) ::setenv("CUDA_INJECTION64_PATH", saved.c_str(), 1);
+  else ::unsetenv("CUDA_INJECTION64_PATH");
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "worker/baselines/autotune_cache.hpp"
 
+#include <cstdlib>
+
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -110,6 +112,11 @@ bool AutotuneCache::store(const CacheKey& key, const AutotuneEntry& entry) const
     spdlog::warn("could not write baseline cache entry {}: {}", path.string(), ex.what());
     return false;
   }
+}
+
+std::string attached_profiler() {
+  const char* lib = std::getenv("CUDA_INJECTION64_PATH");
+  return lib ? std::string(lib) : std::string();
 }
 
 }  // namespace tessera::baselines

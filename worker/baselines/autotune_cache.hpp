@@ -48,6 +48,14 @@ std::optional<AutotuneEntry> entry_from_json(const nlohmann::json& j, const Cach
 // True when `j` carries a digest and it matches the rest of `j`.
 bool digest_matches(const nlohmann::json& j);
 
+// The injection library of a profiler attached to this process (Nsight
+// Compute and Nsight Systems load through CUDA_INJECTION64_PATH), or empty.
+// Under one, launches are serialised and replayed, so an autotune measures
+// the algorithms wrongly: its choice serves that run and is not cached (one
+// `ncu ... tessera baseline` cached, for later runs, a kernel 14% slower than
+// the one autotuning found without the profiler).
+std::string attached_profiler();
+
 class AutotuneCache {
 public:
   explicit AutotuneCache(std::filesystem::path dir);

@@ -313,7 +313,13 @@ struct BaselineSuite::Impl {
     e.algos_tried = int(heuristics.size());
     e.tuned_at = utc_now_iso();
     entry = e;
-    if (cache) cache->store(key, e);
+    if (const std::string profiler = attached_profiler(); !profiler.empty()) {
+      spdlog::warn("cuBLASLt autotune for {} ran under a profiler ({}): its choice serves this run and is not cached",
+                   task.id(), profiler);
+      report["not_cached"] = "autotuned under a profiler";
+    } else if (cache) {
+      cache->store(key, e);
+    }
   }
 };
 
