@@ -52,29 +52,24 @@ __device__ __forceinline__ void epilogue_tile(const float (&acc)[kAccRegs], cons
   });
 }
 
-// Ping-pong with a staged or TMA-store epilogue: the two consumers share one
-// staging tile, which leaves the second one's shared memory to the stages
-// (128x176 tiles get a fourth stage). Their epilogues already alternate with
-// their main loops, so the tile passes from one to the other: consumer c
-// waits for it (ids kStagingBarrier + c) before its unit's epilogue, and
-// passes it on when the unit ends, after its TMA store has read it. Every
-// unit takes and passes the turn, epilogue or not, so that no arrival is
-// counted twice on one barrier.
+// Ping-pong with a staged epilogue: the two consumers share one staging tile,
+// which leaves the second one's shared memory to the stages (128x176 tiles get
+// a fourth stage). Their epilogues already alternate with their main loops, so
+// the tile passes from one to the other: consumer c waits for it (ids
+// kStagingBarrier + c) before its unit's epilogue, and passes it on when the
+// unit ends (its copy-out has read it by then). Every unit takes and passes
+// the turn, epilogue or not, so that no arrival is counted twice on one
+// barrier. A TMA store goes in strips instead, each warp's own (kTmaStrips).
 struct StagingTurn {
-  int c, t;
+  int c;
   bool pass;
-  __device__ __forceinline__ StagingTurn(int consumer, int thread, bool wait, bool pass_on)
-      : c(consumer), t(thread), pass(pass_on) {
+  __device__ __forceinline__ StagingTurn(int consumer, bool wait, bool pass_on) : c(consumer), pass(pass_on) {
     if constexpr (kSharedStaging)
       if (wait) named_barrier(kStagingBarrier + c, 256);
   }
   __device__ __forceinline__ ~StagingTurn() {
-    if constexpr (kSharedStaging) {
-      if (!pass) return;
-      if constexpr (kTmaStore)
-        if (t == 0) bulk_wait_read();
-      named_barrier_arrive(kStagingBarrier + (1 - c), 256);
-    }
+    if constexpr (kSharedStaging)
+      if (pass) named_barrier_arrive(kStagingBarrier + (1 - c), 256);
   }
 };
 
@@ -189,7 +184,7 @@ __device__ __forceinline__ void consumer(const TesseraGemmParams& p, unsigned ch
 
     // Ping-pong: this unit's turn at the one staging tile, taken on every
     // unit (the hand-offs alternate strictly) and passed on however it ends.
-    const StagingTurn turn(c, t, unit > 0, has_next);
+    const StagingTurn turn(c, unit > 0, has_next);
     if (!tile_in_c(p, u)) continue;
 
     // Split-K and stream-K: fp32 slots of kBM x kBN (a kWM x kWN share per
