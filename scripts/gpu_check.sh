@@ -141,8 +141,6 @@ if has sanitize; then
   # tile columns in 6), the last two with swap-AB: their extra CTAs must store nothing. Then
   # stream-K (20 or 25 tiles of 5 k-tiles, ranges of 1-2 k-tiles that cut tiles unevenly), alone
   # and walked by pairs on grids rounded up to whole pairs: each member its own partial slots.
-  # Last, 128x176 tiles whose TMA store goes in 16-row strips (176 columns: boxes at 0, 64 and
-  # 112, the last one 16 columns early), the second tile column cut at N = 264.
   SAN_SHAPE=200x264x320
   SAN_CONFIGS="w128x128x64_g2x1_s4p4_pa_d1_sw_ed_r8_k1s_t_c1x1_none w128x256x64_g2x1_s3p3_pa_d1_sw_et_r8_k1s_p_c1x1_none
     w64x64x64_g1x1_s6p6_pa_d1_sw_es_r0_k2a_t_c1x1_none w128x128x64_g2x1_s4p4_pa_d1_sw_ed_r0_k2s_t_c1x1_none
@@ -154,14 +152,14 @@ if has sanitize; then
     w64x64x64_g1x1_s3p3_pa_d1_sw_ed_r0_k2s_i_c1x1_none w64x64x64_g1x1_s6p6_pa_d1_sw_ed_r0_k1s_t_c1x4_none
     w64x80x64_g1x1_s6p6_pa_d1_sw_es_r0_k1s_t_c2x1_swapab_none w64x48x64_g1x1_s6p6_pa_d1_sw_ed_r0_k1s_p_c1x2_swapab_none
     w64x64x64_g1x1_s4p4_pa_d1_sw_ed_r0_k1s_s_c1x1_none w64x64x64_g1x1_s4p4_pa_d1_sw_ed_r0_k1s_s_c1x2_none
-    w64x48x64_g1x1_s4p4_pa_d1_sw_es_r0_k1s_s_c1x2_swapab_none w128x176x64_g2x1_s4p4_pa_d1_sw_et_r0_k1s_t_c1x1_none"
+    w64x48x64_g1x1_s4p4_pa_d1_sw_es_r0_k1s_s_c1x2_swapab_none"
   # Deep rings (16 and 12 stages) need more k-tiles than stages to wrap: 32 k-tiles here.
   SAN_DEEP_SHAPE=200x264x2048
   SAN_DEEP_CONFIGS="w64x32x64_g1x1_s16p16_pa_d1_sw_es_r0_k1s_t_c1x1_none m64x64x64_g2x2_s12p11_pa_d1_sw_ed_r0_k1s_t_c1x1_none"
   # Ping-pong (_o_) needs more tiles than SMs for its consumers to take turns: 18 x 18, 18 x 12 or
   # 18 x 9 tiles here, 2 or 3 per CTA, one config in pairs on a grid rounded up to whole clusters.
-  # Its TMA store goes in strips, each warp through a ring of its own across units; 96 columns
-  # are a box and one that starts 32 columns early.
+  # Its TMA store goes in 16-row strips, each warp through a ring of its own across units; 96
+  # columns are a box and one that starts 32 columns early.
   SAN_PP_SHAPE=1100x1096x320
   SAN_PP_CONFIGS="w64x64x64_g2x1_s4p4_pa_d1_sw_et_r0_k1s_o_c1x1_none w64x128x64_g2x1_s3p3_pa_d1_sw_es_r8_k1s_o_c2x1_none
     w64x96x64_g2x1_s4p4_pa_d1_sw_et_r8_k1s_o_c1x1_none"

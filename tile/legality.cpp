@@ -190,8 +190,7 @@ std::int64_t mma_cols(const Config& c, const Task& t) { return c.swap_ab ? t.m :
 int consumer_rows(const Config& c) { return c.pingpong ? c.bm : c.bm / std::max(1, c.warps_m); }
 int consumer_cols(const Config& c) { return c.pingpong ? c.bn : c.bn / std::max(1, c.warps_n); }
 bool tma_strips(const Config& c) {
-  return c.backend == Backend::wgmma_tma && c.epilogue_store == EpilogueStore::tma &&
-         (c.pingpong || (c.bk > 0 && consumer_cols(c) % c.bk != 0));
+  return c.backend == Backend::wgmma_tma && c.epilogue_store == EpilogueStore::tma && c.pingpong;
 }
 int tiles_m(const Config& c, const Task& t) { return c.bm > 0 ? int((mma_rows(c, t) + c.bm - 1) / c.bm) : 0; }
 int tiles_n(const Config& c, const Task& t) { return c.bn > 0 ? int((mma_cols(c, t) + c.bn - 1) / c.bn) : 0; }

@@ -309,9 +309,10 @@ TEST(TileLegality, PingPongIsPersistentWithTwoConsumersOfWholeTiles) {
   expect_illegal(m, t, Limits{}, "wgmma_tma feature");
 }
 
-// The TMA store in strips needs only whole 16-column groups, not whole
-// 64-column boxes: 176-wide tiles take it (ping-pong with five stages in the
-// shared memory of the four it had with a staged tile), 136-wide ones do not.
+// Ping-pong's TMA store in strips needs only whole 16-column groups, not whole
+// 64-column boxes: 176-wide tiles take it (with five stages in the shared
+// memory of the four it had with a staged tile), 136-wide ones do not.
+// Cooperative consumers keep the tile store, and its whole boxes.
 TEST(TileLegality, TmaStoreInStripsTakesWidthsOfWhole16Columns) {
   const Task t = task_from_shape("8192x12288x512");
   Config c = hopper_big();
@@ -323,10 +324,10 @@ TEST(TileLegality, TmaStoreInStripsTakesWidthsOfWhole16Columns) {
   expect_illegal(staged, t, Limits{}, "shared memory");
   staged.stages = staged.prefetch = 4;
   EXPECT_TRUE(legality(staged, t).ok) << legality(staged, t).reason;
-  Config coop = c;  // 64 x 176 per consumer: strips too, as 176 is no whole number of boxes
+  Config coop = c;  // 64 x 176 per consumer, stored as a tile: 176 is no whole number of 64-column boxes
   coop.pingpong = false;
-  EXPECT_TRUE(legality(coop, t).ok) << legality(coop, t).reason;
-  EXPECT_TRUE(tma_strips(coop));
+  EXPECT_FALSE(tma_strips(coop));
+  expect_illegal(coop, t, Limits{}, "multiple of the 64-column box");
   c.bn = 136;
   expect_illegal(c, t, Limits{}, "multiple of 16");
 }
