@@ -6,10 +6,12 @@
     if constexpr (kHasBias) named_barrier(1 + c, 128);  // the bias copy is complete
     __half2 h[kAccRegs / 2];
     epilogue_tile(acc, tile_bias, warp, lane, row0, p.N, h);
+    // This consumer's staging (a staged ping-pong's: the one both share).
+    __half* const own = staging + (kSharedStaging ? 0 : c) * (kStagingBytes / 2);
     if constexpr (kSwapAB) {
       // C^T: MMA row r is column row0 + r of C, MMA column cc is row col0 + cc.
       if constexpr (kStagedEpilogue) {
-        __half* sT = staging + (kSharedStaging ? 0 : c) * (kStagingBytes / 2);  // kWN rows of C x kWM columns, padded
+        __half* const sT = own;  // kWN rows of C x kWM columns, padded
         for_each_quad(warp, lane, [&](int q, int r, int cc) {
           sT[cc * kStagingStride + r] = __low2half(h[2 * q]);
           sT[(cc + 1) * kStagingStride + r] = __high2half(h[2 * q]);
@@ -61,7 +63,7 @@
         }
       }
     } else if constexpr (kTmaStore) {
-      __half* sC = staging + (kSharedStaging ? 0 : c) * (kStagingBytes / 2);
+      __half* const sC = own;
       if (t == 0) bulk_wait_read();  // the previous unit's store is done reading the staging tile
       named_barrier(1 + c, 128);
       for_each_quad(warp, lane, [&](int q, int r, int cc) {
@@ -83,7 +85,7 @@
         store_half2(p, row0 + r + 8, col0 + cc, h[2 * q + 1]);
       });
     } else {
-      __half* sC = staging + (kSharedStaging ? 0 : c) * (kWM * kStagingStride);
+      __half* const sC = own;  // kWM rows x kWN columns, padded
       for_each_quad(warp, lane, [&](int q, int r, int cc) {
         *reinterpret_cast<__half2*>(sC + r * kStagingStride + cc) = h[2 * q];
         *reinterpret_cast<__half2*>(sC + (r + 8) * kStagingStride + cc) = h[2 * q + 1];
