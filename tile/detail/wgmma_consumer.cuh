@@ -52,6 +52,21 @@ __device__ __forceinline__ void epilogue_tile(const float (&acc)[kAccRegs], cons
   });
 }
 
+// This warp's 16 rows of m64 tile mt, columns s0 .. s0 + kCChunkCols - 1 of
+// its pairs h, into a swizzled block (tma_strip_offset's layout: a TMA-store
+// strip, or one chunk of a staging tile) at block row `row`: four stmatrix.x4
+// per 64 columns, where st.shared takes one instruction per pair of halves.
+__device__ __forceinline__ void stmatrix_swizzled(__half* block, int row, int lane, int mt, int s0,
+                                                  const __half2 (&h)[kAccRegs / 2]) {
+  const int m = lane / 8, r = row + lane % 8 + 8 * (m & 1);  // the row this lane addresses in matrix m
+#pragma unroll
+  for (int u = 0; u < kCChunkCols / 16; ++u) {
+    const int q = mt * (kWN / 8) + s0 / 8 + 2 * u;  // the quads of columns s0 + 16u .. + 15
+    stmatrix_x4(block + tma_strip_offset(r, 16 * u + 8 * (m >> 1)), h[2 * q], h[2 * q + 1], h[2 * q + 2],
+                h[2 * q + 3]);
+  }
+}
+
 // Ping-pong with a staged epilogue: the two consumers share one staging tile,
 // which leaves the second one's shared memory to the stages (128x176 tiles get
 // a fourth stage). Their epilogues already alternate with their main loops, so

@@ -36,7 +36,6 @@
       // A box that would pass the tile's edge starts kCChunkCols before it
       // instead, and writes a few columns twice, with the same values.
       __half* const ring = staging + (c * 4 + warp) * (kTmaStripSlots * kTmaStripHalves);
-      const int m = lane / 8, rr = lane % 8 + 8 * (m & 1);  // the stmatrix row this lane addresses
 #pragma unroll
       for (int mt = 0; mt < kMT; ++mt) {
 #pragma unroll
@@ -47,12 +46,7 @@
             if (lane == 0) bulk_wait_read_all_but<kTmaStripSlots - 1>();
             __syncwarp();
           }
-#pragma unroll
-          for (int u = 0; u < kCChunkCols / 16; ++u) {
-            const int q = mt * (kWN / 8) + s0 / 8 + 2 * u;  // the quads of columns s0 + 16u .. + 15
-            stmatrix_x4(strip + tma_strip_offset(rr, 16 * u + 8 * (m >> 1)), h[2 * q], h[2 * q + 1], h[2 * q + 2],
-                        h[2 * q + 3]);
-          }
+          stmatrix_swizzled(strip, 0, lane, mt, s0, h);
           fence_proxy_async();
           __syncwarp();
           if (lane == 0) {
@@ -66,10 +60,12 @@
       __half* const sC = own;
       if (t == 0) bulk_wait_read();  // the previous unit's store is done reading the staging tile
       named_barrier(1 + c, 128);
-      for_each_quad(warp, lane, [&](int q, int r, int cc) {
-        *reinterpret_cast<__half2*>(sC + tma_staging_offset(r, cc)) = h[2 * q];
-        *reinterpret_cast<__half2*>(sC + tma_staging_offset(r + 8, cc)) = h[2 * q + 1];
-      });
+#pragma unroll
+      for (int mt = 0; mt < kMT; ++mt) {
+#pragma unroll
+        for (int j = 0; j < kWN / kCChunkCols; ++j)
+          stmatrix_swizzled(sC + j * kWM * kCChunkCols, mt * 64 + warp * 16, lane, mt, j * kCChunkCols, h);
+      }
       fence_proxy_async();
       named_barrier(1 + c, 128);
       if (t == 0) {

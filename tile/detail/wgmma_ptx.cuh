@@ -104,19 +104,12 @@ __device__ __forceinline__ void stmatrix_x4(const void* row, __half2 m0, __half2
                : "memory");
 }
 
-// Halves offset of (r, c) in one TMA-store strip: kTmaStripRows rows of one
-// swizzle row (kCChunkCols columns), with the TMA's XOR swizzle of 16-byte units.
+// Halves offset of (r, c) in a block of one swizzle row (kCChunkCols columns)
+// per row, with the TMA's XOR swizzle of 16-byte units: a TMA-store strip, or one
+// chunk of a staging tile (chunks of kWM rows, kWM x kCChunkCols halves apart).
 __device__ __forceinline__ int tma_strip_offset(int r, int c) {
   const int unit = (c * 2 / 16) ^ (((r * kSwizzleBytes) >> 7) & (kSwizzleBytes / 16 - 1));
   return (r * kSwizzleBytes + unit * 16) / 2;
-}
-
-// Halves offset of (r, c) in a TMA-store staging tile: kWN / kCChunkCols chunks
-// of kWM rows x kSwizzleBytes, each with the TMA's XOR swizzle of 16-byte units.
-__device__ __forceinline__ int tma_staging_offset(int r, int c) {
-  const int chunk = c / kCChunkCols, within = (c % kCChunkCols) * 2;  // bytes within the swizzle row
-  const int unit = (within / 16) ^ (((r * kSwizzleBytes) >> 7) & (kSwizzleBytes / 16 - 1));
-  return (chunk * kWM * kSwizzleBytes + r * kSwizzleBytes + unit * 16 + within % 16) / 2;
 }
 
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
