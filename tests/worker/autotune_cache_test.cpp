@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <sstream>
 
 #include "worker/baselines/autotune_cache.hpp"
 #include "core/fs.hpp"
@@ -153,6 +154,26 @@ TEST(AttachedProfiler, IsTheInjectionLibraryOrEmpty) {
   EXPECT_EQ(attached_profiler(), "/opt/nsight-compute/target/linux-desktop-glibc_2_11_3-x64/libTreeLauncherTargetInjection.so");
   if (before) ::setenv("CUDA_INJECTION64_PATH", saved.c_str(), 1);
   else ::unsetenv("CUDA_INJECTION64_PATH");
+}
+
+// An ncu run whose autotune found CUDA_INJECTION64_PATH unset still had Nsight
+// Compute's libraries mapped: those names give the profiler away.
+TEST(AttachedProfiler, FindsAnInjectionLibraryAmongTheMappings) {
+  std::istringstream none(
+      "55d0c0000000-55d0c0100000 r-xp 00000000 08:01 123 /usr/bin/tessera\n"
+      "7f0000000000-7f0000100000 rw-p 00000000 00:00 0 \n"
+      "7f0000100000-7f0000200000 r-xp 00000000 08:01 456 /usr/lib/x86_64-linux-gnu/libcuda.so.580.95.05\n"
+      "7ffd00000000-7ffd00021000 rw-p 00000000 00:00 0                          [stack]\n");
+  EXPECT_EQ(injection_library(none), "");
+  std::istringstream ncu(
+      "55d0c0000000-55d0c0100000 r-xp 00000000 08:01 123 /usr/bin/tessera\n"
+      "7f0000300000-7f0000400000 r-xp 00000000 08:01 789 "
+      "/opt/nvidia/nsight-compute/2025.3.1/target/linux-desktop-glibc_2_11_3-x64/libTreeLauncherTargetInjection.so\n");
+  EXPECT_EQ(injection_library(ncu),
+            "/opt/nvidia/nsight-compute/2025.3.1/target/linux-desktop-glibc_2_11_3-x64/libTreeLauncherTargetInjection.so");
+  // A folder's name is not the library's.
+  std::istringstream folder("7f0000300000-7f0000400000 r-xp 00000000 08:01 789 /opt/injection/libcudart.so.13\n");
+  EXPECT_EQ(injection_library(folder), "");
 }
 
 }  // namespace

@@ -1,6 +1,9 @@
 #include "worker/baselines/autotune_cache.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
+#include <fstream>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -114,9 +117,22 @@ bool AutotuneCache::store(const CacheKey& key, const AutotuneEntry& entry) const
   }
 }
 
+std::string injection_library(std::istream& maps) {
+  std::string line;
+  while (std::getline(maps, line)) {
+    const auto slash = line.rfind('/');
+    if (slash == std::string::npos) continue;  // anonymous, [heap], [stack] ...
+    std::string name = line.substr(slash + 1);
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char ch) { return char(std::tolower(ch)); });
+    if (name.find("injection") != std::string::npos) return line.substr(line.find('/'));
+  }
+  return {};
+}
+
 std::string attached_profiler() {
-  const char* lib = std::getenv("CUDA_INJECTION64_PATH");
-  return lib ? std::string(lib) : std::string();
+  if (const char* lib = std::getenv("CUDA_INJECTION64_PATH"); lib && *lib) return lib;
+  std::ifstream maps("/proc/self/maps");
+  return injection_library(maps);
 }
 
 }  // namespace tessera::baselines

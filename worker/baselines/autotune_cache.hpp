@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <istream>
 #include <optional>
 #include <string>
 
@@ -48,13 +49,19 @@ std::optional<AutotuneEntry> entry_from_json(const nlohmann::json& j, const Cach
 // True when `j` carries a digest and it matches the rest of `j`.
 bool digest_matches(const nlohmann::json& j);
 
-// The injection library of a profiler attached to this process (Nsight
-// Compute and Nsight Systems load through CUDA_INJECTION64_PATH), or empty.
-// Under one, launches are serialised and replayed, so an autotune measures
-// the algorithms wrongly: its choice serves that run and is not cached (one
-// `ncu ... tessera baseline` cached, for later runs, a kernel 14% slower than
-// the one autotuning found without the profiler).
+// The injection library of a profiler attached to this process, or empty:
+// CUDA_INJECTION64_PATH (how Nsight Systems and Compute load), else a library
+// mapped into the process whose name says "injection" (an `ncu` run whose
+// autotune still found that variable unset: Nsight Compute's launcher can load
+// its libraries and leave no variable behind). Under one, launches are
+// serialised and replayed, so an autotune measures the algorithms wrongly: its
+// choice serves that run and is not cached (one `ncu ... tessera baseline`
+// cached, for later runs, a kernel 14% slower than the one autotuning found
+// without the profiler).
 std::string attached_profiler();
+// The first mapping in `maps` (/proc/<pid>/maps's format) of a library whose
+// file name contains "injection" (any case), or empty.
+std::string injection_library(std::istream& maps);
 
 class AutotuneCache {
 public:
