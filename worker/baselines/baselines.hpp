@@ -100,7 +100,8 @@ public:
   const nlohmann::json& autotune_report() const;
   // Cold medians from the previous run (display only, never used in a ratio).
   nlohmann::json previous_times_us() const;
-  // Stores this run's cold medians next to the cached algorithm choice.
+  // Stores this run's cold medians next to the cached algorithm choice (not
+  // under a profiler: its times are wrong, and so would the entry be).
   void record_times(const std::vector<BaselineResult>& results);
 
 private:

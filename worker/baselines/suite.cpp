@@ -106,6 +106,9 @@ struct BaselineSuite::Impl {
   CacheKey key;
   std::optional<AutotuneEntry> entry;
   nlohmann::json previous_times = nlohmann::json::object();
+  // A profiler attached to this process (attached_profiler): the cache is read,
+  // never written, since every time measured under it is wrong.
+  std::string profiler;
 
   bool has_epilogue() const { return ops.epilogue != Epilogue::none; }
   const __half* b_for(Layout l) const { return l == ops.layout ? ops.B : b_other.as<const __half>(); }
@@ -313,7 +316,7 @@ struct BaselineSuite::Impl {
     e.algos_tried = int(heuristics.size());
     e.tuned_at = utc_now_iso();
     entry = e;
-    if (const std::string profiler = attached_profiler(); !profiler.empty()) {
+    if (!profiler.empty()) {
       spdlog::warn("cuBLASLt autotune for {} ran under a profiler ({}): its choice serves this run and is not cached",
                    task.id(), profiler);
       report["not_cached"] = "autotuned under a profiler";
@@ -347,6 +350,7 @@ void BaselineSuite::prepare(worker::Timer& timer) {
   s.report = {{"from_cache", false}, {"tried", nlohmann::json::array()}};
   if (!s.lt_error.empty()) return;
   s.key = s.make_key();
+  s.profiler = attached_profiler();
   if (s.opt.use_cache) {
     s.cache.emplace(s.opt.cache_dir.empty() ? cache_dir() / "baselines" : s.opt.cache_dir);
     if (!s.opt.remeasure) s.entry = s.cache->load(s.key);
@@ -383,7 +387,7 @@ nlohmann::json BaselineSuite::previous_times_us() const { return impl_->previous
 
 void BaselineSuite::record_times(const std::vector<BaselineResult>& results) {
   auto& s = *impl_;
-  if (!s.cache || !s.entry) return;
+  if (!s.cache || !s.entry || !s.profiler.empty()) return;
   nlohmann::json times = nlohmann::json::object();
   for (const auto& r : results)
     if (r.error.empty() && r.cold.status == "measured") times[r.name] = r.cold.median_us;
