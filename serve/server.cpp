@@ -1,6 +1,7 @@
 #include "serve/server.hpp"
 
 #include <csignal>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -20,11 +21,12 @@ namespace net = boost::asio;
 using tcp = net::ip::tcp;
 
 struct HttpServer::Impl {
-  Impl(Service& s, const ServeOptions& o) : service(s), options(o), acceptor(ioc), signals(ioc) {}
+  Impl(Service& s, const ServeOptions& o)
+      : service(s), options(o), ioc(std::make_shared<net::io_context>()), acceptor(*ioc), signals(*ioc) {}
 
   void accept() {
-    acceptor.async_accept(net::make_strand(ioc), [this](boost::system::error_code ec, tcp::socket socket) {
-      if (!ec) detail::start_connection(std::move(socket), service, options);
+    acceptor.async_accept(net::make_strand(*ioc), [this](boost::system::error_code ec, tcp::socket socket) {
+      if (!ec) detail::start_connection(std::move(socket), service, options, ioc);
       if (acceptor.is_open()) accept();
     });
   }
@@ -44,17 +46,20 @@ struct HttpServer::Impl {
   }
 
   void stop() {
-    net::post(ioc, [this] {
+    net::post(*ioc, [this] {
       boost::system::error_code ec;
       acceptor.close(ec);
       signals.cancel(ec);
-      ioc.stop();
+      ioc->stop();
     });
   }
 
   Service& service;
   ServeOptions options;
-  net::io_context ioc;
+  // Shared with the replies still on their way (connection.cpp): one that
+  // comes from the service's threads after the server is gone is posted to
+  // this io_context, stopped, which drops it, instead of a destroyed one.
+  std::shared_ptr<net::io_context> ioc;
   tcp::acceptor acceptor;
   net::signal_set signals;
   std::thread drain_thread;
@@ -92,8 +97,8 @@ void HttpServer::run(bool handle_signals) {
   }
   impl_->accept();
   std::vector<std::thread> threads;
-  for (int i = 1; i < std::max(1, impl_->options.io_threads); ++i) threads.emplace_back([this] { impl_->ioc.run(); });
-  impl_->ioc.run();
+  for (int i = 1; i < std::max(1, impl_->options.io_threads); ++i) threads.emplace_back([this] { impl_->ioc->run(); });
+  impl_->ioc->run();
   for (auto& t : threads) t.join();
 }
 

@@ -27,8 +27,8 @@ std::string lower(beast::string_view s) {
 
 class Connection : public std::enable_shared_from_this<Connection> {
 public:
-  Connection(tcp::socket socket, Service& service, const ServeOptions& options)
-      : stream_(std::move(socket)), service_(service), options_(options) {}
+  Connection(tcp::socket socket, Service& service, const ServeOptions& options, std::weak_ptr<net::io_context> ioc)
+      : stream_(std::move(socket)), service_(service), options_(options), ioc_(std::move(ioc)) {}
 
   void start() {
     net::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->read_header(); });
@@ -100,9 +100,19 @@ private:
     r.target = std::string(req.target());
     for (const auto& f : req) r.headers[lower(f.name_string())] = std::string(f.value());
     r.body = std::move(req.body());
-    service_.handle(std::move(r), [self = shared_from_this()](HttpResponse resp) {
-      net::post(self->stream_.get_executor(),
-                [self, resp = std::move(resp)]() mutable { self->write(std::move(resp)); });
+    // The reply comes from the service's threads, maybe after the server is
+    // gone, and the service may keep it (its Call) a while after it ran. Its
+    // hold on this connection is released before its hold on the io_context,
+    // so the socket never outlives its io_context, and a late reply is posted
+    // to a stopped io_context, which drops it, never to a destroyed one.
+    struct Hold {
+      std::shared_ptr<net::io_context> ioc;  // declared first: released last
+      std::shared_ptr<Connection> self;
+    };
+    auto hold = std::make_shared<Hold>(Hold{ioc_.lock(), shared_from_this()});
+    service_.handle(std::move(r), [hold](HttpResponse resp) {
+      net::post(hold->self->stream_.get_executor(),
+                [self = hold->self, resp = std::move(resp)]() mutable { self->write(std::move(resp)); });
     });
   }
 
@@ -130,14 +140,16 @@ private:
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   Service& service_;
-  const ServeOptions& options_;
+  const ServeOptions options_;  // a copy: a connection a late reply holds may outlive the server's
+  std::weak_ptr<net::io_context> ioc_;  // weak: a queued handler holding this must not keep it
   bool keep_alive_ = true;
   unsigned version_ = 11;
 };
 }  // namespace
 
-void start_connection(tcp::socket socket, Service& service, const ServeOptions& options) {
-  std::make_shared<Connection>(std::move(socket), service, options)->start();
+void start_connection(tcp::socket socket, Service& service, const ServeOptions& options,
+                      std::shared_ptr<net::io_context> ioc) {
+  std::make_shared<Connection>(std::move(socket), service, options, std::move(ioc))->start();
 }
 
 }  // namespace tessera::serve::detail

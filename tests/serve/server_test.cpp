@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <optional>
 #include <random>
 #include <thread>
 
@@ -173,6 +174,36 @@ TEST(Server, SigtermDrainsThenStops) {
   EXPECT_EQ(read_response(busy).rfind("HTTP/1.1 200", 0), 0u) << "the request in flight finished";
   t.join();  // run() returns once drained
   EXPECT_EQ(ledger->count("late"), 0);
+}
+
+// A reply that comes after the server is gone (stopped and destroyed with an
+// evaluation still running) finds nothing to write to and is dropped: the
+// connection it was for closes without an answer, and nothing is freed twice.
+// It used to be posted to the server's destroyed io_context (valgrind: invalid
+// reads in the strand's mutex), and the service's last hold on a connection
+// could outlive that io_context: a CI run ended
+// KeepAliveServesSeveralRequestsOnOneConnection with "double free detected".
+TEST(Server, AReplyAfterTheServerIsGoneIsDropped) {
+  const auto o = server_options();
+  auto ledger = std::make_shared<Ledger>();
+  Service service(o, fake_backend(ledger));
+  net::io_context io;
+  std::optional<tcp::socket> s;
+  {
+    HttpServer server(service, o);
+    std::thread t([&] { server.run(/*handle_signals=*/false); });
+    s.emplace(connect_to(io, server.port()));
+    net::write(*s, net::buffer(request("POST", "/v1/evaluate", eval_body("block"))));
+    for (int i = 0; i < 2000 && ledger->running < 1; ++i) std::this_thread::sleep_for(5ms);
+    ASSERT_EQ(ledger->running, 1);
+    server.stop();
+    t.join();
+  }
+  ledger->gate.set_value();  // the evaluation ends and replies
+  for (int i = 0; i < 2000 && ledger->running > 0; ++i) std::this_thread::sleep_for(5ms);
+  EXPECT_EQ(ledger->running, 0);
+  EXPECT_EQ(read_response(*s), "") << "no server, no answer: the connection just closes";
+  EXPECT_EQ(ledger->count("block"), 1);
 }
 
 }  // namespace
