@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <ostream>
 #include <thread>
 
 #include "engine_helpers.hpp"
@@ -30,6 +31,12 @@ struct ResumeCase {
   long long halt_after;
   std::string rule = "ucb1";
 };
+
+// gtest prints a parameter it has no printer for byte by byte, padding
+// included (valgrind: uninitialised reads at registration).
+void PrintTo(const ResumeCase& c, std::ostream* os) {
+  *os << c.method << "/" << c.rule << " evaluators " << c.evaluators << " halt after " << c.halt_after;
+}
 
 class HaltAndResume : public ::testing::TestWithParam<ResumeCase> {};
 
