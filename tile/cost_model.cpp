@@ -128,7 +128,6 @@ struct Shape {  // the MMA's problem and its tiling
   int walk_m, walk_n;  // the grid in whole clusters (tiles with a cluster of 1)
   int grid_tiles;      // tiles with the grid rounded up to whole clusters (the extra ones store nothing)
   double rows_per_tile, cols_per_tile;  // valid rows (of each operand) per tile, on average
-  double mma_share;                     // the wgmma work edge tiles issue, over whole tiles' (mma_work_share)
 };
 
 Shape shape_of(const Config& c, const Task& t) {
@@ -141,7 +140,6 @@ Shape shape_of(const Config& c, const Task& t) {
   s.grid_tiles = s.walk_m * cm * s.walk_n * cn;
   s.k_tiles = std::max(1, k_tiles(c, t));
   s.rows_per_tile = s.rows / s.tiles_m, s.cols_per_tile = s.cols / s.tiles_n;
-  s.mma_share = mma_work_share(c, t);
   return s;
 }
 
@@ -183,15 +181,13 @@ KTile k_tile_cost(const Config& c, const Shape& s, const Limits& l) {
           (n_clocks / (n_clocks + kWgmmaIssueClocks)) / (widest / (widest + kWgmmaIssueClocks)) *
           (wm > 64 ? kMultiRowConsumerEff : 1.0);
     // Each m64 x k16 wgmma reads its A slice and the whole B slice from shared memory.
-    smem_bytes = double(mma_consumers) * (wm / 64) * (c.bk / 16) * (kWgmmaSmemA + 16.0 * wn * kHalf) * s.mma_share;
+    smem_bytes = double(mma_consumers) * (wm / 64) * (c.bk / 16) * (kWgmmaSmemA + 16.0 * wn * kHalf);
   } else {
     eff = kMmaSyncEff;
     smem_bytes = double(c.warps_m) * c.warps_n * (wm + wn) * c.bk * kHalf;  // ldmatrix
   }
-  // Padding included, as the tensor cores compute it: wgmma edge tiles only
-  // to 64 rows and 8 columns (mma_work_share; spread evenly over the tiles,
-  // which a last round's makespan need not be). Then the fixed per-k-tile work.
-  const double math = 2.0 * c.bm * c.bn * c.bk * s.mma_share / (peak_sm * eff), fixed = kKTileOverheadClocks / clock;
+  // Padding included: the tensor cores compute it. Then the fixed per-k-tile work.
+  const double math = 2.0 * c.bm * c.bn * c.bk / (peak_sm * eff), fixed = kKTileOverheadClocks / clock;
   const bool in_flight = c.backend == Backend::wgmma_tma && c.reg_double_buffer;
   k.tensor = (in_flight ? std::max(math, fixed) : math + fixed) * (cluster_size(c) > 1 ? 1 + kClusterLockstep : 1);
   k.smem = smem_bytes / (kSmemBytesPerClock * clock);

@@ -195,30 +195,6 @@ bool tma_strips(const Config& c) {
 int tiles_m(const Config& c, const Task& t) { return c.bm > 0 ? int((mma_rows(c, t) + c.bm - 1) / c.bm) : 0; }
 int tiles_n(const Config& c, const Task& t) { return c.bn > 0 ? int((mma_cols(c, t) + c.bn - 1) / c.bn) : 0; }
 
-int edge_cols(const Config& c, const Task& t) {
-  const int wn = consumer_cols(c);
-  if (c.backend != Backend::wgmma_tma || wn <= 0) return 0;
-  const int rest = int(mma_cols(c, t) % wn), edge = (rest + 7) / 8 * 8;
-  return rest > 0 && edge < wn ? edge : 0;
-}
-
-double mma_work_share(const Config& c, const Task& t) {
-  const int wm = consumer_rows(c), wn = consumer_cols(c);
-  if (c.backend != Backend::wgmma_tma || wm < 64 || wn <= 0) return 1.0;
-  // Consumer tiles along each side (ping-pong's consumers take whole tiles).
-  const std::int64_t rows = mma_rows(c, t), cols = mma_cols(c, t);
-  const int along_m = tiles_m(c, t) * (c.pingpong ? 1 : std::max(1, c.warps_m));
-  const int along_n = tiles_n(c, t) * (c.pingpong ? 1 : std::max(1, c.warps_n));
-  const int mt = wm / 64, edge = edge_cols(c, t);
-  double live_m = 0, live_n = 0;  // m64 tiles and columns issued: a consumer wholly past the last row issues none
-  for (int i = 0; i < along_m; ++i) live_m += rows > std::int64_t(i) * wm ? mt : 0;
-  for (int j = 0; j < along_n; ++j) {
-    const std::int64_t left = cols - std::int64_t(j) * wn;
-    live_n += left <= 0 ? 0 : edge > 0 && left <= edge ? edge : wn;
-  }
-  return live_m / (double(along_m) * mt) * live_n / (double(along_n) * wn);
-}
-
 namespace {
 // What the stream-K walk shares out: tiles, or with a cluster cluster tiles
 // (the grid rounded up to whole clusters), each a tile per member.

@@ -97,14 +97,6 @@ std::int64_t mma_cols(const Config& c, const Task& task);
 // Tiles along the MMA's rows (bm) and cols (bn): with swap_ab, tiles_m walks N.
 int tiles_m(const Config& c, const Task& task);
 int tiles_n(const Config& c, const Task& task);
-// Edge tiles (wgmma_tma): the tensor cores compute what they are given, so a
-// consumer tile at the MMA's edge issues only what holds C. edge_cols is the
-// width of its wgmmas at the last column of consumer tiles: the remainder of
-// mma_cols over consumer_cols rounded up to 8, or 0 when there is none or it
-// rounds to the full width. A consumer tile wholly past the last row issues none.
-int edge_cols(const Config& c, const Task& task);
-// The wgmma work the grid issues over what whole tiles would (1 without edges).
-double mma_work_share(const Config& c, const Task& task);
 // CTAs in a thread-block cluster (1 without one).
 int cluster_size(const Config& c);
 // Stream-K's walkers share out the k-iterations: CTAs, or with a cluster

@@ -330,17 +330,5 @@ TEST(TileCostModel, Sm80RanksOnlyMmaSyncAndKOff8FallsBackToIt) {
   for (const auto& x : r) EXPECT_EQ(x.config.backend, Backend::mma_sync);
 }
 
-// An edge tile's narrower wgmmas (wgmma_consumer.cuh) cost the tensor cores
-// what they issue: M = 257 in consumer tiles of 136 computes 264 columns where
-// M = 272 computes 272, on the same grid.
-TEST(TileCostModel, EdgeTilesCostWhatTheyIssue) {
-  const Config c = parse_name("w128x136x64_g2x1_s5p5_pa_d1_sw_es_r8_k1s_t_c1x1_swapab_none");
-  const Prediction edge = predict(c, task_from_shape("257x59136x8192"), Limits{});
-  const Prediction whole = predict(c, task_from_shape("272x59136x8192"), Limits{});
-  EXPECT_EQ(edge.tiles, whole.tiles);
-  EXPECT_LT(edge.compute_us, whole.compute_us);
-  EXPECT_GT(edge.compute_us, 0.95 * whole.compute_us);
-}
-
 }  // namespace
 }  // namespace tessera::tile

@@ -191,7 +191,7 @@ void check_compiles(const Config& c, const Task& t) {
     // (C7514) or written (C7515) while a wgmma may be in flight, or that it
     // must fence itself (C7519): correct, but far slower. Some epilogue
     // spellings provoke it (wgmma_epilogue.cuh, swap-AB's stores), and so did
-    // an edge tile's wgmmas under a runtime condition (wgmma_consumer.cuh).
+    // wgmmas of two widths in one kernel (docs/tile.md, twelfth session).
     for (const char* note : {"C7514", "C7515", "C7519"}) EXPECT_EQ(out.log.find(note), std::string::npos) << out.log;
     EXPECT_EQ(out.ptx.find("bar.arrive") != std::string::npos, c.pingpong) << "the ping-pong order barrier";
     EXPECT_EQ(out.ptx.find("mma.sync"), std::string::npos);
@@ -274,35 +274,6 @@ TEST(TileEmit, ModelTopPicksCompileUnserialised) {
   for (const char* shape : {"1x4096x14336", "192x7168x2048", "1537x4096x4096", "4096x4096x4096"}) {
     const Task t = task_from_shape(shape, "TN", shape[0] == '4' ? "bias_gelu" : "none");
     for (const auto& r : rank_configs(t, l, 8)) check_compiles(r.config, t);
-  }
-}
-
-// Edge tiles (wgmma_consumer.cuh): where the task's last column of consumer
-// tiles is narrower, the kernel has a second wgmma of that width, NN and
-// swap-AB alike, and both stay pipelined (check_compiles); without an edge,
-// one width only.
-TEST(TileEmit, EdgeTilesGetANarrowWgmma) {
-  struct Case {
-    const char* config;
-    const char* shape;
-    const char* layout;
-    int full, edge;
-  };
-  for (const Case& k : {Case{"w128x136x64_g2x1_s5p5_pa_d1_sw_es_r8_k1s_t_c1x1_swapab_none", "257x6144x4096", "TN", 136, 128},
-                        Case{"w128x128x64_g2x1_s4p4_pa_d1_sw_ed_r8_k1s_t_c1x1_none", "200x264x320", "NN", 128, 8},
-                        Case{"w128x128x64_g2x1_s6p6_pa_d1_sw_et_r8_k1s_o_c1x1_none", "130x1000x512", "TN", 128, 104},
-                        Case{"w128x256x64_g2x1_s3p3_pa_d0_sw_et_r8_k1s_p_c2x1_none", "4096x4096x4096", "TN", 256, 0}}) {
-    const Config c = parse_name(k.config);
-    const Task t = task_from_shape(k.shape, k.layout);
-    SCOPED_TRACE(std::string(k.config) + " on " + t.id());
-    ASSERT_EQ(edge_cols(c, t), k.edge);
-    check_compiles(c, t);
-    const Compiled out = nvrtc_compile(emit(c, t), "sm_90a");
-    ASSERT_TRUE(out.ok) << out.log;
-    for (int n = 8; n <= 256; n += 8) {
-      const bool used = n == k.full || n == k.edge;
-      EXPECT_EQ(out.ptx.find(fmt::format("wgmma.mma_async.sync.aligned.m64n{}k16", n)) != std::string::npos, used) << n;
-    }
   }
 }
 

@@ -381,35 +381,5 @@ TEST(TileLegality, SeedsAreLegalForCommonShapes) {
   }
 }
 
-// Edge tiles: the narrow wgmma at the MMA's last column and the work the grid
-// issues, for the kernel's rules (wgmma_consumer.cuh).
-TEST(TileLegality, EdgeTilesIssueOnlyWhatHoldsC) {
-  // Swap-AB: M = 257 is the MMA's columns, two consumer tiles of 136 where the
-  // second holds 121: its wgmmas are 128 wide, 264 of 272 columns issued.
-  const Config swap = parse_name("w128x136x64_g2x1_s5p5_pa_d1_sw_es_r8_k1s_t_c1x1_swapab_none");
-  const Task t257 = task_from_shape("257x6144x4096");
-  EXPECT_EQ(edge_cols(swap, t257), 128);
-  EXPECT_DOUBLE_EQ(mma_work_share(swap, t257), 264.0 / 272.0);
-  // 136 columns of 136: no edge; 264 = 136 + 128 again with M = 264.
-  EXPECT_EQ(edge_cols(swap, task_from_shape("272x6144x4096")), 0);
-  EXPECT_DOUBLE_EQ(mma_work_share(swap, task_from_shape("272x6144x4096")), 1.0);
-  EXPECT_EQ(edge_cols(swap, task_from_shape("264x6144x4096")), 128);
-  // A remainder that rounds up to the full width keeps the full wgmma.
-  EXPECT_EQ(edge_cols(swap, task_from_shape("135x6144x4096")), 0);
-  // Plain tiles: M = 3001 in rows of 64 per consumer leaves the last of 48
-  // consumer tiles empty (row 3008 on); N = 8192 has no edge.
-  const Config coop = parse_name("w128x256x64_g2x1_s3p3_pa_d0_sw_et_r16_k1s_p_c1x1_none");
-  EXPECT_EQ(edge_cols(coop, task_from_shape("3001x8192x29568")), 0);
-  EXPECT_DOUBLE_EQ(mma_work_share(coop, task_from_shape("3001x8192x29568")), 47.0 / 48.0);
-  EXPECT_DOUBLE_EQ(mma_work_share(coop, task_from_shape("4096x4096x4096")), 1.0);
-  // N = 264 over 256-wide consumers: an 8-wide wgmma, 264 of 512 columns.
-  EXPECT_EQ(edge_cols(coop, task_from_shape("4096x264x4096")), 8);
-  EXPECT_DOUBLE_EQ(mma_work_share(coop, task_from_shape("4096x264x4096")), 264.0 / 512.0);
-  // mma_sync tiles compute their padding.
-  const Config mma = parse_name("m128x128x32_g2x2_s4p3_pa_d1_sw_ed_r8_k1s_t_c1x1_none");
-  EXPECT_EQ(edge_cols(mma, task_from_shape("200x264x320")), 0);
-  EXPECT_DOUBLE_EQ(mma_work_share(mma, task_from_shape("200x264x320")), 1.0);
-}
-
 }  // namespace
 }  // namespace tessera::tile

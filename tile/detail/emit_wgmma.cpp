@@ -9,10 +9,12 @@
 // C^T: its rows walk B (the weight, N) and its columns A (M), and the epilogue
 // stores the transpose. Producer and consumers walk the same (tile, k-range)
 // units: one per tiled CTA, or the persistent / stream-K schedule.
-// The emitter writes the backend's constants and the wgmma wrappers for the
-// config's N and the task's edge width; the rest is the text of wgmma_ptx.cuh (PTX wrappers),
+// The emitter writes the backend's constants and the wgmma wrapper for the
+// config's N; the rest is the text of wgmma_ptx.cuh (PTX wrappers),
 // wgmma_walk.cuh (the units), wgmma_producer.cuh, wgmma_consumer.cuh (main
 // loop and reduction), wgmma_epilogue.cuh and wgmma_kernel.cuh (the entry).
+#include <string_view>
+
 #include <fmt/format.h>
 
 #include "core/error.hpp"
@@ -103,26 +105,24 @@ constexpr bool kInlineProducer = {};
   (void)t;
 }
 
-// The wgmma wrapper for N columns: `width` / 2 "+f" operands, the first N / 2
-// of them the instruction's accumulators, then the two descriptors and the
-// scale-d predicate. A narrower edge wgmma still names every accumulator of
-// the consumer's tile as an operand (the rest unused by the instruction), so
-// that to the compiler both widths update the same registers: otherwise it
-// knew the untouched ones were still zero and rewrote them with constants on
-// every pass of the narrow k-loop, a write to accumulators with a wgmma in
-// flight, and ptxas serialised every wgmma of the kernel (C7515).
-std::string wgmma_wrapper(int n, int width, const Task& t) {
-  const int regs = n / 2, operand_count = width / 2;
+// The name of the wgmma wrapper for this config's consumer width N.
+std::string wgmma_name(const Config& c) { return fmt::format("wgmma_m64n{}k16", consumer_cols(c)); }
+
+// The wgmma wrapper for this config's N: kAccum "+f" operands, then the two
+// descriptors and the scale-d predicate.
+std::string wgmma_wrapper(const Config& c, const Task& t) {
+  const int n = consumer_cols(c);
+  const int regs = n / 2;
   std::string list, operands;
-  for (int i = 0; i < regs; ++i) list += fmt::format("{}%{}", i ? ", " : "", i);
-  for (int i = 0; i < operand_count; ++i) {
+  for (int i = 0; i < regs; ++i) {
+    list += fmt::format("{}%{}", i ? ", " : "", i);
     operands += fmt::format("{}\"+f\"(d[{}])", i ? ", " : "", i);
-    if (i % 8 == 7 && i + 1 < operand_count) operands += "\n        ";
+    if (i % 8 == 7 && i + 1 < regs) operands += "\n        ";
   }
   const int trans_b = t.layout == Layout::NN ? 1 : 0;
   return fmt::format(R"CUDA(// D(64x{0}, fp32 registers) += A(64x16, smem) * B(16x{0}, smem). imm-trans-b = {1}
 // ({2}-major B).
-__device__ __forceinline__ void wgmma_m64n{0}k16(float* d, unsigned long long desc_a, unsigned long long desc_b) {{
+__device__ __forceinline__ void {8}(float* d, unsigned long long desc_a, unsigned long long desc_b) {{
   asm volatile(
       "{{\n"
       ".reg .pred p;\n"
@@ -135,31 +135,18 @@ __device__ __forceinline__ void wgmma_m64n{0}k16(float* d, unsigned long long de
 }}
 
 )CUDA",
-                     n, trans_b, trans_b ? "N" : "K", list, operand_count, operand_count + 1, operand_count + 2,
-                     operands);
+                     n, trans_b, trans_b ? "N" : "K", list, regs, regs + 1, regs + 2, operands, wgmma_name(c));
 }
 
-// The consumer's wgmmas: the config's width N and, where the task's last
-// column of consumer tiles is narrower (edge_cols), that width too;
-// wgmma_tile<kN> picks one (wgmma_consumer.cuh).
-std::string wgmma_wrappers(const Config& c, const Task& t) {
-  const int n = consumer_cols(c), edge = edge_cols(c, t);
-  std::string text = fmt::format(R"CUDA(// Edge tiles: the width of the wgmmas at the MMA's last column of consumer
-// tiles, where the task's remainder (rounded up to 8) is narrower than kWN; 0: none.
-constexpr int kEdgeN = {};
-
-)CUDA",
-                                 edge);
-  text += wgmma_wrapper(n, n, t);
-  if (edge > 0) text += wgmma_wrapper(edge, edge, t);
-  text += fmt::format(R"CUDA(template <int kN>
-__device__ __forceinline__ void wgmma_tile(float* d, unsigned long long desc_a, unsigned long long desc_b) {{
-  static_assert(kN == kWN || kN == kEdgeN, "a wgmma width the emitter wrote");
-  if constexpr (kN == kWN) wgmma_m64n{}k16(d, desc_a, desc_b);
-)CUDA",
-                      n);
-  if (edge > 0) text += fmt::format("  else wgmma_m64n{}k16(d, desc_a, desc_b);\n", edge);
-  return text + "}\n\n";
+// The consumer's main loop (wgmma_consumer.cuh) with the name of the wrapper
+// that wgmma_wrapper writes for this config's N in its one slot.
+std::string consumer(const Config& c) {
+  constexpr std::string_view kSlot = "wgmma_m64nNk16";
+  std::string text = kernel_source("wgmma_consumer.cuh");
+  const auto at = text.find(kSlot);
+  TESSERA_REQUIRE(at != std::string::npos && text.find(kSlot, at + 1) == std::string::npos,
+                  "wgmma_consumer.cuh names its wgmma slot exactly once");
+  return text.replace(at, kSlot.size(), wgmma_name(c));
 }
 
 // The epilogue: the rest of the consumer, the accumulators to C (wgmma_epilogue.cuh).
@@ -177,8 +164,8 @@ std::string emit_wgmma(const Config& c, const Task& t) {
   const int b_rows = t.layout == Layout::NN ? c.bk : c.swap_ab ? row_box : col_box;
   const int b_cols = c.bk;
   return header_comment(c, t) + common_constants(c, t) + constants(c, t) + common_device_code() +
-         wgmma_wrappers(c, t) + kernel_source("wgmma_ptx.cuh") + kernel_source("wgmma_walk.cuh") +
-         kernel_source("wgmma_producer.cuh") + kernel_source("wgmma_consumer.cuh") + epilogue() + kernel_source("wgmma_kernel.cuh") +
+         wgmma_wrapper(c, t) + kernel_source("wgmma_ptx.cuh") + kernel_source("wgmma_walk.cuh") +
+         kernel_source("wgmma_producer.cuh") + consumer(c) + epilogue() + kernel_source("wgmma_kernel.cuh") +
          contract(c, t, persistent_ctas_per_sm(c, t), a_rows, c.bk, b_rows, b_cols, c.bk * 2,
                   c.epilogue_store == EpilogueStore::tma ? (tma_strips(c) ? kTmaStripRows : consumer_rows(c)) : 0,
                   c.epilogue_store == EpilogueStore::tma ? c.bk : 0);

@@ -1,8 +1,8 @@
 /// wgmma_tma: a consumer warpgroup's main loop (wait for a stage, wgmma on
 /// it, release it) and each unit's split-K or stream-K reduction. consumer()
 /// goes on in wgmma_epilogue.cuh, which stores the tile and closes the
-/// function. wgmma_tile<kN> is the emitter's wrapper of width kN: kWN, or
-/// kEdgeN at the task's last column of consumer tiles (emit_wgmma.cpp).
+/// function. wgmma_m64nNk16 stands for the wrapper of the config's N: the
+/// emitter writes wgmma_m64n<kWN>k16 there (emit_wgmma.cpp, consumer).
 // Accumulator layout of m64nNk16: warp w owns rows 16w..16w+15 of each m64
 // tile; register 4j+{0,1} is (row lane/4, cols 8j + 2(lane%4) + {0,1}),
 // 4j+{2,3} is 8 rows below. Calls f(q, r, c) for each of this thread's
@@ -88,73 +88,6 @@ struct StagingTurn {
   }
 };
 
-// What a consumer's main loop works on (consumer()): the ring and its stage-0
-// descriptors.
-struct KLoop {
-  const TesseraGemmParams& p;
-  Producer& prod;
-  unsigned char* smem;
-  unsigned long long *full, *empty;
-  int t, lane;
-  unsigned long long dA0, dB0;
-};
-
-// A unit's main loop over k-tiles kb_begin .. kb_end - 1: wait for a stage,
-// issue wgmmas of kN columns on it (0: none, the stage only passes through),
-// release it. kN is a constant: a wgmma under a runtime condition made ptxas
-// serialise every one (C7519). `held` (kInflight) is the stage whose wgmma
-// group is still running, -1 for none.
-template <int kN>
-__device__ __forceinline__ void k_loop(const KLoop& k, int kb_begin, int kb_end, float (&acc)[kAccRegs], int& stage,
-                                       int& phase, unsigned long long& dA, unsigned long long& dB, int& held) {
-  for (int kb = kb_begin; kb < kb_end; ++kb) {
-    mbar_wait(&k.full[stage], phase);
-    if constexpr (kN == 0) {
-      release(&k.empty[stage], k.lane);
-      refill(k.p, k.prod, k.smem, k.full, k.empty, k.t);
-    } else {
-      if constexpr (!kRunningDescriptors) {
-        dA = desc_advance(k.dA0, stage * kATileBytes);
-        dB = desc_advance(k.dB0, stage * kBTileBytes);
-      }
-      fence_accumulators<kN>(acc);
-      wgmma_fence();
-#pragma unroll
-      for (int ks = 0; ks < kBK / 16; ++ks) {
-#pragma unroll
-        for (int mt = 0; mt < kMT; ++mt) {
-          // k-major: 64 rows further and 32 bytes per k16 step; NN B: 16 k-rows per step.
-          const unsigned long long da = desc_advance(dA, mt * 64 * kSwizzleBytes + ks * 32);
-          const unsigned long long db = desc_advance(dB, kLayoutNN ? ks * 16 * kSwizzleBytes : ks * 32);
-          wgmma_tile<kN>(&acc[mt * kAccum], da, db);
-        }
-      }
-      wgmma_commit();
-      if constexpr (kInflight) {
-        wgmma_wait<1>();  // the previous stage's group is done: release that stage
-        fence_accumulators<kN>(acc);
-        if (held >= 0) {
-          release(&k.empty[held], k.lane);
-          refill(k.p, k.prod, k.smem, k.full, k.empty, k.t);
-        }
-        held = stage;
-      } else {
-        wgmma_wait<0>();
-        fence_accumulators<kN>(acc);
-        release(&k.empty[stage], k.lane);
-        refill(k.p, k.prod, k.smem, k.full, k.empty, k.t);
-      }
-    }
-    if (++stage == kStages) {
-      stage = 0;
-      phase ^= 1;
-      if constexpr (kRunningDescriptors) dA = k.dA0, dB = k.dB0;
-    } else if constexpr (kRunningDescriptors) {
-      dA = desc_advance(dA, kATileBytes), dB = desc_advance(dB, kBTileBytes);
-    }
-  }
-}
-
 // `prod` is the load walk when kInlineProducer (thread 0 only), else unused.
 __device__ __forceinline__ void consumer(const TesseraGemmParams& p, unsigned char* smem, unsigned long long* full,
                                          unsigned long long* empty, __half* staging, __half* bias_smem, int c, int t,
@@ -196,7 +129,7 @@ __device__ __forceinline__ void consumer(const TesseraGemmParams& p, unsigned ch
 
     float acc[kAccRegs];
 #pragma unroll
-    for (int i = 0; i < kAccRegs; ++i) asm volatile("mov.b32 %0, 0;" : "=f"(acc[i]));
+    for (int i = 0; i < kAccRegs; ++i) acc[i] = 0.0f;
     int held = -1;  // kInflight: the stage whose wgmma group is still running
     // Two consumers: the descriptors run from stage to stage and are rebuilt
     // only on the ring's wrap (the 4096^3 winner's k-loop: 53 -> about 30
@@ -205,24 +138,45 @@ __device__ __forceinline__ void consumer(const TesseraGemmParams& p, unsigned ch
     // consumer rebuilds them per stage: running ones measured 0.6% slower on
     // a 64x152 tile.
     unsigned long long dA = desc_advance(dA0, stage * kATileBytes), dB = desc_advance(dB0, stage * kBTileBytes);
-    // Edge tiles: the tensor cores compute what they are given, padding
-    // included, so a consumer tile at the MMA's last column runs wgmmas of
-    // kEdgeN columns (the task's remainder rounded up to 8; emit_wgmma.cpp)
-    // when those cover what is left, and one wholly outside C (past the last
-    // row, or a cluster's extra tile) lets its stages pass. The accumulators
-    // it leaves are zeros, which the epilogue's stores clip. (Skipping the
-    // m64 tiles past the last row within a consumer of two made ptxas
-    // serialise every wgmma of the kernel, C7515: not done.)
-    {
-      const KLoop k{p, prod, smem, full, empty, t, lane, dA0, dB0};
-      const int rows_left = mma_rows(p) - row0, cols_left = mma_cols(p) - col0;
-      const bool none = rows_left <= 0 || cols_left <= 0, narrow = kEdgeN > 0 && cols_left <= kEdgeN;
-      if (!none && !narrow) {
-        k_loop<kWN>(k, u.kb_begin, u.kb_end, acc, stage, phase, dA, dB, held);  // every interior tile
-      } else if (none) {
-        k_loop<0>(k, u.kb_begin, u.kb_end, acc, stage, phase, dA, dB, held);
-      } else if constexpr (kEdgeN > 0) {
-        k_loop<kEdgeN>(k, u.kb_begin, u.kb_end, acc, stage, phase, dA, dB, held);
+    for (int kb = u.kb_begin; kb < u.kb_end; ++kb) {
+      mbar_wait(&full[stage], phase);
+      if constexpr (!kRunningDescriptors) {
+        dA = desc_advance(dA0, stage * kATileBytes);
+        dB = desc_advance(dB0, stage * kBTileBytes);
+      }
+      fence_accumulators(acc);
+      wgmma_fence();
+#pragma unroll
+      for (int ks = 0; ks < kBK / 16; ++ks) {
+#pragma unroll
+        for (int mt = 0; mt < kMT; ++mt) {
+          // k-major: 64 rows further and 32 bytes per k16 step; NN B: 16 k-rows per step.
+          const unsigned long long da = desc_advance(dA, mt * 64 * kSwizzleBytes + ks * 32);
+          const unsigned long long db = desc_advance(dB, kLayoutNN ? ks * 16 * kSwizzleBytes : ks * 32);
+          wgmma_m64nNk16(&acc[mt * kAccum], da, db);
+        }
+      }
+      wgmma_commit();
+      if constexpr (kInflight) {
+        wgmma_wait<1>();  // the previous stage's group is done: release that stage
+        fence_accumulators(acc);
+        if (held >= 0) {
+          release(&empty[held], lane);
+          refill(p, prod, smem, full, empty, t);
+        }
+        held = stage;
+      } else {
+        wgmma_wait<0>();
+        fence_accumulators(acc);
+        release(&empty[stage], lane);
+        refill(p, prod, smem, full, empty, t);
+      }
+      if (++stage == kStages) {
+        stage = 0;
+        phase ^= 1;
+        if constexpr (kRunningDescriptors) dA = dA0, dB = dB0;
+      } else if constexpr (kRunningDescriptors) {
+        dA = desc_advance(dA, kATileBytes), dB = desc_advance(dB, kBTileBytes);
       }
     }
     bool has_next = false;  // ping-pong: the other consumer takes the walk's next unit

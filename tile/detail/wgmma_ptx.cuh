@@ -123,16 +123,6 @@ __device__ __forceinline__ void fence_accumulators(float (&acc)[kAccRegs]) {
 #pragma unroll
   for (int i = 0; i < kAccRegs; ++i) asm volatile("" : "+f"(acc[i])::"memory");
 }
-// The same over the registers that wgmmas of kN columns use in each m64 tile:
-// an edge tile's narrower wgmmas leave the rest alone, and a fence on them
-// while a group is in flight made ptxas serialise the wgmmas (C7515).
-template <int kN>
-__device__ __forceinline__ void fence_accumulators(float (&acc)[kAccRegs]) {
-#pragma unroll
-  for (int mt = 0; mt < kMT; ++mt)
-#pragma unroll
-    for (int i = 0; i < kN / 2; ++i) asm volatile("" : "+f"(acc[mt * kAccum + i])::"memory");
-}
 
 // Shared-memory matrix descriptor: start address, leading/stride byte offsets
 // (all >> 4) and the swizzle layout in bits 62-63. Stage buffers are 1024-byte

@@ -52,12 +52,8 @@ EDITS = [
      '      trace_row()[3] = unit + 1;\n'
      '      r[0] = trace_ns(), r[3] = u.kb_begin, r[4] = u.kb_end, r[5] = u.peers, r[7] = u.tile_id;\n'
      '    }\n'),
-    # The main loop (k_loop) adds its waits to the unit's tr_wait through its KLoop.
-    ('  unsigned long long dA0, dB0;\n};\n', '  unsigned long long dA0, dB0;\n  long long* tr_wait;\n};\n'),
-    ('    mbar_wait(&k.full[stage], phase);\n',
-     '    { const long long tw0 = clock64(); mbar_wait(&k.full[stage], phase); *k.tr_wait += clock64() - tw0; }\n'),
-    ('const KLoop k{p, prod, smem, full, empty, t, lane, dA0, dB0};',
-     'const KLoop k{p, prod, smem, full, empty, t, lane, dA0, dB0, &tr_wait};'),
+    ('      mbar_wait(&full[stage], phase);\n',
+     '      { const long long tw0 = clock64(); mbar_wait(&full[stage], phase); tr_wait += clock64() - tw0; }\n'),
     ('    if (!tile_in_c(p, u)) continue;\n',
      '    if (c == 0 && t == 0) if (auto* r = trace_unit(unit)) r[1] = trace_ns(), r[6] = tr_wait;\n'
      '    if (!tile_in_c(p, u)) continue;\n'),
