@@ -222,24 +222,41 @@ int stream_k_semaphores(const Config& c, const Task& t) {
 }
 int k_tiles(const Config& c, const Task& t) { return c.bk > 0 ? int((t.k + c.bk - 1) / c.bk) : 0; }
 
+namespace {
+// wgmma_tma shared memory, in parts (bytes).
+struct WgmmaSmem {
+  int ring, staging, barriers, bias;
+};
+WgmmaSmem wgmma_smem(const Config& c) {
+  const int stage = (c.bm + c.bn) * c.bk * kHalfBytes;
+  const int wm = consumer_rows(c), wn = consumer_cols(c);
+  // Staged: per consumer (ping-pong: one), its tile with padded rows (swap-AB: transposed, wn rows of wm + pad).
+  const int staged_tile = c.swap_ab ? wn * (wm + kPadHalves) : wm * (wn + kPadHalves);
+  // Ping-pong's consumers take one staging tile in turn (wgmma_consumer.cuh, StagingTurn).
+  const int tiles = c.pingpong ? 1 : consumers(c);
+  // TMA store in strips: a ring of strips per consumer warp, and no sharing.
+  const int strip_rings = consumers(c) * kWarpgroupWarps * kTmaStripSlots * kTmaStripRows * c.bk * kHalfBytes;
+  const int staging = c.epilogue_store == EpilogueStore::staged ? tiles * staged_tile * kHalfBytes
+                      : tma_strips(c)                           ? strip_rings
+                      : c.epilogue_store == EpilogueStore::tma ? tiles * wm * wn * kHalfBytes
+                                                               : 0;
+  // Bias epilogues: each consumer's copy of its tile's bias (C's columns).
+  const int bias = c.epilogue == Epilogue::none ? 0 : consumers(c) * (c.swap_ab ? wm : wn) * kHalfBytes;
+  return {c.stages * stage, staging, 2 * c.stages * kBarrierBytes, bias};
+}
+}  // namespace
+
+bool staging_in_ring(const Config& c) {
+  if (c.backend != Backend::wgmma_tma || c.persistent) return false;
+  const WgmmaSmem m = wgmma_smem(c);
+  return m.staging > 0 && kSmemAlignSlack + m.ring + m.staging + m.barriers + m.bias > kH100SmemOptinBytes;
+}
+
 int dynamic_smem_bytes(const Config& c, const Task& t) {
   if (c.backend == Backend::wgmma_tma) {
-    const int stage = (c.bm + c.bn) * c.bk * kHalfBytes;
-    const int barriers = 2 * c.stages * kBarrierBytes;
-    const int wm = consumer_rows(c), wn = consumer_cols(c);
-    // Staged: per consumer (ping-pong: one), its tile with padded rows (swap-AB: transposed, wn rows of wm + pad).
-    const int staged_tile = c.swap_ab ? wn * (wm + kPadHalves) : wm * (wn + kPadHalves);
-    // Ping-pong's consumers take one staging tile in turn (wgmma_consumer.cuh, StagingTurn).
-    const int tiles = c.pingpong ? 1 : consumers(c);
-    // TMA store in strips: a ring of strips per consumer warp, and no sharing.
-    const int strip_rings = consumers(c) * kWarpgroupWarps * kTmaStripSlots * kTmaStripRows * c.bk * kHalfBytes;
-    const int staging = c.epilogue_store == EpilogueStore::staged ? tiles * staged_tile * kHalfBytes
-                        : tma_strips(c)                           ? strip_rings
-                        : c.epilogue_store == EpilogueStore::tma ? tiles * wm * wn * kHalfBytes
-                                                                 : 0;
-    // Bias epilogues: each consumer's copy of its tile's bias (C's columns).
-    const int bias = c.epilogue == Epilogue::none ? 0 : consumers(c) * (c.swap_ab ? wm : wn) * kHalfBytes;
-    return kSmemAlignSlack + c.stages * stage + barriers + staging + bias;
+    const WgmmaSmem m = wgmma_smem(c);
+    const int ring_and_staging = staging_in_ring(c) ? std::max(m.ring, m.staging) : m.ring + m.staging;
+    return kSmemAlignSlack + ring_and_staging + m.barriers + m.bias;
   }
   const int pad = c.smem_layout == SmemLayout::pad ? kPadHalves : 0;
   const int a_tile = c.bm * (c.bk + pad);

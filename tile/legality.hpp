@@ -80,6 +80,13 @@ unsigned long long workspace_bytes(const Config& c, const Task& task);
 // consumer takes whole tiles in turn).
 int consumer_rows(const Config& c);
 int consumer_cols(const Config& c);
+// wgmma_tma, tiled (not persistent), where the stage ring and the epilogue's
+// staging do not fit side by side in H100/H200's 227 KB: the staging lies
+// over the start of the ring, since a CTA's one unit has consumed every stage
+// before its epilogue (and no load follows), so the ring can take a stage
+// more. Elsewhere the layout is as it was (the two side by side). Persistent
+// kernels load the next tile's stages while the epilogue runs.
+bool staging_in_ring(const Config& c);
 // wgmma TMA store in strips: each consumer warp stores its own 16 rows of each
 // m64 tile, bk columns at a time, through a small ring of its own
 // (wgmma_epilogue.cuh), instead of the consumer's whole tile at once. Ping-pong

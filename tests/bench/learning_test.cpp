@@ -177,9 +177,13 @@ TEST(ModelEval, CrossValidationNeverTrainsOnTheFamilyItJudges) {
   const std::vector<std::string> shapes = {"64x4096x4096", "128x4096x4096", "64x2048x2048", "128x2048x2048",
                                            "64x1024x8192", "128x1024x8192", "64x3072x5120", "128x3072x5120",
                                            "64x7168x2048", "128x7168x2048", "64x1536x6144", "128x1536x6144"};
+  // The model's first 12 per shape: with its first 8 (whose make-up changed
+  // when the staging in the ring became a family of its own) the folds learned
+  // too little of the planted factor: learned 0.45 against analytical 0.53;
+  // with 12, 0.60 against 0.47.
   for (const auto& s : shapes) {
     const Task t = task_from_shape(s);
-    for (const auto& r : tile::rank_configs(t, tile::Limits{}, 8))
+    for (const auto& r : tile::rank_configs(t, tile::Limits{}, 12))
       rows.push_back({t, r.config, tile::Limits{}, "h100", r.prediction.time_us * (r.config.swap_ab ? 2.0 : 1.0)});
   }
   const auto cv = cross_validate(rows, 3, tile::LearnedModel{}, tile::TrainOptions{}, "h100");
@@ -187,7 +191,8 @@ TEST(ModelEval, CrossValidationNeverTrainsOnTheFamilyItJudges) {
   EXPECT_EQ(cv.analytical.shapes.size(), shapes.size());  // every shape judged once, in its own fold
   // Each fold's model learned the planted factor from the other families.
   ASSERT_GE(cv.learned.shapes.size(), shapes.size() / 2);
-  EXPECT_GT(cv.learned.mean_spearman, cv.analytical.mean_spearman + 0.05);
+  EXPECT_GT(cv.learned.mean_spearman, cv.analytical.mean_spearman + 0.05)
+      << "learned " << cv.learned.mean_spearman << ", analytical " << cv.analytical.mean_spearman;
   EXPECT_EQ(tile::weight_family(task_from_shape("7x6144x4096")), "6144x4096");
 }
 

@@ -297,12 +297,13 @@ TEST(TileCostModel, RankingIsLegalUniqueAndDiversifiedFirst) {
   }
   // The first is the best predicted; the first eight come from eight structural families.
   for (const auto& x : r) EXPECT_LE(r[0].prediction.time_us, x.prediction.time_us);
-  std::set<std::tuple<int, int, int, bool, bool, bool, int, int>> families;  // a cluster makes its own family
+  // A cluster makes its own family, and so does a tiled ring with the staging over it (a stage deeper).
+  std::set<std::tuple<int, int, int, bool, bool, bool, int, int, bool>> families;
   for (std::size_t i = 0; i < 8; ++i) {
     const Config& c = r[i].config;
     EXPECT_TRUE(families
                     .insert({c.bm, c.bn, c.warps_m * 4 + c.warps_n, c.swap_ab, c.persistent, c.stream_k, c.split_k,
-                             c.cluster_m * 8 + c.cluster_n})
+                             c.cluster_m * 8 + c.cluster_n, staging_in_ring(c)})
                     .second)
         << name(c);
   }
@@ -328,6 +329,26 @@ TEST(TileCostModel, Sm80RanksOnlyMmaSyncAndKOff8FallsBackToIt) {
   const auto r = rank_configs(task_from_shape("100x5000x3001"), Limits{}, kAll);  // K % 8: no TMA
   ASSERT_FALSE(r.empty());
   for (const auto& x : r) EXPECT_EQ(x.config.backend, Backend::mma_sync);
+}
+
+// Where a tiled config's deepest ring lays its staging over the ring, the
+// deepest with the staging beside it is ranked too, each as a family of its
+// own, so a tune's first eight measure both: at 257x6144x4096 the ring of six
+// measured 8% faster than the ring of five, at 33x10240x8192 the ring of ten
+// 3.5% slower than nine (H200), and the model tells neither.
+TEST(TileCostModel, BothDepthsOfATiledStagedTileAreShortlisted) {
+  for (const char* shape : {"257x6144x4096", "33x10240x8192"}) {
+    const Task t = task_from_shape(shape);
+    const auto r = rank_configs(t, Limits{}, 8);
+    bool in_ring = false, beside = false;
+    for (const auto& x : r) {
+      const Config& c = x.config;
+      if (c.backend != Backend::wgmma_tma || c.persistent || c.epilogue_store != EpilogueStore::staged) continue;
+      (staging_in_ring(c) ? in_ring : beside) = true;
+    }
+    EXPECT_TRUE(in_ring) << shape;
+    EXPECT_TRUE(beside) << shape;
+  }
 }
 
 }  // namespace

@@ -381,5 +381,35 @@ TEST(TileLegality, SeedsAreLegalForCommonShapes) {
   }
 }
 
+// Tiled wgmma kernels lay the epilogue's staging over the stage ring where the
+// two do not fit side by side (wgmma_kernel.cuh, kStagingInRing): a CTA's one
+// unit has consumed every stage by its epilogue. That buys 257x6144x4096's
+// 128x136 swap-AB tile a sixth stage with its staged store.
+TEST(TileLegality, TiledStagingSharesTheRingOnlyWhereItMustFit) {
+  const Task t = task_from_shape("257x6144x4096");
+  const Config six = parse_name("w128x136x64_g2x1_s6p6_pa_d1_sw_es_r8_k1s_t_c1x1_swapab_none");
+  const Config five = parse_name("w128x136x64_g2x1_s5p5_pa_d1_sw_es_r8_k1s_t_c1x1_swapab_none");
+  Config six_direct = six;
+  six_direct.epilogue_store = EpilogueStore::direct;
+  EXPECT_TRUE(staging_in_ring(six));
+  EXPECT_FALSE(staging_in_ring(five));        // fits beside the ring: laid out as before
+  EXPECT_FALSE(staging_in_ring(six_direct));  // no staging
+  EXPECT_TRUE(legality(six, t).ok) << legality(six, t).reason;
+  // In the ring the staging costs nothing over the direct store's ring; beside it, its own bytes.
+  EXPECT_EQ(dynamic_smem_bytes(six, t), dynamic_smem_bytes(six_direct, t));
+  Config five_direct = five;
+  five_direct.epilogue_store = EpilogueStore::direct;
+  EXPECT_GT(dynamic_smem_bytes(five, t), dynamic_smem_bytes(five_direct, t));
+  // A persistent kernel loads its next tile's stages under the epilogue: never in the ring.
+  Config persistent = six;
+  persistent.persistent = true;
+  EXPECT_FALSE(staging_in_ring(persistent));
+  expect_illegal(persistent, t, Limits{}, "shared memory");
+  // A TMA-store staging tile too (64x64, one consumer: fourteen stages).
+  const Config tma = parse_name("w64x64x64_g1x1_s14p14_pa_d1_sw_et_r0_k1s_t_c1x1_none");
+  EXPECT_TRUE(staging_in_ring(tma));
+  EXPECT_TRUE(legality(tma, task_from_shape("64x4096x7168")).ok);
+}
+
 }  // namespace
 }  // namespace tessera::tile

@@ -75,6 +75,15 @@ constexpr int kStagingBytes = kStagedEpilogue ? kStagingRows * kStagingStride * 
 // are each warp's own.
 constexpr bool kSharedStaging = kPingPong && kStagingBytes > 0 && !kTmaStrips;
 constexpr int kStagingTiles = kSharedStaging ? 1 : kConsumers;
+// Tiled: the staging lies in the stage ring, which the CTA's one unit has
+// consumed by its epilogue (legality.cpp, staging_in_ring); the consumers
+// meet at kRingBarrier first, so that none writes it while another's wgmmas
+// still read a stage.
+constexpr bool kStagingInRing = {};
+constexpr int kRingBytes = kStagingInRing ? (kStages * kStageBytes > kStagingTiles * kStagingBytes
+                                                 ? kStages * kStageBytes
+                                                 : kStagingTiles * kStagingBytes)
+                                          : kStages * kStageBytes + kStagingTiles * kStagingBytes;
 // Bias epilogues: each consumer copies its tile's bias (C's columns: MMA
 // columns, or MMA rows with swap-AB) into shared memory as its main loop starts.
 constexpr bool kHasBias = kEpilogue != TESSERA_EPILOGUE_NONE;
@@ -99,7 +108,7 @@ constexpr bool kInlineProducer = {};
 
 )",
                      c.warps_m, c.warps_n, c.reg_double_buffer, c.pingpong, c.epilogue_store == EpilogueStore::tma,
-                     tma_strips(c), kTmaStripRows, kTmaStripSlots, kProducerRegs,
+                     tma_strips(c), kTmaStripRows, kTmaStripSlots, staging_in_ring(c), kProducerRegs,
                      kConsumerRegs, c.cluster_m,
                      c.cluster_n, c.inline_producer);
   (void)t;

@@ -196,6 +196,10 @@ __device__ __forceinline__ void consumer(const TesseraGemmParams& p, unsigned ch
         refill(p, prod, smem, full, empty, t);
       }
     }
+    // The staging lies in the ring: no consumer writes it before every
+    // consumer's wgmmas are done reading the stages. Here, before the split-K
+    // reduction, since after it only one consumer may go on to the epilogue.
+    if constexpr (kStagingInRing) named_barrier(kRingBarrier, 128 * kConsumers);
 
     // Ping-pong: this unit's turn at the one staging tile, taken on every
     // unit (the hand-offs alternate strictly) and passed on however it ends.

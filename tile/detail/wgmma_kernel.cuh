@@ -5,11 +5,11 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) tessera_hgemm(const __
   // 128B-swizzled TMA destinations and wgmma descriptors want 1024-byte alignment.
   const unsigned misalign = smem_u32(smem_raw) & 1023u;
   unsigned char* smem = smem_raw + (misalign ? 1024u - misalign : 0u);
-  // [stages: A tiles | B tiles][epilogue staging (1024-aligned)][bias][full barriers][empty barriers]
-  __half* staging = reinterpret_cast<__half*>(smem + kStages * kStageBytes);
-  __half* bias_smem = reinterpret_cast<__half*>(smem + kStages * kStageBytes + kStagingTiles * kStagingBytes);
-  unsigned long long* full = reinterpret_cast<unsigned long long*>(smem + kStages * kStageBytes + kStagingTiles * kStagingBytes +
-                                                                   kConsumers * kBiasBytes);
+  // [stages: A tiles | B tiles][epilogue staging (1024-aligned)][bias][full barriers][empty barriers],
+  // tiled: [stages, the staging over their start][bias][barriers] (kStagingInRing).
+  __half* staging = reinterpret_cast<__half*>(smem + (kStagingInRing ? 0 : kStages * kStageBytes));
+  __half* bias_smem = reinterpret_cast<__half*>(smem + kRingBytes);
+  unsigned long long* full = reinterpret_cast<unsigned long long*>(smem + kRingBytes + kConsumers * kBiasBytes);
   unsigned long long* empty = full + kStages;
 
   Producer prod;

@@ -182,6 +182,8 @@ constexpr int kOrderBarrier = 3;
 // Ping-pong's shared staging tile: ids kStagingBarrier + c say that consumer c
 // may write it (StagingTurn, wgmma_consumer.cuh).
 constexpr int kStagingBarrier = 5;
+// Tiled with the staging in the ring: every consumer's wgmmas are done (kStagingInRing).
+constexpr int kRingBarrier = 7;
 // A named barrier that also ORs a flag across its threads.
 __device__ __forceinline__ int named_barrier_or(int id, int threads, int flag) {
   int any;
