@@ -47,10 +47,10 @@ struct Ranked {
 
 // The model's shortlist for a task, fastest predicted first: structured
 // candidates (tile shapes with the non-powers of two and the task's M fits,
-// swap-AB, split-K that fills the SMs, stream-K, persistent, two pipeline
-// depths, the epilogue stores) and the seeds, all legal. The order is
-// diversified: each structural family (tile, warps, swap-AB, schedule,
-// split) gives its best config once before any gives a second, since
+// swap-AB, split-K that fills the SMs, stream-K, persistent, two or three
+// pipeline depths, the epilogue stores) and the seeds, all legal. The order is
+// diversified: each structural family (tile, warps, swap-AB, schedule, split,
+// cluster, staging over the ring) gives its best config once before any gives a second, since
 // variants of one family tend to rise and fall together and the tuner's
 // refine rounds explore them anyway. At most max_count. With a learned model
 // (learned_model.hpp) its corrected times order the list and stand in
