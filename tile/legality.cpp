@@ -244,18 +244,20 @@ WgmmaSmem wgmma_smem(const Config& c) {
   const int bias = c.epilogue == Epilogue::none ? 0 : consumers(c) * (c.swap_ab ? wm : wn) * kHalfBytes;
   return {c.stages * stage, staging, 2 * c.stages * kBarrierBytes, bias};
 }
+
+// staging_in_ring for a wgmma_tma config of these parts.
+bool in_ring(const Config& c, const WgmmaSmem& m) {
+  return !c.persistent && m.staging > 0 &&
+         kSmemAlignSlack + m.ring + m.staging + m.barriers + m.bias > kH100SmemOptinBytes;
+}
 }  // namespace
 
-bool staging_in_ring(const Config& c) {
-  if (c.backend != Backend::wgmma_tma || c.persistent) return false;
-  const WgmmaSmem m = wgmma_smem(c);
-  return m.staging > 0 && kSmemAlignSlack + m.ring + m.staging + m.barriers + m.bias > kH100SmemOptinBytes;
-}
+bool staging_in_ring(const Config& c) { return c.backend == Backend::wgmma_tma && in_ring(c, wgmma_smem(c)); }
 
 int dynamic_smem_bytes(const Config& c, const Task& t) {
   if (c.backend == Backend::wgmma_tma) {
     const WgmmaSmem m = wgmma_smem(c);
-    const int ring_and_staging = staging_in_ring(c) ? std::max(m.ring, m.staging) : m.ring + m.staging;
+    const int ring_and_staging = in_ring(c, m) ? std::max(m.ring, m.staging) : m.ring + m.staging;
     return kSmemAlignSlack + ring_and_staging + m.barriers + m.bias;
   }
   const int pad = c.smem_layout == SmemLayout::pad ? kPadHalves : 0;

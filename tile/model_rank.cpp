@@ -108,32 +108,30 @@ std::vector<int> split_factors(int tiles, int k_tiles, int sms) {
   return {out.begin(), out.end()};
 }
 
-// The deepest legal pipeline under `smem_cap` bytes (canonicalize trims what a
-// tiled CTA cannot fill); with `apart`, the deepest whose epilogue staging
-// lies beside the ring, not in it (staging_in_ring).
-std::optional<Config> deepest(Config c, const Task& t, const Limits& l, int smem_cap, bool apart = false) {
+// `c` with a ring of `stages` (canonicalize trims what a tiled CTA cannot fill).
+Config at_depth(Config c, int stages, const Task& t) {
+  c.stages = stages;
+  c.prefetch = c.backend == Backend::wgmma_tma ? stages : std::max(1, stages - 1);
+  canonicalize(c, t);
+  return c;
+}
+
+// The deepest legal pipeline under `smem_cap` bytes; with `apart`, the deepest
+// whose epilogue staging lies beside the ring, not in it (staging_in_ring).
+std::optional<Config> deepest(const Config& c, const Task& t, const Limits& l, int smem_cap, bool apart = false) {
   for (int stages = kMaxStages; stages >= kMinStages; --stages) {
-    Config d = c;
-    d.stages = stages;
-    d.prefetch = c.backend == Backend::wgmma_tma ? stages : std::max(1, stages - 1);
-    canonicalize(d, t);
+    const Config d = at_depth(c, stages, t);
     if (apart && staging_in_ring(d)) continue;
     if (dynamic_smem_bytes(d, t) <= smem_cap && legality(d, t, l).ok) return d;
   }
   return std::nullopt;
 }
 
-// `c` changed by `change`, with its ring made shallower until it is legal
-// (as deep as `c`'s at most; unchanged when no depth is).
-template <typename Change>
-Config shallower_until_legal(Config c, const Task& t, const Limits& l, Change change) {
-  change(c);
-  for (Config d = c; d.stages > kMinStages && !legality(d, t, l).ok;) {
-    --d.stages;
-    d.prefetch = d.backend == Backend::wgmma_tma ? d.stages : std::max(1, d.stages - 1);
-    canonicalize(d, t);
-    if (legality(d, t, l).ok) return d;
-  }
+// `c` if legal, else its deepest legal shallower ring (`c` when none is).
+Config fitted_depth(const Config& c, const Task& t, const Limits& l) {
+  if (legality(c, t, l).ok) return c;
+  for (int stages = c.stages - 1; stages >= kMinStages; --stages)
+    if (const Config d = at_depth(c, stages, t); legality(d, t, l).ok) return d;
   return c;
 }
 
@@ -172,7 +170,9 @@ void add_schedules(const Config& base, const Task& t, const Limits& l, std::vect
   }
   // A tiled base may be deeper than a persistent kernel fits: tiled, the
   // staging can share the ring (legality.hpp, staging_in_ring).
-  Config persistent = shallower_until_legal(base, t, l, [](Config& c) { c.persistent = true; });
+  Config persistent = base;
+  persistent.persistent = true;
+  persistent = fitted_depth(persistent, t, l);
   if (tiles > l.sm_count) {
     out.push_back(persistent);
     add_pairs(persistent, out);
