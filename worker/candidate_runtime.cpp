@@ -127,9 +127,8 @@ private:
                                                          : CU_TENSOR_MAP_SWIZZLE_NONE;
     // 256-byte L2 promotion: a 128-byte box row (one swizzle row) also brings
     // the next k-tile's 128 bytes of that row into L2, so DRAM serves each row
-    // in 256-byte pieces. On the H200 it took 0.3-0.9% off the memory-bound
-    // decode winners (K = 4096 weights of 28672-32768 rows), nothing on
-    // compute-bound ones, and cost 0.8% on one (33x59136x8192, docs/tile.md).
+    // in 256-byte pieces. On the H200 it took 0.3-2.8% off the memory-bound
+    // decode winners and nothing off the compute-bound ones (docs/tile.md).
     CUresult r = driver().cuTensorMapEncodeTiled(reinterpret_cast<CUtensorMap*>(out), CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2,
                                                  base, dims, strides, box, elem, CU_TENSOR_MAP_INTERLEAVE_NONE, sw,
                                                  CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
