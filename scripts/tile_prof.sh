@@ -9,7 +9,10 @@
 # fit) is printed. ncu flushes the caches before each replay and is told to
 # leave the clocks alone, but it replays one launch on its own: compare the
 # rows with each other, not with the harness's cold times.
-#   scripts/tile_prof.sh PLAN [OUT_DIR]    (TESSERA=build/bin/tessera, LAYOUT=TN, EPILOGUE=none, NCU=ncu)
+# Each row is followed by the profiled kernel's name (which kernel cuBLAS ran)
+# and by the values of METRICS, a comma-separated list of ncu metrics to collect
+# beside the sections (e.g. dram__bytes_read.sum,smsp__inst_executed.sum).
+#   scripts/tile_prof.sh PLAN [OUT_DIR]    (TESSERA=build/bin/tessera, LAYOUT=TN, EPILOGUE=none, NCU=ncu, METRICS=)
 set -uo pipefail
 PLAN=${1:?usage: scripts/tile_prof.sh PLAN [OUT_DIR]}
 OUT=${2:-runs/tile_prof}
@@ -21,7 +24,7 @@ SECTIONS=(--section SpeedOfLight --section LaunchStats --section Occupancy --sec
 profile() {  # profile NAME KERNEL_REGEX COMMAND...
   local name=$1 regex=$2; shift 2
   "$NCU" --target-processes all --clock-control none --kernel-name "regex:$regex" --launch-skip 2 --launch-count 1 \
-    "${SECTIONS[@]}" --csv --page details "$@" > "$OUT/$name.csv" 2> "$OUT/$name.log" ||
+    "${SECTIONS[@]}" ${METRICS:+--metrics "$METRICS"} --csv --page details "$@" > "$OUT/$name.csv" 2> "$OUT/$name.log" ||
     echo "ncu failed for $name (see $OUT/$name.log)" >&2
 }
 while read -r shape configs; do
@@ -35,7 +38,7 @@ while read -r shape configs; do
   profile "${shape}_cublas" 'nvjet|gemm|xmma' "$T" baseline --shape "$shape" --layout "${LAYOUT:-TN}" \
     --epilogue "${EPILOGUE:-none}" --max-algos 1
 done < "$PLAN"
-python3 - "$OUT" <<'PY'
+python3 - "$OUT" "${METRICS:-}" <<'PY'
 import csv, glob, os, sys
 want = [("Duration", "us"), ("SM Frequency", "ghz"), ("Elapsed Cycles", "cyc"), ("SM Active Cycles", "active"),
         ("Compute (SM) Throughput", "sm%"), ("Executed Ipc Active", "ipc"), ("L2 Cache Throughput", "l2%"),
@@ -58,4 +61,9 @@ for path in sorted(glob.glob(os.path.join(sys.argv[1], "*.csv"))):
             v = f"{float(v) * scale[r[unit_i]]:g}"
         got.setdefault(r[name_i], v)
     print(f"{os.path.basename(path)[:-4]:72} " + " ".join(f"{got.get(n, '-')[:8]:>8}" for n, _ in want))
+    if "Kernel Name" in head:
+        print(f"    kernel {rows[1][head.index('Kernel Name')]}")
+    for m in filter(None, sys.argv[2].split(",")):
+        units = {r[name_i]: r[unit_i] for r in rows[1:]}
+        print(f"    {m} {got.get(m, '-')} {units.get(m, '')}".rstrip())
 PY
