@@ -46,6 +46,7 @@ struct SuiteArgs {
   double max_minutes = 0;
   bool no_progress = false;
   std::vector<std::string> retry;  // kernel statuses whose shapes are measured again
+  std::vector<std::string> buckets;  // --bucket: only the task file's shapes in these buckets
   std::string gpus;                // --gpus: "all" or ordinals; shapes spread over them
   std::string claims;              // --claims DIR: a --gpus child's shared queue (bench/claims.hpp)
   CLI::Option* device_option = nullptr;
@@ -59,12 +60,33 @@ void on_interrupt(int) {
   std::signal(SIGINT, SIG_DFL);
 }
 
-std::string default_out(const std::string& task_set, const bench::KernelSource& source) {
+std::string default_out(const bench::RunConfig& config, const bench::KernelSource& source) {
   std::string stamp = utc_now_iso().substr(0, 19);
   for (char& c : stamp)
     if (c == ':') c = '-';
   const std::string kind = source.spec().substr(0, source.spec().find(':'));
-  return fmt::format("runs/bench-{}-{}-{}", task_set, kind, stamp);
+  const auto buckets = config.options.value("buckets", std::vector<std::string>{});
+  const std::string set = buckets.empty() ? config.task_set : fmt::format("{}-{}", config.task_set, fmt::join(buckets, "+"));
+  return fmt::format("runs/bench-{}-{}-{}", set, kind, stamp);
+}
+
+// --bucket: the tasks of these buckets only, each name one of the file's
+// buckets. Kept in the run's options (sorted), so that --resume and a run
+// continued with the same arguments measure the same shapes.
+void keep_buckets(bench::RunConfig& c, const std::vector<std::string>& names) {
+  if (names.empty()) return;
+  std::set<std::string> known, wanted(names.begin(), names.end());
+  for (const auto& b : c.buckets) known.insert(b.name);
+  for (const auto& n : wanted)
+    if (!known.count(n))
+      fail_bad_input(fmt::format("--bucket {}: the buckets of {} are {}", n, c.tasks_file, fmt::join(known, ", ")));
+  std::vector<Task> kept;
+  for (const auto& t : c.tasks)
+    if (wanted.count(bench::bucket_of(t, c.buckets))) kept.push_back(t);
+  if (kept.empty())
+    fail_bad_input(fmt::format("no task of {} is in bucket {}", c.tasks_file, fmt::join(wanted, " or ")));
+  c.tasks = std::move(kept);
+  c.options["buckets"] = std::vector<std::string>(wanted.begin(), wanted.end());
 }
 
 // The run's config from the arguments (a new run, or one to continue with the same ones).
@@ -79,19 +101,22 @@ bench::RunConfig config_from_args(const SuiteArgs& a, const bench::KernelSource&
                    : std::filesystem::path(a.tasks_file).stem().string();
   c.kernels = source.spec();
   c.options = {{"measure", a.measure.to_json()}, {"build", to_json(a.build)}};
+  keep_buckets(c, a.buckets);
   c.created_at = utc_now_iso();
   return c;
 }
 
 // --resume DIR: the run's own tasks, kernels and options.
 void arguments_from_run(SuiteArgs& a) {
-  if (!a.tasks_file.empty() || a.kernels != "none" || !a.out.empty() || !a.build.empty())
-    fail_bad_input("--resume continues a run with its own arguments: give no --tasks, --kernels, --out or build options");
+  if (!a.tasks_file.empty() || a.kernels != "none" || !a.out.empty() || !a.build.empty() || !a.buckets.empty())
+    fail_bad_input(
+        "--resume continues a run with its own arguments: give no --tasks, --kernels, --out, --bucket or build options");
   const bench::Run run = bench::load_run(a.resume);
   const auto& c = run.config;
   a.tasks_file = c.tasks_file;
   a.kernels = c.kernels;
   a.out = a.resume;
+  a.buckets = c.options.value("buckets", std::vector<std::string>{});
   const auto& m = c.options.value("measure", nlohmann::json::object());
   a.measure.hot = m.value("hot", false);
   a.measure.counters = m.value("counters", false);
@@ -151,7 +176,7 @@ void prepare_writer(bench::RunWriter& writer, const std::set<std::string>& retry
 // --gpus with two or more GPUs: a child sweep per GPU (cli/bench_suite_gpus.hpp).
 void run_on_gpus(const SuiteArgs& a, const bench::KernelSource& source, const bench::RunConfig& config,
                  const std::vector<int>& devices, const std::set<std::string>& retry) {
-  const std::string out = a.out.empty() ? default_out(config.task_set, source) : a.out;
+  const std::string out = a.out.empty() ? default_out(config, source) : a.out;
   bench::RunWriter writer(out, config);
   prepare_writer(writer, retry);
   const std::string list = fmt::format("{}", fmt::join(devices, ","));
@@ -237,7 +262,7 @@ void run_suite_command(SuiteArgs a) {
     evaluator->start();  // the worker reports the device, which the header line names
   }
   // The run folder after the evaluator: no GPU (or a bad --device) leaves no folder behind.
-  const std::string out = a.out.empty() ? default_out(config.task_set, source) : a.out;
+  const std::string out = a.out.empty() ? default_out(config, source) : a.out;
   if (source.kind == bench::KernelSourceKind::tile)
     measurer = bench::make_tile_measurer(*evaluator, source.budget, a.measure);
   else if (source.kind == bench::KernelSourceKind::search)
@@ -285,6 +310,8 @@ void add_bench_suite_command(CLI::App* bench) {
   cmd->add_option("--max-algos", a->measure.max_algos, "cuBLASLt algorithms the autotuner times")->capture_default_str();
   cmd->add_flag("--remeasure", a->measure.remeasure, "autotune cuBLASLt again instead of using the cached choice");
   cmd->add_option("--max-minutes", a->max_minutes, "stop between shapes after this long (exit 5; run again to continue)");
+  cmd->add_option("--bucket", a->buckets,
+                  "only the task file's shapes in this size bucket (small, medium, large, or the file's own; repeatable)");
   add_mode_options(cmd, a->sandbox, EvalMode::full);
   a->device_option = cmd->add_option("--device", a->measure.device, "CUDA device ordinal")->capture_default_str();
   cmd->add_option("--gpus", a->gpus,

@@ -90,6 +90,9 @@ TEST(BenchCli, BadInputGetsOneClearLine) {
   expect_clear_error("bench suite --tasks " + tasks.string() + " --kernels tile:2 --retry ok", "not measured again");
   expect_clear_error("bench suite --tasks " + tasks.string() + " --kernels tile:2 --retry slow", "unknown status");
   expect_clear_error("bench suite --tasks " + tasks.string() + " --retry timeout", "applies to kernel sweeps");
+  expect_clear_error("bench suite --tasks " + tasks.string() + " --kernels tile:2 --bucket huge",
+                     "the buckets of " + tasks.string() + " are large, medium, small");
+  expect_clear_error("bench suite --tasks " + tasks.string() + " --kernels tile:2 --bucket large", "no task of");
   expect_clear_error("bench suite --resume /nonexistent/run", "no such run folder");
   expect_clear_error("bench report /nonexistent/run", "no such run folder");
   expect_clear_error("bench compare /nonexistent/run --against x.csv", "no such run folder");
@@ -308,6 +311,32 @@ TEST(BenchCli, InterruptedSweepContinuesWithoutLosingOrRepeatingAShape) {
   r = run("bench report " + out.string(), cache);
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_NE(read_file(out / "report.html").find("Nothing timed yet"), std::string::npos);
+}
+
+// --bucket measures only the task file's shapes in that bucket, and the run
+// keeps the filter: --resume measures the same shapes, not the others.
+TEST(BenchCli, BucketKeepsOnlyItsShapesAndTheRunKeepsTheFilter) {
+  const auto dir = testing::fresh_dir("cli-bucket");
+  // 2*M*N*K: 64x64x64 and 128x64x64 are small (<= 2^30), 2048x1024x512 medium.
+  const std::vector<std::string> shapes = {"64x64x64", "2048x1024x512", "128x64x64"};
+  const auto tasks = task_file(dir, shapes);
+  const auto kernels = kernel_dir(dir, shapes);
+  const fs::path out = dir / "run";
+  const std::string args = fmt::format("bench suite --no-progress --compile-only --tasks {} --kernels dir:{}",
+                                       tasks.string(), kernels.string());
+  CliRun r = run(args + " --bucket medium --out " + out.string(), dir / "cache");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("1 of 1 shapes recorded"), std::string::npos) << r.out;
+  EXPECT_EQ(result_ids(out), std::vector<std::string>{"hgemm_2048x1024x512_TN_none"});
+  r = run("bench suite --no-progress --resume " + out.string(), dir / "cache");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(result_ids(out).size(), 1u) << "the resumed run keeps to its bucket";
+  r = run("bench suite --resume " + out.string() + " --bucket small", dir / "cache");
+  EXPECT_EQ(r.code, 2) << r.out;
+  // The same folder without the filter is another run, refused.
+  r = run(args + " --out " + out.string(), dir / "cache");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("cannot be continued"), std::string::npos) << r.out;
 }
 
 TEST(BenchCli, TorchExtensionKernelGoesThroughTheSuite) {
