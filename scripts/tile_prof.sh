@@ -63,7 +63,7 @@ for path in sorted(glob.glob(os.path.join(sys.argv[1], "*.csv"))):
     print(f"{os.path.basename(path)[:-4]:72} " + " ".join(f"{got.get(n, '-')[:8]:>8}" for n, _ in want))
     if "Kernel Name" in head:
         print(f"    kernel {rows[1][head.index('Kernel Name')]}")
+    units = {r[name_i]: r[unit_i] for r in rows[1:]}
     for m in filter(None, sys.argv[2].split(",")):
-        units = {r[name_i]: r[unit_i] for r in rows[1:]}
         print(f"    {m} {got.get(m, '-')} {units.get(m, '')}".rstrip())
 PY
