@@ -169,7 +169,13 @@ if has sanitize; then
   SAN_RING_CONFIGS="w128x128x64_g2x1_s6p6_pa_d1_sw_es_r8_k1s_t_c1x1_none w128x136x64_g2x1_s6p6_pa_d1_sw_es_r8_k1s_t_c1x1_swapab_none
     w64x64x64_g1x1_s14p14_pa_d1_sw_et_r0_k1s_t_c1x1_none w64x64x64_g1x1_s14p14_pa_d1_sw_es_r0_k1s_i_c1x1_none
     w128x136x64_g2x1_s6p6_pa_d1_sw_es_r0_k2a_t_c1x1_swapab_none w128x48x64_g2x1_s10p10_pa_d1_sw_es_r0_k1s_t_c2x1_swapab_none"
-  # The four shapes under one sanitizer process (verify-only, one trial): each group's configs
+  # Persistent swap-AB staged in chunks of 16 rows of C through two slots per consumer, the slots'
+  # turn running across a CTA's units: 144 or 288 tiles over 132 CTAs, nine chunks a tile, 12 rows
+  # of C in the last tile row; 128- and 64-row consumers, ping-pong.
+  SAN_CHUNK_SHAPE=1100x4096x320
+  SAN_CHUNK_CONFIGS="w256x136x64_g2x1_s4p4_pa_d1_sw_es_r8_k1s_p_c1x1_swapab_none
+    w128x136x64_g2x1_s6p6_pa_d1_sw_es_r0_k1s_p_c1x1_swapab_none w128x136x64_g2x1_s6p6_pa_d1_sw_es_r8_k1s_o_c1x1_swapab_none"
+  # The five shapes under one sanitizer process (verify-only, one trial): each group's configs
   # are emitted for its shape and evaluated by one `tessera eval` in SAN_CMD. The command is
   # spelled out: compute-sanitizer does not pass exported shell functions on to the shell it starts.
   SAN_OPTS="--json --no-timing --no-baselines --no-counters --trials 1 --run-timeout 300"
@@ -185,6 +191,7 @@ if has sanitize; then
   san_group san_deep $SAN_DEEP_SHAPE $SAN_DEEP_CONFIGS
   san_group san_pp $SAN_PP_SHAPE $SAN_PP_CONFIGS
   san_group san_ring $SAN_RING_SHAPE $SAN_RING_CONFIGS
+  san_group san_chunk $SAN_CHUNK_SHAPE $SAN_CHUNK_CONFIGS
   for tool in memcheck racecheck; do
     rm -f "$LOGS"/sanitizer_${tool}_*.txt
     step "sanitize_$tool" compute-sanitizer --tool $tool --target-processes all --log-file "$LOGS/sanitizer_${tool}_%p.txt" \

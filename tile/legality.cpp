@@ -227,7 +227,12 @@ namespace {
 struct WgmmaSmem {
   int ring, staging, barriers, bias;
 };
-WgmmaSmem wgmma_smem(const Config& c) {
+// The parts laid side by side would pass H100/H200's 227 KB.
+bool over_limit(const WgmmaSmem& m) {
+  return kSmemAlignSlack + m.ring + m.staging + m.barriers + m.bias > kH100SmemOptinBytes;
+}
+// The parts with a staged epilogue's whole tile.
+WgmmaSmem whole_tile_smem(const Config& c) {
   const int stage = (c.bm + c.bn) * c.bk * kHalfBytes;
   const int wm = consumer_rows(c), wn = consumer_cols(c);
   // Staged: per consumer (ping-pong: one), its tile with padded rows (swap-AB: transposed, wn rows of wm + pad).
@@ -244,12 +249,24 @@ WgmmaSmem wgmma_smem(const Config& c) {
   const int bias = c.epilogue == Epilogue::none ? 0 : consumers(c) * (c.swap_ab ? wm : wn) * kHalfBytes;
   return {c.stages * stage, staging, 2 * c.stages * kBarrierBytes, bias};
 }
+}  // namespace
+
+bool chunked_staging(const Config& c) {
+  return c.backend == Backend::wgmma_tma && c.swap_ab && c.persistent && c.epilogue_store == EpilogueStore::staged &&
+         consumer_cols(c) > kStagingChunkSlots * kStagingChunkRows && over_limit(whole_tile_smem(c));
+}
+
+namespace {
+WgmmaSmem wgmma_smem(const Config& c) {
+  WgmmaSmem m = whole_tile_smem(c);
+  // Chunked: each consumer's slots of padded rows of C (kWM columns + pad).
+  if (chunked_staging(c))
+    m.staging = consumers(c) * kStagingChunkSlots * kStagingChunkRows * (consumer_rows(c) + kPadHalves) * kHalfBytes;
+  return m;
+}
 
 // staging_in_ring for a wgmma_tma config of these parts.
-bool in_ring(const Config& c, const WgmmaSmem& m) {
-  return !c.persistent && m.staging > 0 &&
-         kSmemAlignSlack + m.ring + m.staging + m.barriers + m.bias > kH100SmemOptinBytes;
-}
+bool in_ring(const Config& c, const WgmmaSmem& m) { return !c.persistent && m.staging > 0 && over_limit(m); }
 }  // namespace
 
 bool staging_in_ring(const Config& c) { return c.backend == Backend::wgmma_tma && in_ring(c, wgmma_smem(c)); }

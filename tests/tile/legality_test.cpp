@@ -404,11 +404,46 @@ TEST(TileLegality, TiledStagingSharesTheRingOnlyWhereItMustFit) {
   Config persistent = six;
   persistent.persistent = true;
   EXPECT_FALSE(staging_in_ring(persistent));
-  expect_illegal(persistent, t, Limits{}, "shared memory");
   // A TMA-store staging tile too (64x64, one consumer: fourteen stages).
   const Config tma = parse_name("w64x64x64_g1x1_s14p14_pa_d1_sw_et_r0_k1s_t_c1x1_none");
   EXPECT_TRUE(staging_in_ring(tma));
   EXPECT_TRUE(legality(tma, task_from_shape("64x4096x7168")).ok);
+}
+
+// Persistent swap-AB stores its staged tile in chunks of rows through two
+// slots per consumer where the whole tile does not fit beside the ring
+// (legality.hpp, chunked_staging): 256x136 takes four stages so, cuBLAS's
+// tile and depth at 257x32768x4096, where the whole transposed tile left room
+// for three.
+TEST(TileLegality, PersistentSwapAbStagesInChunksWhereTheTileWouldNotFit) {
+  const Task t = task_from_shape("257x32768x4096");
+  const Config four = parse_name("w256x136x64_g2x1_s4p4_pa_d1_sw_es_r8_k1s_p_c1x1_swapab_none");
+  ASSERT_TRUE(chunked_staging(four));
+  EXPECT_TRUE(legality(four, t).ok) << legality(four, t).reason;
+  Config direct = four;
+  direct.epilogue_store = EpilogueStore::direct;
+  // Two slots of 16 rows of C (128 columns + 8 of padding) per consumer over the direct store's bytes.
+  EXPECT_EQ(dynamic_smem_bytes(four, t) - dynamic_smem_bytes(direct, t),
+            2 * kStagingChunkSlots * kStagingChunkRows * (128 + 8) * 2);
+  // Tiled, the whole tile (over the ring where it must); ping-pong's consumers each have their own slots.
+  Config tiled = four;
+  tiled.persistent = false;
+  EXPECT_FALSE(chunked_staging(tiled));
+  // Three stages fit the whole tile beside them: kept whole.
+  Config three = four;
+  three.stages = three.prefetch = 3;
+  EXPECT_FALSE(chunked_staging(three));
+  EXPECT_TRUE(legality(three, t).ok) << legality(three, t).reason;
+  const Config pingpong = parse_name("w128x136x64_g2x1_s6p6_pa_d1_sw_es_r8_k1s_o_c1x1_swapab_none");
+  ASSERT_TRUE(chunked_staging(pingpong));
+  Config pp_direct = pingpong;
+  pp_direct.epilogue_store = EpilogueStore::direct;
+  EXPECT_EQ(dynamic_smem_bytes(pingpong, t) - dynamic_smem_bytes(pp_direct, t),
+            2 * kStagingChunkSlots * kStagingChunkRows * (128 + 8) * 2);
+  // A tile of no more rows of C than the slots hold is staged whole.
+  EXPECT_FALSE(chunked_staging(parse_name("w128x32x64_g1x1_s8p8_pa_d1_sw_es_r8_k1s_p_c1x1_swapab_none")));
+  // Not swap-AB: the tile as before.
+  EXPECT_FALSE(chunked_staging(parse_name("w128x256x64_g2x1_s3p3_pa_d1_sw_es_r8_k1s_p_c1x1_none")));
 }
 
 }  // namespace

@@ -5,7 +5,7 @@
 // backends; swap-AB for decode (M = 1, 7, 16), for M fits (104, 88, 136) and
 // with split-K, stream-K, the inline producer and every epilogue; 192-row and
 // 96/160/224-column tiles; persistent clusters; clusters on rounded-up grids and with swap-AB; ping-pong;
-// stream-K walked by clusters; the staging in the ring. emit_compile_test compiles every one;
+// stream-K walked by clusters; the staging in the ring; persistent swap-AB staged in chunks. emit_compile_test compiles every one;
 // gpu_eval_test verifies them on the GPU.
 #include <string>
 #include <vector>
@@ -54,6 +54,13 @@ inline std::vector<NewPathCase> new_path_cases() {
        {"w128x88x64_g2x1_s6p6_pa_d1_sw_es_r0_k1s_t_c1x1_swapab_none",
         "w128x136x64_g2x1_s4p4_pa_d1_sw_ed_r8_k1s_p_c1x1_swapab_none",
         "w64x88x64_g1x1_s8p8_pa_d1_sw_es_r0_k1s_s_c1x1_swapab_none"}},
+      // Persistent swap-AB staged in chunks of 16 rows of C through two slots per consumer: 144 tiles of
+      // 256x136 (12 CTAs take two; nine chunks a tile, so the slots' turn runs across units), 128x136 with
+      // 64-row consumers, ping-pong; the last tile row holds 12 rows of C (its other chunks are skipped).
+      {"1100x4096x512", "TN", "none",
+       {"w256x136x64_g2x1_s4p4_pa_d1_sw_es_r8_k1s_p_c1x1_swapab_none",
+        "w128x136x64_g2x1_s6p6_pa_d1_sw_es_r0_k1s_p_c1x1_swapab_none",
+        "w128x136x64_g2x1_s6p6_pa_d1_sw_es_r8_k1s_o_c1x1_swapab_none"}},
       // Tiled, the epilogue's staging over the stage ring (kStagingInRing): staged, swap-AB, a TMA store,
       // the inline producer, split-K and a cluster, each a stage deeper than fits with the staging beside it.
       {"200x264x1024", "TN", "none",

@@ -52,9 +52,15 @@ constexpr int kStageBytes = kATileBytes + kBTileBytes;   // TMA bytes per stage 
 constexpr int kBChunkCols = kSwizzleBytes / 2;           // NN: B columns per TMA box
 constexpr int kBBoxes = kLayoutNN ? kBN / kBChunkCols : 1;
 // Staged epilogue: a consumer's tile in padded rows; with swap-AB transposed
-// (kWN rows of C, each kWM columns long).
-constexpr int kStagingRows = kSwapAB ? kWN : kWM;
+// (kWN rows of C, each kWM columns long). Persistent swap-AB: kStagingChunkRows
+// rows of C at a time, through kStagingChunkSlots slots (legality.hpp,
+// chunked_staging).
+constexpr bool kChunkedStaging = {};
+constexpr int kStagingChunkRows = {};
+constexpr int kStagingChunkSlots = {};
+constexpr int kStagingRows = kSwapAB ? (kChunkedStaging ? kStagingChunkSlots * kStagingChunkRows : kWN) : kWM;
 constexpr int kStagingStride = (kSwapAB ? kWM : kWN) + 8;  // row stride (halves)
+constexpr int kStagingChunkHalves = kStagingChunkRows * kStagingStride;
 constexpr bool kTmaStore = {};                           // epilogue: swizzled smem tile -> TMA bulk store
 constexpr int kCChunkCols = kBChunkCols;                 // TMA store box: kWM rows x one swizzle row
 // TMA store in strips (wgmma_epilogue.cuh): each warp stores its 16 rows of
@@ -72,8 +78,8 @@ constexpr int kStagingBytes = kStagedEpilogue ? kStagingRows * kStagingStride * 
                               : kTmaStore     ? kWM * kWN * 2
                                               : 0;
 // Ping-pong's consumers take one staging tile in turn (StagingTurn); strips
-// are each warp's own.
-constexpr bool kSharedStaging = kPingPong && kStagingBytes > 0 && !kTmaStrips;
+// and chunk slots are each warp's or consumer's own.
+constexpr bool kSharedStaging = kPingPong && kStagingBytes > 0 && !kTmaStrips && !kChunkedStaging;
 constexpr int kStagingTiles = kSharedStaging ? 1 : kConsumers;
 // Tiled: the staging lies in the stage ring, which the CTA's one unit has
 // consumed by its epilogue (legality.cpp, staging_in_ring); the consumers
@@ -107,7 +113,8 @@ constexpr int kBSliceBoxes = kBBoxes / kClusterM;        // NN: column chunks of
 constexpr bool kInlineProducer = {};
 
 )",
-                     c.warps_m, c.warps_n, c.reg_double_buffer, c.pingpong, c.epilogue_store == EpilogueStore::tma,
+                     c.warps_m, c.warps_n, c.reg_double_buffer, c.pingpong, chunked_staging(c), kStagingChunkRows,
+                     kStagingChunkSlots, c.epilogue_store == EpilogueStore::tma,
                      tma_strips(c), kTmaStripRows, kTmaStripSlots, staging_in_ring(c), kProducerRegs,
                      kConsumerRegs, c.cluster_m,
                      c.cluster_n, c.inline_producer);

@@ -101,6 +101,7 @@ __device__ __forceinline__ void consumer(const TesseraGemmParams& p, unsigned ch
   const unsigned long long dB0 = kLayoutNN ? desc_n_major(sB0, cn * kWN) : desc_k_major(sB0, cn * kWN);
   int unit = 0;    // ping-pong: this unit's index in the walk
   int strips = 0;  // TMA store in strips: this warp's strips so far (its ring's position)
+  int chunks = 0;  // chunked staging: this consumer's chunks so far (its slots' turn)
   for (Walk s = walk_start(p); s.valid; walk_advance(p, s), ++unit) {
     const Work u = s.u;
     if constexpr (kPingPong) {

@@ -10,7 +10,38 @@
     __half* const own = staging + (kSharedStaging ? 0 : c) * (kStagingBytes / 2);
     if constexpr (kSwapAB) {
       // C^T: MMA row r is column row0 + r of C, MMA column cc is row col0 + cc.
-      if constexpr (kStagedEpilogue) {
+      if constexpr (kChunkedStaging) {
+        // kStagingChunkRows rows of C (n8 groups of MMA columns) at a time, the
+        // slots in turn by a count that runs across units: a thread writes a
+        // slot only past the barrier of the chunk after the one that last used
+        // it, which every thread reaches once its copy of that chunk is done.
+        // Rows past M end the tile (col0 is the consumer's: its threads agree).
+        constexpr int kGroups = kWN / 8, kPerChunk = kStagingChunkRows / 8;
+#pragma unroll
+        for (int j0 = 0; j0 < kGroups; j0 += kPerChunk) {
+          if (col0 + j0 * 8 >= p.M) break;
+          __half* const sT = own + (chunks++ % kStagingChunkSlots) * kStagingChunkHalves;
+#pragma unroll
+          for (int j = j0; j < j0 + kPerChunk && j < kGroups; ++j) {
+            const int cc = (j - j0) * 8 + (lane % 4) * 2;
+#pragma unroll
+            for (int mt = 0; mt < kMT; ++mt) {
+              const int q = mt * kGroups + j, r = mt * 64 + warp * 16 + lane / 4;
+              sT[cc * kStagingStride + r] = __low2half(h[2 * q]);
+              sT[(cc + 1) * kStagingStride + r] = __high2half(h[2 * q]);
+              sT[cc * kStagingStride + r + 8] = __low2half(h[2 * q + 1]);
+              sT[(cc + 1) * kStagingStride + r + 8] = __high2half(h[2 * q + 1]);
+            }
+          }
+          named_barrier(1 + c, 128);
+          // A last chunk of fewer groups copies only its rows: the rest of the
+          // slot is stale, and C's rows there are the next tile's.
+          if (j0 + kPerChunk <= kGroups)
+            copy_tile_to_global<kStagingChunkRows, kWM, kStagingStride, 128, kPerChunk>(p, sT, col0 + j0 * 8, row0, t);
+          else
+            copy_tile_to_global<(kGroups % kPerChunk) * 8, kWM, kStagingStride, 128, 1>(p, sT, col0 + j0 * 8, row0, t);
+        }
+      } else if constexpr (kStagedEpilogue) {
         __half* const sT = own;  // kWN rows of C x kWM columns, padded
         for_each_quad(warp, lane, [&](int q, int r, int cc) {
           sT[cc * kStagingStride + r] = __low2half(h[2 * q]);
