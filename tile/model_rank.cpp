@@ -232,9 +232,12 @@ std::vector<Config> candidates(const Task& t, const Limits& l) {
   return out;
 }
 
-// The staging in the ring is a family of its own: the model hardly tells a
-// stage more from one less (the learned model put 257x6144x4096's ring of six
-// behind its ring of five, which measured 8% slower), so both get measured.
+// The staging in the ring, or in chunks (persistent swap-AB), is a family of
+// its own: the model hardly tells a stage more from one less (the learned
+// model put 257x6144x4096's ring of six behind its ring of five, which
+// measured 8% slower, and 257x32768x4096's persistent 256x136 of four stages,
+// in chunks, outside a tune's 24 on an H200, behind its three with the whole
+// tile, 7% slower), so both get measured.
 using Family = std::tuple<int, int, int, int, int, bool, char, int, int, int, bool>;
 
 // Tiled, tiled with split-K, persistent, ping-pong, stream-K.
@@ -247,7 +250,7 @@ char schedule_of(const Config& c) {
 
 Family family_of(const Config& c) {
   return {int(c.backend), c.bm, c.bn, c.warps_m, c.warps_n, c.swap_ab, schedule_of(c), c.split_k, c.cluster_m,
-          c.cluster_n, staging_in_ring(c)};
+          c.cluster_n, staging_in_ring(c) || chunked_staging(c)};
 }
 
 }  // namespace
