@@ -9,6 +9,7 @@
 
 #include "bench/run.hpp"
 #include "core/error.hpp"
+#include "core/fs.hpp"
 #include "tile/legality.hpp"
 
 namespace tessera::bench {
@@ -38,7 +39,11 @@ struct Collector {
     m.limits = tile::with_device(tile::Limits{}, device);
     m.device_kind = tile::device_kind(device.name);
     m.cold_us = cold_us;
-    seen[{m.device_kind, task.id(), tile::name(m.config)}].push_back(std::move(m));
+    add(std::move(m));
+  }
+  void add(tile::Measurement m) {
+    auto key = std::tuple{m.device_kind, m.task.id(), tile::name(m.config)};
+    seen[std::move(key)].push_back(std::move(m));
   }
 
   std::vector<tile::Measurement> merged() const {
@@ -92,8 +97,31 @@ void read_search_run(Collector& c, const fs::path& file) {
   }
 }
 
+void read_rows_file(Collector& c, const fs::path& file) {
+  std::ifstream in(file);
+  if (!in) fail_bad_input(fmt::format("{}: cannot be read", file.string()));
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n) {
+    if (line.empty()) continue;
+    const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    try {
+      if (j.is_discarded()) fail_bad_input("not JSON");
+      tile::Measurement m = tile::measurement_from_json(j);
+      if (!(m.cold_us > 0)) fail_bad_input("cold_us must be above 0");
+      c.add(std::move(m));
+    } catch (const Error& e) {
+      fail_bad_input(fmt::format("{}:{}: not a training row: {}", file.string(), n, e.what()));
+    }
+  }
+}
+
 bool read_any(Collector& c, const fs::path& p, int& runs) {
   std::error_code ec;
+  if (fs::is_regular_file(p, ec) && p.extension() == ".jsonl") {
+    read_rows_file(c, p);
+    ++runs;
+    return true;
+  }
   if (fs::exists(p / kResultsFile, ec)) {
     read_bench_run(c, p);
     ++runs;
@@ -118,10 +146,16 @@ ModelData read_model_data(const std::vector<fs::path>& paths) {
   ModelData out;
   for (const auto& p : paths)
     if (!read_any(c, p, out.runs))
-      fail_bad_input(fmt::format("{}: no bench run (results.jsonl) or search run (trajectories.jsonl) in it", p.string()));
+      fail_bad_input(fmt::format("{}: no bench run (results.jsonl) or search run (trajectories.jsonl) in it, and not a rows file (.jsonl)", p.string()));
   out.rows = c.merged();
   out.skipped = c.skipped;
   return out;
+}
+
+void write_rows(const fs::path& file, const std::vector<tile::Measurement>& rows) {
+  std::string text;
+  for (const auto& m : rows) text += tile::to_json(m).dump() + "\n";
+  atomic_write_file(file, text);
 }
 
 std::vector<tile::Measurement> of_kind(const std::vector<tile::Measurement>& rows, const std::string& kind) {

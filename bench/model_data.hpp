@@ -2,9 +2,11 @@
 // The learned cost model's training data: every verified, timed tile config
 // tessera measured, read from run folders (tile/learned_model.hpp). A bench
 // run (results.jsonl: each tile:N or search:N shape keeps its whole sweep), a
-// search run (trajectories.jsonl: every step's config and result), or a
-// folder holding such runs (read recursively). Repeated measurements of one
-// config on one shape and device kind become their median.
+// search run (trajectories.jsonl: every step's config and result), a folder
+// holding such runs (read recursively), or a rows file (*.jsonl, one
+// tile::Measurement per line: what `tessera tile model rows` writes, so that
+// a model's training rows outlive the run folders). Repeated measurements of
+// one config on one shape and device kind become their median.
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -15,12 +17,16 @@ namespace tessera::bench {
 
 struct ModelData {
   std::vector<tile::Measurement> rows;
-  int runs = 0;     // run folders read
+  int runs = 0;     // run folders and rows files read
   int skipped = 0;  // records without a tile config or a time
 };
 
-// bad_input when a path is neither a run folder nor holds one.
+// bad_input when a path is neither a run folder, nor holds one, nor is a rows
+// file; or when a line of a rows file is not a measurement (its number said).
 ModelData read_model_data(const std::vector<std::filesystem::path>& paths);
+
+// Writes `rows` to `file`, a JSON line each (atomically).
+void write_rows(const std::filesystem::path& file, const std::vector<tile::Measurement>& rows);
 
 // The rows of one device kind (all of them for tile::kEveryKind).
 std::vector<tile::Measurement> of_kind(const std::vector<tile::Measurement>& rows, const std::string& kind);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "bench/model_data.hpp"
 #include "bench/model_eval.hpp"
@@ -86,6 +87,21 @@ void cmd_train(const ModelArgs& a) {
                for (const auto& m : rows) s.insert(m.task.id());
                return s.size();
              }(), data.runs, data.skipped, out.string());
+}
+
+// The rows `train` would learn from, a JSON line each: a model's training data
+// kept without its run folders, and read back by train and eval like a run.
+void cmd_rows(const ModelArgs& a) {
+  if (std::filesystem::path(a.out).extension() != ".jsonl")
+    fail_bad_input(fmt::format("--out {}: a rows file ends in .jsonl (train and eval read it by that)", a.out));
+  const auto data = bench::read_model_data(paths(a.runs));
+  const std::string kind = pick_kind(data.rows, a.kind.empty() ? tile::kEveryKind : a.kind);
+  const auto rows = bench::of_kind(data.rows, kind);
+  bench::write_rows(a.out, rows);
+  std::set<std::string> shapes, kinds;
+  for (const auto& m : rows) shapes.insert(m.task.id()), kinds.insert(m.device_kind);
+  fmt::print("wrote {} measurements of {} shapes ({}) from {} inputs ({} records skipped) to {}\n", rows.size(),
+             shapes.size(), fmt::join(kinds, ", "), data.runs, data.skipped, a.out);
 }
 
 void print_row(const bench::ModelJudgement& j, const std::string& label) {
@@ -189,7 +205,7 @@ void cmd_eval(const ModelArgs& a) {
 }
 
 void add_common(CLI::App* cmd, ModelArgs& a) {
-  cmd->add_option("runs", a.runs, "bench or search run folders (or folders holding them)")->required();
+  cmd->add_option("runs", a.runs, "bench or search run folders (or folders holding them), or rows files (.jsonl)")->required();
   cmd->add_option("--device-kind", a.kind, "learn from this GPU kind's measurements (h200, h100, ...), or all: every kind's, pooled (default: the kind with most)");
   cmd->add_option("--prior", a.prior, "stack on this model: a device kind whose model is stored, or a model file");
   cmd->add_option("--trees", a.train.trees, "boosting rounds")->capture_default_str()->check(CLI::Range(1, 5000));
@@ -213,6 +229,11 @@ void add_model_command(CLI::App* tile) {
   add_common(train, *a);
   train->add_option("--out", a->out, "model file (default: <cache>/cost_models/<kind>.json)");
   train->callback([a] { cmd_train(*a); });
+  auto* rows = model->add_subcommand("rows", "write the measurements train learns from to a file, a JSON line each");
+  rows->add_option("runs", a->runs, "bench or search run folders (or folders holding them), or rows files (.jsonl)")->required();
+  rows->add_option("--device-kind", a->kind, "only this GPU kind's measurements (h200, h100, ...; default: all)");
+  rows->add_option("--out", a->out, "rows file (.jsonl)")->required();
+  rows->callback([a] { cmd_rows(*a); });
   auto* eval = model->add_subcommand("eval", "judge the learned and analytical models on shape families held out");
   add_common(eval, *a);
   eval->add_option("--folds", a->folds, "folds of the family split")->capture_default_str()->check(CLI::Range(2, 50));

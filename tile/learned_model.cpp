@@ -33,7 +33,7 @@ std::string limits_kind_check(const nlohmann::json& j, const char* key) {
 
 nlohmann::json to_json(const Measurement& m) {
   return {{"task", tessera::to_json(m.task)},
-          {"config", tile::to_json(m.config)},
+          {"config", name(m.config)},  // its name: a row in a few hundred bytes (parse_name reads it back)
           {"device_kind", m.device_kind},
           {"limits",
            {{"arch", m.limits.arch},
@@ -50,7 +50,7 @@ Measurement measurement_from_json(const nlohmann::json& j) {
   Measurement m;
   if (!j.contains("task") || !j.contains("config")) fail_bad_input("a measurement needs 'task' and 'config'");
   m.task = parse_task(j.at("task"));
-  m.config = from_json(j.at("config"));
+  m.config = j.at("config").is_string() ? parse_name(j.at("config").get<std::string>()) : from_json(j.at("config"));
   m.device_kind = limits_kind_check(j, "device_kind");
   if (!j.contains("cold_us") || !j.at("cold_us").is_number()) fail_bad_input("a measurement needs a number 'cold_us'");
   m.cold_us = j.at("cold_us").get<double>();

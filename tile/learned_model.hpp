@@ -38,6 +38,8 @@ struct Measurement {
   std::string device_kind;  // device_kind() of the GPU's name
   double cold_us = 0;       // cold kernel time (the ranking figure)
 };
+// One JSON object per row, the config by its name (`tessera tile model rows`
+// writes them a line each; the config may also be its JSON object).
 nlohmann::json to_json(const Measurement& m);
 Measurement measurement_from_json(const nlohmann::json& j);  // bad_input when malformed
 

@@ -154,6 +154,34 @@ TEST(ModelData, EverySweepOfARecordIsATrainingRowAndFailuresAreNot) {
   EXPECT_EQ(of_kind(mixed, tile::kEveryKind).size(), mixed.size()) << "all pools every kind";
 }
 
+// A model's training rows kept in a file read back as the runs they came
+// from; a line that is not a measurement is an error that names it.
+TEST(ModelData, RowsWrittenToAFileReadBackAsTheRunsTheyCameFrom) {
+  const auto data = read_model_data({versus_run("model_rows").dir});
+  ASSERT_FALSE(data.rows.empty());
+  const auto dir = testing::fresh_dir("model_rows_file");
+  write_rows(dir / "rows.jsonl", data.rows);
+  const auto back = read_model_data({dir / "rows.jsonl"});
+  EXPECT_EQ(back.runs, 1);
+  ASSERT_EQ(back.rows.size(), data.rows.size());
+  for (std::size_t i = 0; i < back.rows.size(); ++i) {
+    EXPECT_EQ(back.rows[i].task.id(), data.rows[i].task.id());
+    EXPECT_EQ(tile::name(back.rows[i].config), tile::name(data.rows[i].config));
+    EXPECT_EQ(back.rows[i].device_kind, data.rows[i].device_kind);
+    EXPECT_EQ(back.rows[i].limits.sm_count, data.rows[i].limits.sm_count);
+    EXPECT_DOUBLE_EQ(back.rows[i].cold_us, data.rows[i].cold_us);
+  }
+  // A file and the run together: each config's two times become their median, one row.
+  EXPECT_EQ(read_model_data({dir / "rows.jsonl", versus_run("model_rows_again").dir}).rows.size(), data.rows.size());
+  std::ofstream(dir / "bad.jsonl") << tile::to_json(data.rows.front()).dump() << "\n{\"task\": 3}\n";
+  try {
+    read_model_data({dir / "bad.jsonl"});
+    ADD_FAILURE() << "a bad line was read";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.jsonl:2"), std::string::npos) << e.what();
+  }
+}
+
 TEST(ModelEval, APerfectRankingScoresOneAndTheAnalyticalModelMatchesItsOwnTimes) {
   std::vector<tile::Measurement> rows;
   for (const auto* shape : {"128x4096x4096", "64x2048x7168", "1024x1024x1024"}) {
@@ -254,6 +282,28 @@ TEST(ModelEval, AModelIsJudgedOnlyOnFamiliesItNeverSaw) {
   const auto j = nlohmann::json::parse(judged.out.substr(judged.out.find('{')));
   EXPECT_EQ(j.at("set_aside").at("shapes").get<int>(), 1) << judged.out;
   EXPECT_EQ(j.at("model").at("shapes_judged").get<int>(), 1) << judged.out;
+}
+
+// `tile model rows` writes the rows train would read, a line each; a file
+// that does not end in .jsonl (which train would not read back) or a kind
+// with no measurement is one clear error.
+TEST(ModelData, TheRowsCommandWritesWhatTrainReads) {
+  const bench::Run run = versus_run("model_rows_cli");
+  const auto cli = [&](const std::string& args) {
+    return tessera::testing::run_command(fmt::format("{} {} 2>&1", TESSERA_BINARY, args));
+  };
+  const auto out = run.dir / "rows.jsonl";
+  const auto wrote = cli(fmt::format("tile model rows {} --out {}", run.dir.string(), out.string()));
+  ASSERT_EQ(wrote.code, 0) << wrote.out;
+  EXPECT_NE(wrote.out.find("wrote 12 measurements of 2 shapes (h100)"), std::string::npos) << wrote.out;
+  EXPECT_EQ(read_model_data({out}).rows.size(), 12u);
+  const auto json = cli(fmt::format("tile model rows {} --out {}", run.dir.string(), (run.dir / "rows.json").string()));
+  EXPECT_EQ(json.code, 2) << json.out;
+  EXPECT_NE(json.out.find("ends in .jsonl"), std::string::npos) << json.out;
+  EXPECT_FALSE(std::filesystem::exists(run.dir / "rows.json"));
+  const auto kind = cli(fmt::format("tile model rows {} --device-kind h200 --out {}", run.dir.string(), out.string()));
+  EXPECT_EQ(kind.code, 2) << kind.out;
+  EXPECT_NE(kind.out.find("no measurement of that kind"), std::string::npos) << kind.out;
 }
 
 }  // namespace
