@@ -249,18 +249,16 @@ WgmmaSmem whole_tile_smem(const Config& c) {
   const int bias = c.epilogue == Epilogue::none ? 0 : consumers(c) * (c.swap_ab ? wm : wn) * kHalfBytes;
   return {c.stages * stage, staging, 2 * c.stages * kBarrierBytes, bias};
 }
-}  // namespace
-
-bool chunked_staging(const Config& c) {
+// chunked_staging for a config whose whole-tile parts are `whole`.
+bool chunked(const Config& c, const WgmmaSmem& whole) {
   return c.backend == Backend::wgmma_tma && c.swap_ab && c.persistent && c.epilogue_store == EpilogueStore::staged &&
-         consumer_cols(c) > kStagingChunkSlots * kStagingChunkRows && over_limit(whole_tile_smem(c));
+         consumer_cols(c) > kStagingChunkSlots * kStagingChunkRows && over_limit(whole);
 }
 
-namespace {
 WgmmaSmem wgmma_smem(const Config& c) {
   WgmmaSmem m = whole_tile_smem(c);
   // Chunked: each consumer's slots of padded rows of C (kWM columns + pad).
-  if (chunked_staging(c))
+  if (chunked(c, m))
     m.staging = consumers(c) * kStagingChunkSlots * kStagingChunkRows * (consumer_rows(c) + kPadHalves) * kHalfBytes;
   return m;
 }
@@ -268,6 +266,8 @@ WgmmaSmem wgmma_smem(const Config& c) {
 // staging_in_ring for a wgmma_tma config of these parts.
 bool in_ring(const Config& c, const WgmmaSmem& m) { return !c.persistent && m.staging > 0 && over_limit(m); }
 }  // namespace
+
+bool chunked_staging(const Config& c) { return chunked(c, whole_tile_smem(c)); }
 
 bool staging_in_ring(const Config& c) { return c.backend == Backend::wgmma_tma && in_ring(c, wgmma_smem(c)); }
 
