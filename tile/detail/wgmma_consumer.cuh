@@ -67,6 +67,40 @@ __device__ __forceinline__ void stmatrix_swizzled(__half* block, int row, int la
   }
 }
 
+// A staged epilogue's tile, or one chunk of it, in rows kStagingStride halves
+// apart: this thread's pairs h of n8 column groups [j0, j1) of each m64 tile,
+// two groups (four 8x8 matrices) per stmatrix. With swap-AB transposed, a row
+// of C per MMA column, group j0's first column in the block's row 0; else MMA
+// row r in block row r. st.shared took one instruction per half (transposed)
+// or per pair. Transposed, the stride's 8 halves of padding put a matrix's
+// eight 16-byte rows in different banks (kWM is a multiple of 64); row-major
+// only where kWN / 8 is even (two-way conflicts otherwise, as before).
+__device__ __forceinline__ void stmatrix_staged(__half* block, int warp, int lane, int j0, int j1,
+                                                const __half2 (&h)[kAccRegs / 2]) {
+  const int m = lane / 8, i = lane % 8;  // this lane addresses row (column, transposed) i of matrix m
+#pragma unroll
+  for (int mt = 0; mt < kMT; ++mt) {
+#pragma unroll
+    for (int j = j0; j < j1; j += 2) {
+      const int q = mt * (kWN / 8) + j;
+      const int g = j - j0 + (m >> 1), r = mt * 64 + warp * 16 + 8 * (m & 1);  // matrix m: its group, first MMA row
+      if constexpr (kSwapAB) {
+        __half* const at = block + (8 * g + i) * kStagingStride + r;
+        if (j + 1 < j1)
+          stmatrix_x4_trans(at, h[2 * q], h[2 * q + 1], h[2 * q + 2], h[2 * q + 3]);
+        else
+          stmatrix_x2_trans(at, h[2 * q], h[2 * q + 1]);
+      } else {
+        __half* const at = block + (r + i) * kStagingStride + 8 * g;
+        if (j + 1 < j1)
+          stmatrix_x4(at, h[2 * q], h[2 * q + 1], h[2 * q + 2], h[2 * q + 3]);
+        else
+          stmatrix_x2(at, h[2 * q], h[2 * q + 1]);
+      }
+    }
+  }
+}
+
 // Ping-pong with a staged epilogue: the two consumers share one staging tile,
 // which leaves the second one's shared memory to the stages (128x176 tiles get
 // a fourth stage). Their epilogues already alternate with their main loops, so

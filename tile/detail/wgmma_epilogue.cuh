@@ -1,7 +1,8 @@
 /// wgmma_tma: the epilogue, the rest of consumer() (wgmma_consumer.cuh),
 /// inside its loop over units: the accumulators through the fused epilogue
-/// (epilogue_tile, in registers), then to C by direct stores, a staged tile or
-/// the TMA store, transposed with swap-AB.
+/// (epilogue_tile, in registers), then to C by direct stores, a staged tile
+/// (written with stmatrix; persistent swap-AB where the tile does not fit:
+/// chunks of it in turn) or the TMA store, transposed with swap-AB.
 /// It closes the loop and the function.
     if constexpr (kHasBias) named_barrier(1 + c, 128);  // the bias copy is complete
     __half2 h[kAccRegs / 2];
@@ -21,18 +22,7 @@
         for (int j0 = 0; j0 < kGroups; j0 += kPerChunk) {
           if (col0 + j0 * 8 >= p.M) break;
           __half* const sT = own + (chunks++ % kStagingChunkSlots) * kStagingChunkHalves;
-#pragma unroll
-          for (int j = j0; j < j0 + kPerChunk && j < kGroups; ++j) {
-            const int cc = (j - j0) * 8 + (lane % 4) * 2;
-#pragma unroll
-            for (int mt = 0; mt < kMT; ++mt) {
-              const int q = mt * kGroups + j, r = mt * 64 + warp * 16 + lane / 4;
-              sT[cc * kStagingStride + r] = __low2half(h[2 * q]);
-              sT[(cc + 1) * kStagingStride + r] = __high2half(h[2 * q]);
-              sT[cc * kStagingStride + r + 8] = __low2half(h[2 * q + 1]);
-              sT[(cc + 1) * kStagingStride + r + 8] = __high2half(h[2 * q + 1]);
-            }
-          }
+          stmatrix_staged(sT, warp, lane, j0, j0 + kPerChunk < kGroups ? j0 + kPerChunk : kGroups, h);
           named_barrier(1 + c, 128);
           // A last chunk of fewer groups copies only its rows: the rest of the
           // slot is stale, and C's rows there are the next tile's.
@@ -43,12 +33,7 @@
         }
       } else if constexpr (kStagedEpilogue) {
         __half* const sT = own;  // kWN rows of C x kWM columns, padded
-        for_each_quad(warp, lane, [&](int q, int r, int cc) {
-          sT[cc * kStagingStride + r] = __low2half(h[2 * q]);
-          sT[(cc + 1) * kStagingStride + r] = __high2half(h[2 * q]);
-          sT[cc * kStagingStride + r + 8] = __low2half(h[2 * q + 1]);
-          sT[(cc + 1) * kStagingStride + r + 8] = __high2half(h[2 * q + 1]);
-        });
+        stmatrix_staged(sT, warp, lane, 0, kWN / 8, h);
         named_barrier(1 + c, 128);
         copy_tile_to_global<kWN, kWM, kStagingStride, 128, 4>(p, sT, col0, row0, t);
         named_barrier(1 + c, 128);  // the staging tile is reused by the next work unit
@@ -113,10 +98,7 @@
       });
     } else {
       __half* const sC = own;  // kWM rows x kWN columns, padded
-      for_each_quad(warp, lane, [&](int q, int r, int cc) {
-        *reinterpret_cast<__half2*>(sC + r * kStagingStride + cc) = h[2 * q];
-        *reinterpret_cast<__half2*>(sC + (r + 8) * kStagingStride + cc) = h[2 * q + 1];
-      });
+      stmatrix_staged(sC, warp, lane, 0, kWN / 8, h);
       named_barrier(1 + c, 128);
       copy_tile_to_global<kWM, kWN, kStagingStride, 128, 4>(p, sC, row0, col0, t);
       named_barrier(1 + c, 128);  // the staging tile is reused by the next work unit

@@ -104,6 +104,28 @@ __device__ __forceinline__ void stmatrix_x4(const void* row, __half2 m0, __half2
                : "memory");
 }
 
+// Two matrices: lanes 0..15 give the addresses (the others' are not read).
+__device__ __forceinline__ void stmatrix_x2(const void* row, __half2 m0, __half2 m1) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x2.shared.b16 [%0], {%1, %2};\n" ::"r"(smem_u32(row)),
+               "r"(*reinterpret_cast<unsigned*>(&m0)), "r"(*reinterpret_cast<unsigned*>(&m1))
+               : "memory");
+}
+// The same, transposed: matrix i is stored column by column, lanes 8i..8i+7
+// giving the addresses of its eight columns (16 bytes each: the column's eight
+// rows). A swap-AB epilogue writes C^T's tile so, one instruction for four
+// matrices where st.shared took one per half.
+__device__ __forceinline__ void stmatrix_x4_trans(const void* col, __half2 m0, __half2 m1, __half2 m2, __half2 m3) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(smem_u32(col)),
+               "r"(*reinterpret_cast<unsigned*>(&m0)), "r"(*reinterpret_cast<unsigned*>(&m1)),
+               "r"(*reinterpret_cast<unsigned*>(&m2)), "r"(*reinterpret_cast<unsigned*>(&m3))
+               : "memory");
+}
+__device__ __forceinline__ void stmatrix_x2_trans(const void* col, __half2 m0, __half2 m1) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x2.trans.shared.b16 [%0], {%1, %2};\n" ::"r"(smem_u32(col)),
+               "r"(*reinterpret_cast<unsigned*>(&m0)), "r"(*reinterpret_cast<unsigned*>(&m1))
+               : "memory");
+}
+
 // Halves offset of (r, c) in a block of one swizzle row (kCChunkCols columns)
 // per row, with the TMA's XOR swizzle of 16-byte units: a TMA-store strip, or one
 // chunk of a staging tile (chunks of kWM rows, kWM x kCChunkCols halves apart).
