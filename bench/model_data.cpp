@@ -132,10 +132,11 @@ bool read_any(Collector& c, const fs::path& p, int& runs) {
     ++runs;
     return true;
   }
+  // A folder of runs, of rows files (`tile model rows`), or of both.
   bool any = false;
   if (fs::is_directory(p, ec))
     for (const auto& e : fs::directory_iterator(p, ec))
-      if (e.is_directory()) any = read_any(c, e.path(), runs) || any;
+      if (e.is_directory() || e.path().extension() == ".jsonl") any = read_any(c, e.path(), runs) || any;
   return any;
 }
 

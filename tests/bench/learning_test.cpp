@@ -182,6 +182,20 @@ TEST(ModelData, RowsWrittenToAFileReadBackAsTheRunsTheyCameFrom) {
   }
 }
 
+// A folder of rows files (one per sweep, as they are kept) reads as their rows together.
+TEST(ModelData, AFolderOfRowsFilesReadsAsAllTheirRows) {
+  const auto data = read_model_data({versus_run("model_rows_folder").dir});
+  ASSERT_GE(data.rows.size(), 2u);
+  const auto dir = testing::fresh_dir("model_rows_folder_files");
+  const auto half = data.rows.begin() + static_cast<std::ptrdiff_t>(data.rows.size() / 2);
+  write_rows(dir / "first.jsonl", {data.rows.begin(), half});
+  write_rows(dir / "second.jsonl", {half, data.rows.end()});
+  std::ofstream(dir / "notes.txt") << "not rows\n";  // other files are not read
+  const auto back = read_model_data({dir});
+  EXPECT_EQ(back.runs, 2);
+  EXPECT_EQ(back.rows.size(), data.rows.size());
+}
+
 TEST(ModelEval, APerfectRankingScoresOneAndTheAnalyticalModelMatchesItsOwnTimes) {
   std::vector<tile::Measurement> rows;
   for (const auto* shape : {"128x4096x4096", "64x2048x7168", "1024x1024x1024"}) {
