@@ -24,11 +24,12 @@
           __half* const sT = own + (chunks++ % kStagingChunkSlots) * kStagingChunkHalves;
           stmatrix_staged(sT, warp, lane, j0, j0 + kPerChunk < kGroups ? j0 + kPerChunk : kGroups, h);
           named_barrier(1 + c, 128);
-          // A last chunk of fewer groups copies only its rows: the rest of the
-          // slot is stale, and C's rows there are the next tile's.
+          // A last chunk of fewer groups (only where they do not divide evenly)
+          // copies only its rows: the rest of the slot is stale, and C's rows
+          // there are the next tile's.
           if (j0 + kPerChunk <= kGroups)
             copy_tile_to_global<kStagingChunkRows, kWM, kStagingStride, 128, kPerChunk>(p, sT, col0 + j0 * 8, row0, t);
-          else
+          else if constexpr (kGroups % kPerChunk != 0)
             copy_tile_to_global<(kGroups % kPerChunk) * 8, kWM, kStagingStride, 128, 1>(p, sT, col0 + j0 * 8, row0, t);
         }
       } else if constexpr (kStagedEpilogue) {
