@@ -228,9 +228,12 @@ TEST(BenchCli, GpusSweepStopsOnItsParentsSigintAndContinues) {
   const std::string args = "bench suite --compile-only --no-progress --tasks " + tasks.string() + " --kernels dir:" +
                            kernels.string() + " --gpus 0,1 --out " + out.string();
   const fs::path pid_file = dir / "pid", code_file = dir / "code";
-  const std::string bg = fmt::format("(TESSERA_CACHE_DIR='{}' {} {} >'{}' 2>&1 & echo $! >'{}'; wait $!; echo $? >'{}') &",
-                                     cache.string(), TESSERA_BINARY, args, (dir / "log").string(), pid_file.string(),
-                                     code_file.string());
+  // Each file is written whole, then renamed into place: the poll below may
+  // see it the moment it exists, and an `echo >file` is empty at that moment.
+  const std::string bg =
+      fmt::format("(TESSERA_CACHE_DIR='{0}' {1} {2} >'{3}' 2>&1 & echo $! >'{4}.tmp' && mv '{4}.tmp' '{4}'; wait $!; "
+                  "echo $? >'{5}.tmp' && mv '{5}.tmp' '{5}') &",
+                  cache.string(), TESSERA_BINARY, args, (dir / "log").string(), pid_file.string(), code_file.string());
   ASSERT_EQ(std::system(bg.c_str()), 0);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(240);
   while ((!fs::exists(pid_file) || result_ids(out).empty()) && std::chrono::steady_clock::now() < deadline)
@@ -273,8 +276,8 @@ TEST(BenchCli, InterruptedSweepContinuesWithoutLosingOrRepeatingAShape) {
 
   // 2. Killed (SIGKILL) in the middle of the sweep.
   const fs::path pid_file = dir / "pid";
-  const std::string bg = fmt::format("TESSERA_CACHE_DIR='{}' {} bench suite --resume {} --no-progress >/dev/null 2>&1 & "
-                                     "echo $! > '{}'",
+  const std::string bg = fmt::format("TESSERA_CACHE_DIR='{0}' {1} bench suite --resume {2} --no-progress >/dev/null 2>&1 & "
+                                     "echo $! > '{3}.tmp' && mv '{3}.tmp' '{3}'",
                                      cache.string(), TESSERA_BINARY, out.string(), pid_file.string());
   ASSERT_EQ(std::system(bg.c_str()), 0);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(240);
