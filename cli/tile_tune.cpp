@@ -147,7 +147,7 @@ nlohmann::json outcomes_json(const std::vector<TileTuneOutcome>& outs, int top) 
 }
 
 void cmd_tune(const TuneArgs& a) {
-  if (a.tune.budget < 1) fail_bad_input("--budget must be >= 1");
+  if (a.tune.budget < 1) fail_bad_input("--budget-evals must be >= 1");
   if (a.tune.refine < 0 || a.tune.refine >= 1) fail_bad_input("--refine must be in [0, 1)");
   if (a.tune.confirm_top < 1) fail_bad_input("--confirm must be >= 1 (the winner is always re-measured)");
   search::TileTuneOptions options = a.tune;

@@ -141,6 +141,7 @@ TEST(Cli, TileTuneOverATaskFileWritesTheReport) {
   const std::string bad = (tasks / "r.md").string();
   expect_clear_error("tile tune --tasks " + tasks.string() + " --budget 2 --compile-only --report " + bad, bad);
   expect_clear_error("tile tune --tasks " + tasks.string() + " --budget 2 --compile-only --confirm 0", "--confirm");
+  expect_clear_error("tile tune --tasks " + tasks.string() + " --budget-evals 0 --compile-only", "--budget-evals must be >= 1");
   expect_clear_error("tile tune --tasks " + tasks.string() + " --budget 2 --compile-only --backend tensor_cores",
                      "--backend 'tensor_cores'");
   std::filesystem::remove_all(dir);
