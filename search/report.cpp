@@ -135,6 +135,45 @@ RunView load_run(const fs::path& run_dir) {
   return run;
 }
 
+std::string tile_moves_section(const std::vector<nlohmann::json>& records) {
+  struct MoveRow {
+    long long steps = 0, explored = 0, gave_way = 0, timed = 0, new_best = 0;
+    double best = 0;
+  };
+  std::map<std::string, MoveRow> rows;
+  long long steps = 0, explored = 0;
+  for (const auto& r : records) {
+    const nlohmann::json info = r.value("proposer_info", nlohmann::json::object());
+    if (r.value("proposer_name", std::string()) != "tile" || !info.is_object() || !info.contains("move")) continue;
+    const nlohmann::json reward = r.value("reward", nlohmann::json::object());
+    MoveRow& row = rows[info.value("move", std::string())];
+    ++steps;
+    ++row.steps;
+    const bool explore = info.value("explore", false);
+    explored += explore;
+    row.explored += explore;
+    // The move that gave way is the one the pool was drawn for; the step itself is the model's.
+    if (info.contains("far_slower") && info["far_slower"].is_object())
+      ++rows[info["far_slower"].value("kind", std::string("?"))].gave_way;
+    if (reward.value("timed", false)) {
+      ++row.timed;
+      row.new_best += reward.value("new_best", false);
+      row.best = std::max(row.best, reward.value("speedup_vs_baseline", 0.0));
+    }
+  }
+  if (steps == 0) return {};
+  Table table({"move", "steps", "explored", "gave way to the model", "timed", "new best", "best speedup"});
+  for (const auto& [kind, row] : rows)
+    table.add_row({kind, std::to_string(row.steps), std::to_string(row.explored), std::to_string(row.gave_way),
+                   std::to_string(row.timed), std::to_string(row.new_best),
+                   row.best > 0 ? fmt::format("{:.3f}x", row.best) : "-"});
+  return "## Tile moves\n\n" + to_markdown(table) +
+         fmt::format("\n{} of the tile proposer's {} steps were counted exploration (a random member of the move's "
+                     "pool instead of its fastest predicted). A move whose best was predicted far slower than the "
+                     "incumbent gave way to the model's next pick (docs/tile.md, \"Tile proposer\").\n\n",
+                     explored, steps);
+}
+
 fs::path write_report(const RunView& run) {
   const fs::path plots = run.dir / "plots";
   fs::create_directories(plots);
@@ -227,6 +266,7 @@ fs::path write_report(const RunView& run) {
   md += fmt::format("Noise-aware acceptance changed {} decision(s) compared with a plain median comparison.\n\n",
                     run.totals.value("noise_changed_decisions", 0));
   md += proposers_table(run.records);
+  md += tile_moves_section(run.records);
   const fs::path state = run.dir / "state.json";
   if (fs::exists(state)) {
     const auto st = nlohmann::json::parse(read_file(state), nullptr, false);

@@ -51,6 +51,12 @@ RunView load_run(const std::filesystem::path& run_dir);  // throws bad_input
 // Writes report.md and plots/*.svg; returns the report's path.
 std::filesystem::path write_report(const RunView& run);
 
+// The tile proposer's moves (proposer_info.move) as a Markdown section: steps
+// per kind, how many were counted exploration, how many gave way to the
+// model's next pick (predicted far slower than the incumbent), and what each
+// kind found. Empty when no step was the tile proposer's.
+std::string tile_moves_section(const std::vector<nlohmann::json>& records);
+
 // The lines the CLI prints at the end of a search.
 std::string final_summary(const RunView& run);
 

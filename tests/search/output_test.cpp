@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <optional>
 #include <set>
 
 #include "engine_helpers.hpp"
@@ -84,6 +85,33 @@ TEST(Report, WritesMarkdownAndSvgPlots) {
   const std::string summary = final_summary(run);
   EXPECT_NE(summary.find("cuBLASLt autotuned"), std::string::npos);
   EXPECT_EQ(md.find("Compile-only run"), std::string::npos);
+}
+
+nlohmann::json tile_step(const std::string& move, bool explore, std::optional<double> speedup, bool new_best,
+                         const std::string& gave_way = "") {
+  nlohmann::json info = {{"move", move}, {"explore", explore}};
+  if (!gave_way.empty()) info["far_slower"] = {{"kind", gave_way}, {"predicted_us", 20.0}};
+  return {{"proposer_name", "tile"},
+          {"proposer_info", info},
+          {"reward", {{"timed", speedup.has_value()}, {"new_best", new_best}, {"speedup_vs_baseline", speedup.value_or(0)}}}};
+}
+
+TEST(Report, CountsTheTileMovesTheirExplorationAndWhatEachFound) {
+  const std::vector<nlohmann::json> records = {
+      tile_step("model", false, 0.90, true),       tile_step("model", false, 0.95, true),
+      tile_step("neighbour", false, 0.97, true),   tile_step("neighbour", true, std::nullopt, false),
+      tile_step("model", false, 0.93, false, "crossover"),
+      {{"proposer_name", "llm"}, {"proposer_info", {{"move", "x"}}}},  // not the tile proposer's
+      {{"proposer_name", "tile"}, {"proposer_info", {{"strategy", "s"}}}}};  // a tile step without a move
+  const std::string md = tile_moves_section(records);
+  EXPECT_NE(md.find("| model | 3 | 0 | 0 | 3 | 2 | 0.950x |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| neighbour | 2 | 1 | 0 | 1 | 1 | 0.970x |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| crossover | 0 | 0 | 1 | 0 | 0 | - |"), std::string::npos) << md;
+  EXPECT_NE(md.find("1 of the tile proposer's 5 steps were counted exploration"), std::string::npos) << md;
+  EXPECT_EQ(md.find("| x |"), std::string::npos) << md;
+  EXPECT_EQ(tile_moves_section({records[5], records[6]}), "") << "no tile move, no section";
+  EXPECT_EQ(read_file(write_report(load_run(sample_run()))).find("## Tile moves"), std::string::npos)
+      << "the fake proposer reports no moves";
 }
 
 TEST(Svg, EscapesTextAndDrawsEveryBar) {
