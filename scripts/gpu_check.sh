@@ -12,6 +12,11 @@
 #   small    tile tune over datasets/small_grid.json  (TUNE_BUDGET per shape, default 48)
 #   search   the search acceptance runs in $SEARCH_RUNS (METHOD:SHAPE ...; $SEARCH_EVALS evaluations
 #            each, default 200; $SEARCH_SECONDS caps each run's wall time)
+#   vs       the search against the tune as a user runs them, per shape of $VS_SHAPES (default one of each
+#            bucket and two LLM layers): `tessera search --shape S --budget-evals $VS_EVALS` (default 24)
+#            and `tessera tile tune --shape S --budget-evals $VS_EVALS`, one process each; the table
+#            (scripts/search_vs_tune.py) in $OUT/search_vs_tune.md, every search step in
+#            $OUT/search_vs_tune_steps.md, the runs kept in $OUT/search_vs_tune.tgz
 #   replay   a search driven by recorded LLM replies (the replay proposer) on the GPU
 #   python   the tessera Python package built by pip into $BUILD/pysite (on PYTHONPATH, next to
 #            the carried wheels in .whl/: gymnasium, httpx, scikit-build-core), its tests, the
@@ -352,6 +357,23 @@ if has search; then
     # grew past what a device call brings back.
     tar czf "$OUT/search_${method}_$shape.tgz" --exclude outcomes.jsonl -C "$BUILD/runs" "accept-$method-$shape"
   done
+fi
+
+if has vs; then
+  # Each process times its own baselines: the table gives kernel times beside the speedups.
+  vs_args=()
+  for shape in ${VS_SHAPES:-128x128x256 256x2048x2048 8192x8192x1024 257x6144x4096 600x6144x4096}; do
+    dir="$BUILD/runs/vs/search-$shape" tune="$BUILD/runs/vs/tune-$shape.json"
+    rm -rf "$dir" && mkdir -p "$BUILD/runs/vs"
+    step "vs_search_$shape" "$T" search --shape "$shape" --budget-evals "${VS_EVALS:-24}" --seed 0 --no-progress \
+      --out "$dir"
+    step "vs_tune_$shape" bash -c "'$T' tile tune --shape $shape --budget-evals ${VS_EVALS:-24} --json > '$tune'"
+    [ -s "$dir/trajectories.jsonl" ] && [ -s "$tune" ] && vs_args+=("$dir" "$tune")
+  done
+  if [ ${#vs_args[@]} -gt 0 ]; then
+    python3 scripts/search_vs_tune.py "${vs_args[@]}" --steps "$OUT/search_vs_tune_steps.md" | tee "$OUT/search_vs_tune.md"
+    tar czf "$OUT/search_vs_tune.tgz" --exclude outcomes.jsonl -C "$BUILD/runs" vs
+  fi
 fi
 
 if has replay; then
