@@ -2,6 +2,8 @@
 // (--shape) or a task file (--tasks), with a progress bar per task, a summary
 // table (Markdown, rewritten after every task) and the geometric mean.
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,6 +19,7 @@
 #include "core/stats.hpp"
 #include "core/table.hpp"
 #include "tile/config.hpp"
+#include "tile/learned_model.hpp"
 #include "search/descriptor.hpp"
 #include "core/tasks_file.hpp"
 #include "search/tile_tuner.hpp"
@@ -33,6 +36,7 @@ struct TuneArgs {
   search::TileTuneOptions tune;
   int top = 10;
   std::string report;
+  std::string rows;  // training rows of every timed config appended here (.jsonl)
 };
 
 // The best so far: a speedup when the sweep times the baselines, else the
@@ -150,6 +154,12 @@ void cmd_tune(const TuneArgs& a) {
   if (a.tune.budget < 1) fail_bad_input("--budget-evals must be >= 1");
   if (a.tune.refine < 0 || a.tune.refine >= 1) fail_bad_input("--refine must be in [0, 1)");
   if (a.tune.confirm_top < 1) fail_bad_input("--confirm must be >= 1 (the winner is always re-measured)");
+  if (!a.rows.empty()) {
+    if (std::filesystem::path(a.rows).extension() != ".jsonl")
+      fail_bad_input(fmt::format("--rows {}: a rows file ends in .jsonl (train and eval read it by that)", a.rows));
+    if (!std::ofstream(a.rows, std::ios::app))  // before any work, as the report is
+      fail_bad_input(fmt::format("--rows {}: cannot be written", a.rows));
+  }
   search::TileTuneOptions options = a.tune;
   options.backend = a.tile.backend;
   options.compile_only = compile_only(a.tile);
@@ -179,6 +189,16 @@ void cmd_tune(const TuneArgs& a) {
   } catch (const std::exception& e) {  // tessera::Error or std::filesystem::filesystem_error
     fail_bad_input(fmt::format("cannot write the report {}: {}", a.report, e.what()));
   }
+  // Rows are appended after every task (an interrupted tune keeps those of the
+  // tasks it finished), so several tunes can grow one file.
+  int rows_written = 0;
+  auto append_rows = [&](const TileTuneOutcome& o) {
+    if (a.rows.empty()) return;
+    for (const auto& m : search::tune_rows(o, limits, tile::device_kind(evaluator->device().name))) {
+      append_line_durable(a.rows, tile::to_json(m).dump());
+      ++rows_written;
+    }
+  };
   std::fprintf(stderr, "tune %zu task(s) for %s on %s (%d SMs, %d B smem per block), budget %d each\n", tasks.size(),
                limits.arch.c_str(), device().c_str(), limits.sm_count, limits.smem_optin_bytes, a.tune.budget);
   for (std::size_t i = 0; i < tasks.size(); ++i) {
@@ -189,7 +209,11 @@ void cmd_tune(const TuneArgs& a) {
                                      }));
     progress.finish();
     write_report(outs);
+    append_rows(outs.back());
   }
+  if (!a.rows.empty())
+    std::fprintf(stderr, "%d training rows appended to %s%s\n", rows_written, a.rows.c_str(),
+                 rows_written ? " (tessera tile model train|eval read it)" : " (nothing was timed)");
   if (a.tile.json) {
     fmt::print("{}\n", outcomes_json(outs, a.top).dump(2));
     return;
@@ -235,6 +259,9 @@ void add_tune_command(CLI::App* tile) {
   tune->add_option("--top", args->top, "rows per task in the final listing")->capture_default_str();
   tune->add_option("--backend", args->tile.backend, "only mma_sync or wgmma_tma");
   tune->add_option("--report", args->report, "also write the summary table (Markdown) to this file");
+  tune->add_option("--rows", args->rows,
+                   "append every timed config as a cost-model training row to this .jsonl file (tile model train "
+                   "reads it)");
   tune->add_flag("--counters", args->tune.counters, "collect CUPTI counters for every config (the winner always gets them)");
   tune->add_option("--confirm", args->tune.confirm_top,
                    "re-measure this many of the fastest configs with the baselines and counters (the winner is the "

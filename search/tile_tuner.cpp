@@ -228,6 +228,15 @@ Candidate tile_candidate(const tile::Config& config, const Task& task) {
   return cand;
 }
 
+std::vector<tile::Measurement> tune_rows(const TileTuneOutcome& outcome, const tile::Limits& limits,
+                                         const std::string& device_kind) {
+  std::vector<tile::Measurement> rows;
+  for (const auto& e : outcome.evaluated)
+    if (e.result.status == Status::ok && e.result.cold.status == "measured" && e.result.cold.median_us > 0)
+      rows.push_back({outcome.task, e.config, limits, device_kind, e.result.cold.median_us});
+  return rows;
+}
+
 TileTuneOutcome tune_tile(Evaluator& evaluator, const Task& task, const tile::Limits& limits,
                           const TileTuneOptions& options, const TuneProgress& progress) {
   return Tuner(evaluator, task, limits, options, progress).run();

@@ -29,6 +29,7 @@
 #include "core/task.hpp"
 #include "harness/evaluator.hpp"
 #include "tile/config.hpp"
+#include "tile/learned_model.hpp"
 #include "tile/legality.hpp"
 #include "tile/space.hpp"
 
@@ -98,6 +99,13 @@ bool in_backend(const tile::Config& config, const std::string& backend);
 tile::Space tune_space(const Task& task, const tile::Limits& limits, const std::string& backend);
 // A tile config as a harness candidate (device-only source, tile_config in meta).
 Candidate tile_candidate(const tile::Config& config, const Task& task);
+
+// The sweep's timed configs as the learned cost model's training rows (what
+// `tile tune --rows` appends and `tile model train|eval` reads): one per config
+// with a measured cold time. The confirmations are re-measurements of configs
+// the sweep timed under other options (baselines, counters), not rows.
+std::vector<tile::Measurement> tune_rows(const TileTuneOutcome& outcome, const tile::Limits& limits,
+                                         const std::string& device_kind);
 
 // Throws bad_input when the task has no legal config on this target.
 TileTuneOutcome tune_tile(Evaluator& evaluator, const Task& task, const tile::Limits& limits,

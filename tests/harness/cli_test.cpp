@@ -136,12 +136,21 @@ TEST(Cli, TileTuneOverATaskFileWritesTheReport) {
   EXPECT_NE(md.find(" / not timed |"), std::string::npos) << md;
   EXPECT_EQ(md.find(" / failed"), std::string::npos) << md;
   EXPECT_NE(md.find("No task was timed"), std::string::npos) << md;
+  // Rows of what was timed: here nothing, and it says so.
+  const CliRun rows = run("tile tune --shape 128x64x128 --budget 2 --compile-only --rows " + (dir / "r.jsonl").string());
+  EXPECT_EQ(rows.code, 0) << rows.out;
+  EXPECT_NE(rows.out.find("0 training rows appended to"), std::string::npos) << rows.out;
+  EXPECT_NE(rows.out.find("(nothing was timed)"), std::string::npos) << rows.out;
   // An unwritable report path (its parent is a file) fails before any tuning,
   // with one clear line.
   const std::string bad = (tasks / "r.md").string();
   expect_clear_error("tile tune --tasks " + tasks.string() + " --budget 2 --compile-only --report " + bad, bad);
   expect_clear_error("tile tune --tasks " + tasks.string() + " --budget 2 --compile-only --confirm 0", "--confirm");
   expect_clear_error("tile tune --tasks " + tasks.string() + " --budget-evals 0 --compile-only", "--budget-evals must be >= 1");
+  expect_clear_error("tile tune --tasks " + tasks.string() + " --budget 2 --compile-only --rows " + (dir / "r.txt").string(),
+                     "a rows file ends in .jsonl");
+  expect_clear_error("tile tune --tasks " + tasks.string() + " --budget 2 --compile-only --rows " + bad + "/r.jsonl",
+                     "cannot be written");
   expect_clear_error("tile tune --tasks " + tasks.string() + " --budget 2 --compile-only --backend tensor_cores",
                      "--backend 'tensor_cores'");
   std::filesystem::remove_all(dir);

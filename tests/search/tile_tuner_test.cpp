@@ -159,6 +159,34 @@ TEST(TileTuner, WinnerIsTheFastestOkConfigAndFailuresAreCounted) {
   }
 }
 
+// `tile tune --rows`: every config the sweep timed is a training row, with
+// the sweep's cold time; failures and the confirmations' re-measurements are not.
+TEST(TileTuner, TheSweepsTimedConfigsAreTrainingRows) {
+  TimedByConfig ev;
+  const auto out = tune_tile(ev, kTask, tile::Limits{}, with_budget(24));
+  const auto rows = tune_rows(out, tile::Limits{}, "h200");
+  ASSERT_EQ(rows.size(), out.evaluated.size() - std::size_t(out.failures));
+  std::set<std::string> names;
+  for (const auto& m : rows) {
+    EXPECT_FALSE(TimedByConfig::fails(m.config)) << tile::name(m.config);
+    EXPECT_DOUBLE_EQ(m.cold_us, TimedByConfig::time_us(m.config)) << "the sweep's time, not a confirmation's";
+    EXPECT_EQ(m.device_kind, "h200");
+    EXPECT_EQ(m.task.id(), kTask.id());
+    names.insert(tile::name(m.config));
+    // What train reads back from the file.
+    const tile::Measurement back = tile::measurement_from_json(tile::to_json(m));
+    EXPECT_EQ(tile::name(back.config), tile::name(m.config));
+    EXPECT_DOUBLE_EQ(back.cold_us, m.cold_us);
+    EXPECT_EQ(back.device_kind, "h200");
+  }
+  EXPECT_EQ(names.size(), rows.size()) << "one row per config";
+
+  TileTuneOptions o = with_budget(4);
+  o.compile_only = true;
+  EXPECT_TRUE(tune_rows(tune_tile(ev, kTask, tile::Limits{}, o), tile::Limits{}, "h200").empty())
+      << "nothing timed, no rows";
+}
+
 TEST(TileTuner, RefineMeasuresNeighboursOfTheFastest) {
   TimedByConfig ev;
   TileTuneOptions o = with_budget(30);
