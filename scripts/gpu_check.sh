@@ -16,7 +16,8 @@
 #            bucket and two LLM layers): `tessera search --shape S --budget-evals $VS_EVALS` (default 24)
 #            and `tessera tile tune --shape S --budget-evals $VS_EVALS`, one process each; the table
 #            (scripts/search_vs_tune.py) in $OUT/search_vs_tune.md, every search step in
-#            $OUT/search_vs_tune_steps.md, the runs kept in $OUT/search_vs_tune.tgz
+#            $OUT/search_vs_tune_steps.md, the runs kept in $OUT/search_vs_tune.tgz, the tunes' sweeps as
+#            training rows in $OUT/search_vs_tune_rows.jsonl
 #   replay   a search driven by recorded LLM replies (the replay proposer) on the GPU
 #   python   the tessera Python package built by pip into $BUILD/pysite (on PYTHONPATH, next to
 #            the carried wheels in .whl/: gymnasium, httpx, scikit-build-core), its tests, the
@@ -367,7 +368,8 @@ if has vs; then
     rm -rf "$dir" && mkdir -p "$BUILD/runs/vs"
     step "vs_search_$shape" "$T" search --shape "$shape" --budget-evals "${VS_EVALS:-24}" --seed 0 --no-progress \
       --out "$dir"
-    step "vs_tune_$shape" bash -c "'$T' tile tune --shape $shape --budget-evals ${VS_EVALS:-24} --json > '$tune'"
+    step "vs_tune_$shape" bash -c "'$T' tile tune --shape $shape --budget-evals ${VS_EVALS:-24} --json \
+      --rows '$OUT/search_vs_tune_rows.jsonl' > '$tune'"
     [ -s "$dir/trajectories.jsonl" ] && [ -s "$tune" ] && vs_args+=("$dir" "$tune")
   done
   if [ ${#vs_args[@]} -gt 0 ]; then
