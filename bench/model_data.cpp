@@ -42,6 +42,12 @@ struct Collector {
     add(std::move(m));
   }
   void add(tile::Measurement m) {
+    // A config the compiler does not accept (now: its rules change, or a row
+    // was edited) has no meaningful features (split-K 0 predicts NaN).
+    if (!tile::legality(m.config, m.task, m.limits)) {
+      ++skipped;
+      return;
+    }
     auto key = std::tuple{m.device_kind, m.task.id(), tile::name(m.config)};
     seen[std::move(key)].push_back(std::move(m));
   }
@@ -110,6 +116,8 @@ void read_rows_file(Collector& c, const fs::path& file) {
       if (!(m.cold_us > 0)) fail_bad_input("cold_us must be above 0");
       c.add(std::move(m));
     } catch (const Error& e) {
+      fail_bad_input(fmt::format("{}:{}: not a training row: {}", file.string(), n, e.what()));
+    } catch (const nlohmann::json::exception& e) {  // a field of the wrong type deeper in (the task's)
       fail_bad_input(fmt::format("{}:{}: not a training row: {}", file.string(), n, e.what()));
     }
   }

@@ -29,6 +29,19 @@ std::string limits_kind_check(const nlohmann::json& j, const char* key) {
   return j.at(key).get<std::string>();
 }
 
+// One of a row's device limits: absent keeps the default; present, a number
+// in [lo, hi]. A zero SM count or peak would make the features infinite (the
+// trainer then fails deep in XGBoost), and a negative one trains on nonsense.
+template <typename T>
+T row_limit(const nlohmann::json& limits, const char* key, T fallback, double lo, double hi) {
+  if (!limits.contains(key)) return fallback;
+  const nlohmann::json& v = limits.at(key);
+  if (!v.is_number()) fail_bad_input(fmt::format("a measurement's limits.{} must be a number", key));
+  const double d = v.get<double>();
+  if (!(d >= lo && d <= hi)) fail_bad_input(fmt::format("a measurement's limits.{} = {} is outside [{}, {}]", key, d, lo, hi));
+  return static_cast<T>(d);
+}
+
 }  // namespace
 
 nlohmann::json to_json(const Measurement& m) {
@@ -54,13 +67,17 @@ Measurement measurement_from_json(const nlohmann::json& j) {
   m.device_kind = limits_kind_check(j, "device_kind");
   if (!j.contains("cold_us") || !j.at("cold_us").is_number()) fail_bad_input("a measurement needs a number 'cold_us'");
   m.cold_us = j.at("cold_us").get<double>();
-  const auto l = j.value("limits", nlohmann::json::object());
-  m.limits.arch = l.value("arch", m.limits.arch);
-  m.limits.sm_count = l.value("sm_count", m.limits.sm_count);
-  m.limits.smem_optin_bytes = l.value("smem_optin_bytes", m.limits.smem_optin_bytes);
-  m.limits.peak_tflops = l.value("peak_tflops", m.limits.peak_tflops);
-  m.limits.l2_bytes = l.value("l2_bytes", m.limits.l2_bytes);
-  m.limits.sm_clock_mhz = l.value("sm_clock_mhz", m.limits.sm_clock_mhz);
+  const nlohmann::json l = j.contains("limits") ? j.at("limits") : nlohmann::json::object();
+  if (!l.is_object()) fail_bad_input("a measurement's 'limits' must be a JSON object");
+  if (l.contains("arch")) {
+    if (!l.at("arch").is_string()) fail_bad_input("a measurement's limits.arch must be a string");
+    m.limits.arch = l.at("arch").get<std::string>();
+  }
+  m.limits.sm_count = row_limit(l, "sm_count", m.limits.sm_count, 1, 1e5);
+  m.limits.smem_optin_bytes = row_limit(l, "smem_optin_bytes", m.limits.smem_optin_bytes, 1, 1 << 30);
+  m.limits.peak_tflops = row_limit(l, "peak_tflops", m.limits.peak_tflops, 1e-3, 1e6);
+  m.limits.l2_bytes = row_limit(l, "l2_bytes", m.limits.l2_bytes, 1, 1e12);
+  m.limits.sm_clock_mhz = row_limit(l, "sm_clock_mhz", m.limits.sm_clock_mhz, 1, 1e5);
   return m;
 }
 

@@ -182,6 +182,44 @@ TEST(ModelData, RowsWrittenToAFileReadBackAsTheRunsTheyCameFrom) {
   }
 }
 
+// A row's device limits of the wrong type or out of range are bad input that
+// names the line and the field (they were an internal JSON error, or infinite
+// features that failed deep in the trainer, or nonsense trained on).
+TEST(ModelData, RowsWithImpossibleLimitsNameTheLineAndTheField) {
+  const auto data = read_model_data({versus_run("model_rows_limits").dir});
+  ASSERT_FALSE(data.rows.empty());
+  const nlohmann::json good = tile::to_json(data.rows.front());
+  const auto dir = testing::fresh_dir("model_rows_limits_file");
+  std::filesystem::create_directories(dir);
+  const std::vector<std::pair<nlohmann::json, std::string>> cases = {
+      {nlohmann::json{{"sm_count", "132"}}, "limits.sm_count must be a number"},
+      {nlohmann::json{{"sm_count", 0}}, "limits.sm_count = 0 is outside"},
+      {nlohmann::json{{"sm_count", -4}}, "limits.sm_count = -4 is outside"},
+      {nlohmann::json{{"peak_tflops", 0}}, "limits.peak_tflops = 0 is outside"},
+      {nlohmann::json{{"l2_bytes", -1}}, "limits.l2_bytes = -1 is outside"},
+      {nlohmann::json{{"arch", 90}}, "limits.arch must be a string"},
+      {nlohmann::json(5), "'limits' must be a JSON object"}};
+  for (const auto& [limits, message] : cases) {
+    nlohmann::json row = good;
+    if (limits.is_object()) row["limits"].update(limits);
+    else row["limits"] = limits;
+    std::ofstream(dir / "bad.jsonl") << good.dump() << "\n" << row.dump() << "\n";
+    try {
+      read_model_data({dir / "bad.jsonl"});
+      ADD_FAILURE() << "read: " << row.dump();
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), Error::Kind::bad_input) << e.what();
+      EXPECT_NE(std::string(e.what()).find("bad.jsonl:2"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+    }
+  }
+  // Absent limits keep the defaults: a row from before they were written reads.
+  nlohmann::json bare = good;
+  bare.erase("limits");
+  std::ofstream(dir / "bare.jsonl") << bare.dump() << "\n";
+  EXPECT_EQ(read_model_data({dir / "bare.jsonl"}).rows.front().limits.sm_count, tile::Limits{}.sm_count);
+}
+
 // A folder of rows files (one per sweep, as they are kept) reads as their rows together.
 TEST(ModelData, AFolderOfRowsFilesReadsAsAllTheirRows) {
   const auto data = read_model_data({versus_run("model_rows_folder").dir});
