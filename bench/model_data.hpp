@@ -18,7 +18,7 @@ namespace tessera::bench {
 struct ModelData {
   std::vector<tile::Measurement> rows;
   int runs = 0;     // run folders and rows files read
-  int skipped = 0;  // records without a tile config or a time
+  int skipped = 0;  // records without a tile config or a time, malformed sweeps, configs now illegal
 };
 
 // bad_input when a path is neither a run folder, nor holds one, nor is a rows

@@ -154,6 +154,31 @@ TEST(ModelData, EverySweepOfARecordIsATrainingRowAndFailuresAreNot) {
   EXPECT_EQ(of_kind(mixed, tile::kEveryKind).size(), mixed.size()) << "all pools every kind";
 }
 
+// A bench record's sweeps are JSON its reader does not check: an entry that
+// is not an object, or a part that is not one, is skipped and counted (it
+// was an internal JSON error that stopped train and eval).
+TEST(ModelData, MalformedSweepsOfABenchRunAreSkippedAndCounted) {
+  const auto dir = testing::fresh_dir("model_data_malformed");
+  RunConfig c;
+  c.tasks_file = c.task_set = "synthetic";
+  c.kernels = "search:6:evolve";
+  c.tasks = {task_from_shape("128x4096x4096"), task_from_shape("33x3584x3584")};
+  c.buckets = {{"small", std::nullopt}};
+  {
+    RunWriter w(dir, c);
+    ShapeRecord a = versus_record(c.tasks[0], 1.0, 1.1, 50);
+    a.kernel->tune["search"]["sweep"].push_back(5);  // one entry not an object
+    a.kernel->tune["search"]["sweep"].push_back({{"status", 1}, {"cold_us", "fast"}});  // and one of other types
+    ShapeRecord b = versus_record(c.tasks[1], 1.2, 1.0, 20);
+    b.kernel->tune["search"] = 7;  // a part not an object
+    w.append(a);
+    w.append(b);
+  }
+  const auto data = read_model_data({dir});
+  EXPECT_EQ(data.skipped, 2 + 1 + 2) << "the two entries, the second record's search part, the tunes' failed configs";
+  EXPECT_EQ(data.rows.size(), 6u + 5u) << "the first shape's 6 configs, the second's 5 its tune timed";
+}
+
 // A model's training rows kept in a file read back as the runs they came
 // from; a line that is not a measurement is an error that names it.
 TEST(ModelData, RowsWrittenToAFileReadBackAsTheRunsTheyCameFrom) {
