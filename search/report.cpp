@@ -140,25 +140,38 @@ std::string tile_moves_section(const std::vector<nlohmann::json>& records) {
     long long steps = 0, explored = 0, gave_way = 0, timed = 0, new_best = 0;
     double best = 0;
   };
+  // Fields read by type, absent or of another type as false, 0 or "": a
+  // report of a run written by another version still gets written.
+  const auto field = [](const nlohmann::json& j, const char* key) {
+    return j.is_object() && j.contains(key) ? j.at(key) : nlohmann::json();
+  };
+  const auto flag = [&](const nlohmann::json& j, const char* key) {
+    const auto v = field(j, key);
+    return v.is_boolean() && v.get<bool>();
+  };
+  const auto text = [&](const nlohmann::json& j, const char* key) {
+    const auto v = field(j, key);
+    return v.is_string() ? v.get<std::string>() : std::string();
+  };
   std::map<std::string, MoveRow> rows;
   long long steps = 0, explored = 0;
   for (const auto& r : records) {
-    const nlohmann::json info = r.value("proposer_info", nlohmann::json::object());
-    if (r.value("proposer_name", std::string()) != "tile" || !info.is_object() || !info.contains("move")) continue;
-    const nlohmann::json reward = r.value("reward", nlohmann::json::object());
-    MoveRow& row = rows[info.value("move", std::string())];
+    const nlohmann::json info = field(r, "proposer_info");
+    if (text(r, "proposer_name") != "tile" || text(info, "move").empty()) continue;
+    const nlohmann::json reward = field(r, "reward");
+    MoveRow& row = rows[text(info, "move")];
     ++steps;
     ++row.steps;
-    const bool explore = info.value("explore", false);
+    const bool explore = flag(info, "explore");
     explored += explore;
     row.explored += explore;
     // The move that gave way is the one the pool was drawn for; the step itself is the model's.
-    if (info.contains("far_slower") && info["far_slower"].is_object())
-      ++rows[info["far_slower"].value("kind", std::string("?"))].gave_way;
-    if (reward.value("timed", false)) {
+    if (field(info, "far_slower").is_object()) ++rows[text(field(info, "far_slower"), "kind")].gave_way;
+    if (flag(reward, "timed")) {
       ++row.timed;
-      row.new_best += reward.value("new_best", false);
-      row.best = std::max(row.best, reward.value("speedup_vs_baseline", 0.0));
+      row.new_best += flag(reward, "new_best");
+      const auto speedup = field(reward, "speedup_vs_baseline");
+      if (speedup.is_number()) row.best = std::max(row.best, speedup.get<double>());
     }
   }
   if (steps == 0) return {};

@@ -102,12 +102,15 @@ TEST(Report, CountsTheTileMovesTheirExplorationAndWhatEachFound) {
       tile_step("neighbour", false, 0.97, true),   tile_step("neighbour", true, std::nullopt, false),
       tile_step("model", false, 0.93, false, "crossover"),
       {{"proposer_name", "llm"}, {"proposer_info", {{"move", "x"}}}},  // not the tile proposer's
-      {{"proposer_name", "tile"}, {"proposer_info", {{"strategy", "s"}}}}};  // a tile step without a move
+      {{"proposer_name", "tile"}, {"proposer_info", {{"strategy", "s"}}}},  // a tile step without a move
+      {{"proposer_name", "tile"}, {"proposer_info", {{"move", "restart"}, {"explore", nullptr}}},  // another version's
+       {"reward", {{"timed", true}, {"new_best", 1}, {"speedup_vs_baseline", nullptr}}}}};
   const std::string md = tile_moves_section(records);
   EXPECT_NE(md.find("| model | 3 | 0 | 0 | 3 | 2 | 0.950x |"), std::string::npos) << md;
   EXPECT_NE(md.find("| neighbour | 2 | 1 | 0 | 1 | 1 | 0.970x |"), std::string::npos) << md;
   EXPECT_NE(md.find("| crossover | 0 | 0 | 1 | 0 | 0 | - |"), std::string::npos) << md;
-  EXPECT_NE(md.find("1 of the tile proposer's 5 steps were counted exploration"), std::string::npos) << md;
+  EXPECT_NE(md.find("1 of the tile proposer's 6 steps were counted exploration"), std::string::npos) << md;
+  EXPECT_NE(md.find("| restart | 1 | 0 | 0 | 1 | 0 | - |"), std::string::npos) << "fields of other types read as none";
   EXPECT_EQ(md.find("| x |"), std::string::npos) << md;
   EXPECT_EQ(tile_moves_section({records[5], records[6]}), "") << "no tile move, no section";
   EXPECT_EQ(read_file(write_report(load_run(sample_run()))).find("## Tile moves"), std::string::npos)
