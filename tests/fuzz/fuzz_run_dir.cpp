@@ -1,6 +1,7 @@
 // A run directory as `tessera search --resume` and the report read it:
 // config.json, trajectories.jsonl and state.json, each from one part of the
-// input (parts separated by a NUL byte). Only bad_input may come out.
+// input (parts separated by a NUL byte), then the report written from them.
+// Only bad_input may come out.
 #include <fstream>
 
 #include "search/engine.hpp"
@@ -27,6 +28,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   write(dir / "trajectories.jsonl", trajectories);
   write(dir / "state.json", state);
   fuzz::expect_input_errors_only([&] { (void)search::load_run_config(dir); });
-  fuzz::expect_input_errors_only([&] { (void)search::final_summary(search::load_run(dir)); });
+  fuzz::expect_input_errors_only([&] {
+    const search::RunView run = search::load_run(dir);
+    (void)search::final_summary(run);
+    (void)search::write_report(run);  // report.md and its plots, the tile moves' section among them
+  });
   return 0;
 }
