@@ -135,38 +135,46 @@ RunView load_run(const fs::path& run_dir) {
   return run;
 }
 
-std::string tile_moves_section(const std::vector<nlohmann::json>& records) {
-  struct MoveRow {
-    long long steps = 0, explored = 0, gave_way = 0, timed = 0, new_best = 0;
-    double best = 0;
-  };
-  // Fields read by type, absent or of another type as false, 0 or "": a
-  // report of a run written by another version still gets written.
-  const auto field = [](const nlohmann::json& j, const char* key) {
-    return j.is_object() && j.contains(key) ? j.at(key) : nlohmann::json();
-  };
-  const auto flag = [&](const nlohmann::json& j, const char* key) {
-    const auto v = field(j, key);
-    return v.is_boolean() && v.get<bool>();
-  };
-  const auto text = [&](const nlohmann::json& j, const char* key) {
-    const auto v = field(j, key);
-    return v.is_string() ? v.get<std::string>() : std::string();
-  };
-  std::map<std::string, MoveRow> rows;
+namespace {
+
+struct MoveRow {
+  long long steps = 0, explored = 0, gave_way = 0, timed = 0, new_best = 0;
+  double best = 0;
+};
+
+struct TileMoves {
+  std::map<std::string, MoveRow> rows;  // by kind of move
   long long steps = 0, explored = 0;
+};
+
+// Fields read by type, absent or of another type as false, 0 or "": a report
+// of a run written by another version still gets written.
+nlohmann::json field(const nlohmann::json& j, const char* key) {
+  return j.is_object() && j.contains(key) ? j.at(key) : nlohmann::json();
+}
+bool flag(const nlohmann::json& j, const char* key) {
+  const auto v = field(j, key);
+  return v.is_boolean() && v.get<bool>();
+}
+std::string text(const nlohmann::json& j, const char* key) {
+  const auto v = field(j, key);
+  return v.is_string() ? v.get<std::string>() : std::string();
+}
+
+TileMoves tile_moves(const std::vector<nlohmann::json>& records) {
+  TileMoves t;
   for (const auto& r : records) {
     const nlohmann::json info = field(r, "proposer_info");
     if (text(r, "proposer_name") != "tile" || text(info, "move").empty()) continue;
     const nlohmann::json reward = field(r, "reward");
-    MoveRow& row = rows[text(info, "move")];
-    ++steps;
+    MoveRow& row = t.rows[text(info, "move")];
+    ++t.steps;
     ++row.steps;
     const bool explore = flag(info, "explore");
-    explored += explore;
+    t.explored += explore;
     row.explored += explore;
     // The move that gave way is the one the pool was drawn for; the step itself is the model's.
-    if (field(info, "far_slower").is_object()) ++rows[text(field(info, "far_slower"), "kind")].gave_way;
+    if (field(info, "far_slower").is_object()) ++t.rows[text(field(info, "far_slower"), "kind")].gave_way;
     if (flag(reward, "timed")) {
       ++row.timed;
       row.new_best += flag(reward, "new_best");
@@ -174,9 +182,16 @@ std::string tile_moves_section(const std::vector<nlohmann::json>& records) {
       if (speedup.is_number()) row.best = std::max(row.best, speedup.get<double>());
     }
   }
-  if (steps == 0) return {};
+  return t;
+}
+
+}  // namespace
+
+std::string tile_moves_section(const std::vector<nlohmann::json>& records) {
+  const TileMoves t = tile_moves(records);
+  if (t.steps == 0) return {};
   Table table({"move", "steps", "explored", "gave way to the model", "timed", "new best", "best speedup"});
-  for (const auto& [kind, row] : rows)
+  for (const auto& [kind, row] : t.rows)
     table.add_row({kind, std::to_string(row.steps), std::to_string(row.explored), std::to_string(row.gave_way),
                    std::to_string(row.timed), std::to_string(row.new_best),
                    row.best > 0 ? fmt::format("{:.3f}x", row.best) : "-"});
@@ -184,7 +199,7 @@ std::string tile_moves_section(const std::vector<nlohmann::json>& records) {
          fmt::format("\n{} of the tile proposer's {} steps were counted exploration (a random member of the move's "
                      "pool instead of its fastest predicted). A move whose best was predicted far slower than the "
                      "incumbent gave way to the model's next pick (docs/tile.md, \"Tile proposer\").\n\n",
-                     explored, steps);
+                     t.explored, t.steps);
 }
 
 fs::path write_report(const RunView& run) {
@@ -313,6 +328,14 @@ std::string final_summary(const RunView& run) {
                      t.cublas_tflops > 0 ? fmt::format("{:.1f}", t.cublas_tflops) : "n/a",
                      t.cublaslt_autotuned_tflops > 0 ? fmt::format("{:.1f}", t.cublaslt_autotuned_tflops) : "n/a",
                      integer_value<long long>(t.best, "step", -1), t.evaluations);
+  }
+  // What the tile proposer's steps were (report.md has the table).
+  const TileMoves t = tile_moves(run.records);
+  if (t.steps > 0) {
+    std::vector<std::string> kinds;
+    for (const auto& [kind, row] : t.rows)
+      if (row.steps > 0) kinds.push_back(fmt::format("{} {}", kind, row.steps));
+    s += fmt::format("tile moves: {}; {} explored\n", join(kinds, ", "), t.explored);
   }
   return s;
 }

@@ -113,6 +113,9 @@ TEST(Report, CountsTheTileMovesTheirExplorationAndWhatEachFound) {
   EXPECT_NE(md.find("| restart | 1 | 0 | 0 | 1 | 0 | - |"), std::string::npos) << "fields of other types read as none";
   EXPECT_EQ(md.find("| x |"), std::string::npos) << md;
   EXPECT_EQ(tile_moves_section({records[5], records[6]}), "") << "no tile move, no section";
+  RunView view;  // what the CLI prints at the end: one line of it
+  view.records = records;
+  EXPECT_EQ(final_summary(view), "tile moves: model 3, neighbour 2, restart 1; 1 explored\n");
   EXPECT_EQ(read_file(write_report(load_run(sample_run()))).find("## Tile moves"), std::string::npos)
       << "the fake proposer reports no moves";
 }
