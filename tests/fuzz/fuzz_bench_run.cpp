@@ -3,22 +3,11 @@
 // input (separated by a NUL byte). The run is loaded, its records' sweeps read
 // as training rows, the search-against-tune comparison drawn from them and the
 // report's Markdown written. Only bad_input may come out.
-#include <fstream>
-
 #include "bench/model_data.hpp"
 #include "bench/report.hpp"
 #include "bench/run.hpp"
 #include "bench/search_vs_tune.hpp"
 #include "tests/fuzz/fuzz_common.hpp"
-
-namespace {
-
-void write(const std::filesystem::path& p, const std::string& text) {
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  out << text;
-}
-
-}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace tessera;
@@ -27,8 +16,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto dir = fuzz::scratch_dir() / "bench";
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
-  write(dir / bench::kConfigFile, config);
-  write(dir / bench::kResultsFile, results);
+  fuzz::write_file(dir / bench::kConfigFile, config);
+  fuzz::write_file(dir / bench::kResultsFile, results);
   fuzz::expect_input_errors_only([&] {
     const bench::Run run = bench::load_run(dir);
     fuzz::expect_input_errors_only([&] { (void)bench::read_model_data({dir}); });

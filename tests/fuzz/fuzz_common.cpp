@@ -1,6 +1,7 @@
 #include "tests/fuzz/fuzz_common.hpp"
 
 #include <cstdlib>
+#include <fstream>
 #include <system_error>
 
 namespace tessera::fuzz {
@@ -23,6 +24,11 @@ struct Scratch {
 const std::filesystem::path& scratch_dir() {
   static Scratch s;
   return s.dir;
+}
+
+void write_file(const std::filesystem::path& path, std::string_view bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
 }  // namespace tessera::fuzz

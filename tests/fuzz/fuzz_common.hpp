@@ -47,4 +47,7 @@ inline std::pair<std::string, std::string> split_once(const std::string& text, s
 // A private directory for parsers that read files, removed at exit.
 const std::filesystem::path& scratch_dir();
 
+// Writes `bytes` to `path` exactly (binary, truncated): a parser's input file.
+void write_file(const std::filesystem::path& path, std::string_view bytes);
+
 }  // namespace tessera::fuzz

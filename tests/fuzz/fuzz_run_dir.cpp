@@ -2,20 +2,9 @@
 // config.json, trajectories.jsonl and state.json, each from one part of the
 // input (parts separated by a NUL byte), then the report written from them.
 // Only bad_input may come out.
-#include <fstream>
-
 #include "search/engine.hpp"
 #include "search/report.hpp"
 #include "tests/fuzz/fuzz_common.hpp"
-
-namespace {
-
-void write(const std::filesystem::path& p, const std::string& text) {
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  out << text;
-}
-
-}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace tessera;
@@ -24,9 +13,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto [trajectories, state] = fuzz::split_once(rest, nul);
   const auto dir = fuzz::scratch_dir() / "run";
   std::filesystem::create_directories(dir);
-  write(dir / "config.json", config);
-  write(dir / "trajectories.jsonl", trajectories);
-  write(dir / "state.json", state);
+  fuzz::write_file(dir / "config.json", config);
+  fuzz::write_file(dir / "trajectories.jsonl", trajectories);
+  fuzz::write_file(dir / "state.json", state);
   fuzz::expect_input_errors_only([&] { (void)search::load_run_config(dir); });
   fuzz::expect_input_errors_only([&] {
     const search::RunView run = search::load_run(dir);

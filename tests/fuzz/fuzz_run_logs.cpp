@@ -1,8 +1,6 @@
 // A run's JSONL logs (trajectories.jsonl, outcomes.jsonl) as --resume reads
 // them: the good prefix of the file, each record read back as a step outcome,
 // and the decision view resume compares.
-#include <fstream>
-
 #include "search/step.hpp"
 #include "search/trajectory.hpp"
 #include "tests/fuzz/fuzz_common.hpp"
@@ -10,10 +8,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace tessera;
   const auto path = fuzz::scratch_dir() / "log.jsonl";
-  {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
-  }
+  fuzz::write_file(path, fuzz::as_string(data, size));
   std::size_t good = 0;
   const auto records = search::read_jsonl(path, &good);
   if (good > size) std::abort();
