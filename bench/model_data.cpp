@@ -10,6 +10,7 @@
 #include "bench/run.hpp"
 #include "core/error.hpp"
 #include "core/fs.hpp"
+#include "core/json_read.hpp"
 #include "tile/legality.hpp"
 
 namespace tessera::bench {
@@ -68,27 +69,24 @@ struct Collector {
 
 void add_sweep(Collector& c, const Task& task, const DeviceSummary& device, const nlohmann::json& sweep) {
   if (!sweep.is_array()) return;
-  for (const auto& e : sweep) {
-    try {  // an entry not an object, or a field of another type: skipped
-      c.add(task, device, e.value("tile_config", nlohmann::json()),
-            e.value("status", "") == "ok" ? e.value("cold_us", 0.0) : 0.0);
-    } catch (const nlohmann::json::exception&) {
-      ++c.skipped;
-    }
-  }
+  // Read leniently (core/json_read.hpp): an entry that is not an object, or
+  // whose fields are of other types, has no config or time and is skipped.
+  for (const auto& e : sweep)
+    c.add(task, device, field_or_null(e, "tile_config"),
+          string_or(e, "status", "") == "ok" ? number_or(e, "cold_us", 0.0) : 0.0);
 }
 
 void read_bench_run(Collector& c, const fs::path& dir) {
   for (const auto& r : load_run(dir).records) {
     if (!r.kernel || !r.kernel->tune.is_object()) continue;
     const auto& tune = r.kernel->tune;
-    add_sweep(c, r.task, r.device, tune.value("sweep", nlohmann::json()));  // tile:N
-    for (const char* part : {"search", "tile"}) {                           // search:N
+    add_sweep(c, r.task, r.device, field_or_null(tune, "sweep"));  // tile:N
+    for (const char* part : {"search", "tile"}) {                  // search:N
       if (!tune.contains(part)) continue;
       // The sweeps are JSON the record's reader does not check: a part that
       // is not an object (an edited or foreign run) is skipped, as a search
       // run's bad lines are.
-      if (tune.at(part).is_object()) add_sweep(c, r.task, r.device, tune.at(part).value("sweep", nlohmann::json()));
+      if (tune.at(part).is_object()) add_sweep(c, r.task, r.device, field_or_null(tune.at(part), "sweep"));
       else ++c.skipped;
     }
   }

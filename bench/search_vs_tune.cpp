@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "core/fs.hpp"
+#include "core/json_read.hpp"
 #include "search/svg.hpp"
 
 namespace tessera::bench {
@@ -19,9 +20,10 @@ namespace {
 // Best-so-far speedup after each config of a sweep, against `baseline_us`.
 std::vector<double> curve(const nlohmann::json& sweep, double baseline_us) {
   std::vector<double> out;
+  if (!sweep.is_array()) return out;
   double best_us = 0;
   for (const auto& e : sweep) {
-    const double us = e.value("cold_us", 0.0);
+    const double us = number_or(e, "cold_us", 0.0);
     if (us > 0 && (best_us == 0 || us < best_us)) best_us = us;
     out.push_back(best_us > 0 && baseline_us > 0 ? baseline_us / best_us : 0);
   }
@@ -53,7 +55,7 @@ std::vector<double> mean_curve(const std::vector<std::vector<double>>& curves) {
 
 // The name of a sweep's first config ("" when it has none).
 std::string first_name(const nlohmann::json& sweep) {
-  return sweep.empty() ? std::string{} : sweep.front().value("name", std::string{});
+  return sweep.is_array() && !sweep.empty() ? string_or(sweep.front(), "name", "") : std::string{};
 }
 
 // Rows of M for the per-M table, as (smallest M of the row, its label): each
@@ -100,23 +102,25 @@ std::optional<SearchVsTune> search_vs_tune(const Run& run) {
   for (const auto& [id, r] : last) {
     if (!r->kernel || !r->kernel->tune.is_object() || !r->kernel->tune.contains("search")) continue;
     const auto& tune = r->kernel->tune;
-    const auto tile = tune.value("tile", nlohmann::json::object());
-    const auto confirmed = tile.value("confirmed", nlohmann::json::object());
+    // The tune's parts are JSON the record's reader does not check: read
+    // leniently (core/json_read.hpp), a part of another type counts as absent.
+    const auto& tile = field_or_null(tune, "tile");
+    const auto& confirmed = field_or_null(tile, "confirmed");
     const auto& res = r->kernel->result;
-    if (res.status != Status::ok || confirmed.value("status", "") != "ok") continue;
+    if (res.status != Status::ok || string_or(confirmed, "status", "") != "ok") continue;
     ShapeVersus s;
     s.task_id = id;
     s.bucket = r->bucket;
     s.m = r->task.m;
     s.search = res.speedup;
-    s.tile = confirmed.value("speedup", 0.0);
-    const auto& search = tune.at("search");
-    s.explored = search.value("explored", 0);
-    s.evaluated = search.value("evaluated", 0);
-    const auto search_sweep = search.value("sweep", nlohmann::json::array());
-    const auto tile_sweep = tile.value("sweep", nlohmann::json::array());
+    s.tile = number_or(confirmed, "speedup", 0.0);
+    const auto& search = field_or_null(tune, "search");
+    s.explored = int(std::clamp<long long>(integer_or(search, "explored", 0), 0, 1 << 30));
+    s.evaluated = int(std::clamp<long long>(integer_or(search, "evaluated", 0), 0, 1 << 30));
+    const auto& search_sweep = field_or_null(search, "sweep");
+    const auto& tile_sweep = field_or_null(tile, "sweep");
     s.search_curve = curve(search_sweep, res.best_baseline_us);
-    s.tile_curve = curve(tile_sweep, confirmed.value("best_baseline_us", 0.0));
+    s.tile_curve = curve(tile_sweep, number_or(confirmed, "best_baseline_us", 0.0));
     const std::string first = first_name(search_sweep);
     s.same_first = !first.empty() && first == first_name(tile_sweep);
     v.same_first += s.same_first;

@@ -70,6 +70,38 @@ void read_field(const nlohmann::json& j, const char* key, T& out, const T& fallb
     out = j.value(key, fallback);
 }
 
+// ---- Lenient reading of records on disk ------------------------------------
+
+// A field of a record another version (or a hand) wrote: absent, or of
+// another type, it reads as `fallback`, so that a report or a training set is
+// still made of what is readable (json::value() throws on a type mismatch).
+inline const nlohmann::json& field_or_null(const nlohmann::json& j, const char* key) {
+  static const nlohmann::json null;
+  if (!j.is_object()) return null;
+  const auto it = j.find(key);
+  return it == j.end() ? null : *it;
+}
+inline double number_or(const nlohmann::json& j, const char* key, double fallback) {
+  const auto& v = field_or_null(j, key);
+  return v.is_number() ? v.get<double>() : fallback;
+}
+// JSON integers only (a float outside the range would be undefined behaviour).
+inline long long integer_or(const nlohmann::json& j, const char* key, long long fallback) {
+  const auto& v = field_or_null(j, key);
+  if (v.is_number_unsigned())
+    return v.get<std::uint64_t>() > std::uint64_t(std::numeric_limits<long long>::max()) ? fallback
+                                                                                         : (long long)v.get<std::uint64_t>();
+  return v.is_number_integer() ? v.get<long long>() : fallback;
+}
+inline bool bool_or(const nlohmann::json& j, const char* key, bool fallback) {
+  const auto& v = field_or_null(j, key);
+  return v.is_boolean() ? v.get<bool>() : fallback;
+}
+inline std::string string_or(const nlohmann::json& j, const char* key, const std::string& fallback) {
+  const auto& v = field_or_null(j, key);
+  return v.is_string() ? v.get<std::string>() : fallback;
+}
+
 // ---- Strict reading ---------------------------------------------------------
 
 // A type with a strict reader: from_json_strict(j, value, where), found by

@@ -147,39 +147,27 @@ struct TileMoves {
   long long steps = 0, explored = 0;
 };
 
-// Fields read by type, absent or of another type as false, 0 or "": a report
-// of a run written by another version still gets written.
-nlohmann::json field(const nlohmann::json& j, const char* key) {
-  return j.is_object() && j.contains(key) ? j.at(key) : nlohmann::json();
-}
-bool flag(const nlohmann::json& j, const char* key) {
-  const auto v = field(j, key);
-  return v.is_boolean() && v.get<bool>();
-}
-std::string text(const nlohmann::json& j, const char* key) {
-  const auto v = field(j, key);
-  return v.is_string() ? v.get<std::string>() : std::string();
-}
-
+// Fields read leniently (core/json_read.hpp): a run written by another
+// version still gets its report.
 TileMoves tile_moves(const std::vector<nlohmann::json>& records) {
   TileMoves t;
   for (const auto& r : records) {
-    const nlohmann::json info = field(r, "proposer_info");
-    if (text(r, "proposer_name") != "tile" || text(info, "move").empty()) continue;
-    const nlohmann::json reward = field(r, "reward");
-    MoveRow& row = t.rows[text(info, "move")];
+    const nlohmann::json& info = field_or_null(r, "proposer_info");
+    const std::string move = string_or(info, "move", "");
+    if (string_or(r, "proposer_name", "") != "tile" || move.empty()) continue;
+    const nlohmann::json& reward = field_or_null(r, "reward");
+    MoveRow& row = t.rows[move];
     ++t.steps;
     ++row.steps;
-    const bool explore = flag(info, "explore");
+    const bool explore = bool_or(info, "explore", false);
     t.explored += explore;
     row.explored += explore;
     // The move that gave way is the one the pool was drawn for; the step itself is the model's.
-    if (field(info, "far_slower").is_object()) ++t.rows[text(field(info, "far_slower"), "kind")].gave_way;
-    if (flag(reward, "timed")) {
+    if (const auto& gave = field_or_null(info, "far_slower"); gave.is_object()) ++t.rows[string_or(gave, "kind", "?")].gave_way;
+    if (bool_or(reward, "timed", false)) {
       ++row.timed;
-      row.new_best += flag(reward, "new_best");
-      const auto speedup = field(reward, "speedup_vs_baseline");
-      if (speedup.is_number()) row.best = std::max(row.best, speedup.get<double>());
+      row.new_best += bool_or(reward, "new_best", false);
+      row.best = std::max(row.best, number_or(reward, "speedup_vs_baseline", 0.0));
     }
   }
   return t;

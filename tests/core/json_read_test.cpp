@@ -1,6 +1,6 @@
 // integer_value: outside records give JSON integers in range or fail as bad
 // input; a float (such as an integer too large for 64 bits, which the JSON
-// parser reads as one) is never cast.
+// parser reads as one) is never cast. The lenient readers fall back instead.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -19,6 +19,27 @@ bool is_bad_input(const std::function<void()>& f) {
     return e.kind() == Error::Kind::bad_input;
   }
   return false;
+}
+
+// The lenient readers of records on disk: a field absent, of another type, or
+// in something that is not an object reads as the fallback, never throws.
+TEST(LenientRead, FieldsOfAnotherTypeReadAsTheFallback) {
+  const auto j = nlohmann::json::parse(
+      R"({"n": 2.5, "i": 7, "u": 18446744073709551615, "f": 1e30, "b": true, "s": "ok", "z": null, "o": {"k": 1}})");
+  EXPECT_DOUBLE_EQ(number_or(j, "n", 0), 2.5);
+  EXPECT_DOUBLE_EQ(number_or(j, "s", -1), -1);
+  EXPECT_EQ(integer_or(j, "i", 0), 7);
+  EXPECT_EQ(integer_or(j, "u", -1), -1) << "past long long: the fallback, not a wrapped value";
+  EXPECT_EQ(integer_or(j, "f", -1), -1) << "a float is never cast";
+  EXPECT_EQ(integer_or(j, "n", -1), -1);
+  EXPECT_TRUE(bool_or(j, "b", false));
+  EXPECT_FALSE(bool_or(j, "i", false));
+  EXPECT_EQ(string_or(j, "s", ""), "ok");
+  EXPECT_EQ(string_or(j, "z", "none"), "none");
+  EXPECT_EQ(string_or(j, "missing", "none"), "none");
+  EXPECT_EQ(field_or_null(j, "o").at("k"), 1);
+  EXPECT_TRUE(field_or_null(j.at("n"), "k").is_null()) << "a number has no fields";
+  EXPECT_TRUE(field_or_null(nlohmann::json::array({1}), "k").is_null());
 }
 
 TEST(IntegerValue, IntegersInRangeAndTheFallback) {

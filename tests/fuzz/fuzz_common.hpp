@@ -37,6 +37,17 @@ void expect_input_errors_only(F&& f) {
   }
 }
 
+// Runs `f`, whose reader promises more: only a user-facing Error may come
+// out, never a JSON exception (it reads records leniently, or says which).
+template <class F>
+void expect_clear_errors_only(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    if (e.kind() == Error::Kind::internal) throw;
+  }
+}
+
 // Splits `text` at the first `sep`: {before, after}; after is empty when absent.
 inline std::pair<std::string, std::string> split_once(const std::string& text, std::string_view sep) {
   const auto at = text.find(sep);
