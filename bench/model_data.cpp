@@ -135,7 +135,7 @@ void read_rows_file(Collector& c, const fs::path& file) {
 
 bool read_any(Collector& c, const fs::path& p, int& runs) {
   std::error_code ec;
-  if (fs::is_regular_file(p, ec) && p.extension() == ".jsonl") {
+  if (fs::is_regular_file(p, ec) && p.extension() == kRowsExtension) {
     read_rows_file(c, p);
     ++runs;
     return true;
@@ -154,7 +154,7 @@ bool read_any(Collector& c, const fs::path& p, int& runs) {
   bool any = false;
   if (fs::is_directory(p, ec))
     for (const auto& e : fs::directory_iterator(p, ec))
-      if (e.is_directory() || e.path().extension() == ".jsonl") any = read_any(c, e.path(), runs) || any;
+      if (e.is_directory() || e.path().extension() == kRowsExtension) any = read_any(c, e.path(), runs) || any;
   return any;
 }
 
@@ -169,6 +169,12 @@ ModelData read_model_data(const std::vector<fs::path>& paths) {
   out.rows = c.merged();
   out.skipped = c.skipped;
   return out;
+}
+
+void check_rows_file_name(const fs::path& file, const std::string& option) {
+  if (file.extension() != kRowsExtension)
+    fail_bad_input(fmt::format("{} {}: a rows file ends in {} (train and eval read it by that)", option, file.string(),
+                               kRowsExtension));
 }
 
 void write_rows(const fs::path& file, const std::vector<tile::Measurement>& rows) {

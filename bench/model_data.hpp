@@ -25,6 +25,13 @@ struct ModelData {
 // file; or when a line of a rows file is not a measurement (its number said).
 ModelData read_model_data(const std::vector<std::filesystem::path>& paths);
 
+// What read_model_data takes for a rows file: its extension.
+inline constexpr const char* kRowsExtension = ".jsonl";
+
+// bad_input unless `file` (given with `option`) is named as a rows file, so
+// that train and eval will read what is written there.
+void check_rows_file_name(const std::filesystem::path& file, const std::string& option);
+
 // Writes `rows` to `file`, a JSON line each (atomically).
 void write_rows(const std::filesystem::path& file, const std::vector<tile::Measurement>& rows);
 

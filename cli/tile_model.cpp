@@ -92,8 +92,7 @@ void cmd_train(const ModelArgs& a) {
 // The rows `train` would learn from, a JSON line each: a model's training data
 // kept without its run folders, and read back by train and eval like a run.
 void cmd_rows(const ModelArgs& a) {
-  if (std::filesystem::path(a.out).extension() != ".jsonl")
-    fail_bad_input(fmt::format("--out {}: a rows file ends in .jsonl (train and eval read it by that)", a.out));
+  bench::check_rows_file_name(a.out, "--out");
   const auto data = bench::read_model_data(paths(a.runs));
   const std::string kind = pick_kind(data.rows, a.kind.empty() ? tile::kEveryKind : a.kind);
   const auto rows = bench::of_kind(data.rows, kind);

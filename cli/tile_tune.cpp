@@ -2,7 +2,6 @@
 // (--shape) or a task file (--tasks), with a progress bar per task, a summary
 // table (Markdown, rewritten after every task) and the geometric mean.
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -11,6 +10,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "bench/model_data.hpp"
 #include "cli/command.hpp"
 #include "cli/tile_args.hpp"
 #include "core/error.hpp"
@@ -155,8 +155,7 @@ void cmd_tune(const TuneArgs& a) {
   if (a.tune.refine < 0 || a.tune.refine >= 1) fail_bad_input("--refine must be in [0, 1)");
   if (a.tune.confirm_top < 1) fail_bad_input("--confirm must be >= 1 (the winner is always re-measured)");
   if (!a.rows.empty()) {
-    if (std::filesystem::path(a.rows).extension() != ".jsonl")
-      fail_bad_input(fmt::format("--rows {}: a rows file ends in .jsonl (train and eval read it by that)", a.rows));
+    bench::check_rows_file_name(a.rows, "--rows");
     if (!std::ofstream(a.rows, std::ios::app))  // before any work, as the report is
       fail_bad_input(fmt::format("--rows {}: cannot be written", a.rows));
   }

@@ -25,26 +25,24 @@ inline std::string as_string(const std::uint8_t* data, std::size_t size) {
   return std::string(reinterpret_cast<const char*>(data), size);
 }
 
-// Runs `f`; a user-facing error is an expected outcome of bad input.
-template <class F>
-void expect_input_errors_only(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    if (e.kind() == Error::Kind::internal) throw;  // a tessera bug, not bad input
-  } catch (const nlohmann::json::exception&) {
-    // The callers of these parsers report them as bad input (one line).
-  }
-}
-
-// Runs `f`, whose reader promises more: only a user-facing Error may come
-// out, never a JSON exception (it reads records leniently, or says which).
+// Runs `f`; only a user-facing Error may come out (an internal one is a
+// tessera bug, not bad input). For readers that read records leniently.
 template <class F>
 void expect_clear_errors_only(F&& f) {
   try {
     f();
   } catch (const Error& e) {
     if (e.kind() == Error::Kind::internal) throw;
+  }
+}
+
+// The same, and a JSON exception too: the callers of these parsers report
+// them as bad input (one line).
+template <class F>
+void expect_input_errors_only(F&& f) {
+  try {
+    expect_clear_errors_only(f);
+  } catch (const nlohmann::json::exception&) {
   }
 }
 
