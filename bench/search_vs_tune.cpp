@@ -58,6 +58,29 @@ std::string first_name(const nlohmann::json& sweep) {
   return sweep.is_array() && !sweep.empty() ? string_or(sweep.front(), "name", "") : std::string{};
 }
 
+// The fastest timed config of a sweep: its name and move ("" for either when
+// the sweep has none, or does not say).
+std::pair<std::string, std::string> fastest(const nlohmann::json& sweep) {
+  std::pair<std::string, std::string> best;
+  double best_us = 0;
+  if (!sweep.is_array()) return best;
+  for (const auto& e : sweep) {
+    const double us = number_or(e, "cold_us", 0.0);
+    if (us <= 0 || string_or(e, "status", "") != "ok" || (best_us > 0 && us >= best_us)) continue;
+    best_us = us;
+    best = {string_or(e, "name", ""), string_or(e, "move", "")};
+  }
+  return best;
+}
+
+// Whether a sweep timed the config called `name`.
+bool timed(const nlohmann::json& sweep, const std::string& name) {
+  if (!sweep.is_array() || name.empty()) return false;
+  return std::any_of(sweep.begin(), sweep.end(), [&](const nlohmann::json& e) {
+    return number_or(e, "cold_us", 0.0) > 0 && string_or(e, "name", "") == name;
+  });
+}
+
 // Rows of M for the per-M table, as (smallest M of the row, its label): each
 // M when a set has few (an LLM set's token counts), else ranges by powers of
 // four, so that a grid's M do not give a row per shape.
@@ -124,6 +147,11 @@ std::optional<SearchVsTune> search_vs_tune(const Run& run) {
     const std::string first = first_name(search_sweep);
     s.same_first = !first.empty() && first == first_name(tile_sweep);
     v.same_first += s.same_first;
+    const auto [tile_best, tile_move] = fastest(tile_sweep);
+    s.tile_best_move = tile_move;
+    s.search_timed_tile_best = timed(search_sweep, tile_best);
+    if (!tile_best.empty()) ++v.tile_best_moves[tile_move.empty() ? "not recorded" : tile_move];
+    v.search_timed_tile_best += s.search_timed_tile_best;
     v.search_wins += s.search > s.tile * (1 + kTieMargin);
     v.tile_wins += s.tile > s.search * (1 + kTieMargin);
     v.explored += s.explored;
@@ -149,8 +177,19 @@ std::string write_search_vs_tune(const SearchVsTune& v, const std::filesystem::p
                     "({} shapes; search faster on {}, tune on {}, {} within {:.1f}%).\n",
                     v.search_geomean, v.tile_geomean, v.shapes.size(), v.search_wins, v.tile_wins, v.ties,
                     100 * kTieMargin);
-  md += fmt::format("Exploration: {} of the search's {} evaluations were counted exploration.\n\n", v.explored,
+  md += fmt::format("Exploration: {} of the search's {} evaluations were counted exploration.\n", v.explored,
                     v.evaluated);
+  // Where the tune found its best, and whether the search went there: a
+  // search that loses to configs it never timed lost in its moves, one that
+  // timed them lost to timing noise.
+  if (!v.tile_best_moves.empty()) {
+    std::string found;
+    for (const auto& [move, n] : v.tile_best_moves) found += fmt::format("{}{} {}", found.empty() ? "" : ", ", move, n);
+    md += fmt::format("The tune's fastest config, shapes by the tune's move that found it: {}; the search timed it "
+                      "too on {} of {} shapes.\n",
+                      found, v.search_timed_tile_best, v.shapes.size());
+  }
+  md += "\n";
   md += means_table("bucket", v.shapes, [](const ShapeVersus& s) { return std::pair{s.bucket, s.bucket}; });
   // By M: an LLM layer's M is its tokens (decode, small batches, prefill).
   std::set<long long> ms;
@@ -171,9 +210,11 @@ std::string write_search_vs_tune(const SearchVsTune& v, const std::filesystem::p
                       "first config was the tune's on {} of {} shapes.)\n",
                       v.same_first, v.shapes.size());
   }
-  md += "\n| shape | search | tune | explored |\n|---|---|---|---|\n";
+  md += "\n| shape | search | tune | explored | tune's best: found by | search timed it |\n|---|---|---|---|---|---|\n";
   for (const auto& s : v.shapes)
-    md += fmt::format("| {} | {:.3f}x | {:.3f}x | {} of {} |\n", s.task_id, s.search, s.tile, s.explored, s.evaluated);
+    md += fmt::format("| {} | {:.3f}x | {:.3f}x | {} of {} | {} | {} |\n", s.task_id, s.search, s.tile, s.explored,
+                      s.evaluated, s.tile_best_move.empty() ? "-" : s.tile_best_move,
+                      s.search_timed_tile_best ? "yes" : "no");
   std::vector<search::svg::Series> series(2);
   series[0].name = "search";
   series[1].name = "tile tune";

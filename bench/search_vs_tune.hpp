@@ -7,6 +7,7 @@
 // confirmation (the baselines are timed once per source, interleaved with
 // the confirmed kernel).
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,6 +24,11 @@ struct ShapeVersus {
   bool same_first = false;           // the search's first config was the tune's
   int explored = 0, evaluated = 0;   // the search's exploration steps, of its evaluations
   std::vector<double> search_curve, tile_curve;  // best speedup after each evaluation
+  // The tune sweep's fastest config: the move that found it (model, sample,
+  // seed, refine, exhaustive; "" when the record does not say: written before
+  // the tuner kept its moves), and whether the search timed it too.
+  std::string tile_best_move;
+  bool search_timed_tile_best = false;
 };
 
 struct SearchVsTune {
@@ -31,6 +37,8 @@ struct SearchVsTune {
   int search_wins = 0, ties = 0, tile_wins = 0;  // by more than kTieMargin
   int explored = 0, evaluated = 0;
   int same_first = 0;  // shapes whose first config was the same in both
+  std::map<std::string, int> tile_best_moves;  // shapes per move that found the tune's fastest config
+  int search_timed_tile_best = 0;              // shapes where the search timed the tune's fastest config
   std::vector<double> search_curve, tile_curve;  // geometric mean over shapes, per evaluation
 };
 

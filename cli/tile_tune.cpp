@@ -137,10 +137,15 @@ nlohmann::json outcomes_json(const std::vector<TileTuneOutcome>& outs, int top) 
     nlohmann::json t{{"task", tessera::to_json(o.task)}, {"plan", o.plan}, {"evaluated", o.evaluated.size()}, {"failures", o.failures}};
     nlohmann::json best = nlohmann::json::array();
     for (int i = 0; i < int(o.evaluated.size()) && i < top; ++i)
-      best.push_back({{"name", o.evaluated[i].name}, {"result", o.evaluated[i].result}});
+      best.push_back({{"name", o.evaluated[i].name}, {"move", o.evaluated[i].move}, {"order", o.evaluated[i].order},
+                      {"result", o.evaluated[i].result}});
     t["top"] = best;
     if (o.model.ranked) t["model"] = search::to_json(o.model);
-    if (o.confirmed()) t["confirmed"] = {{"name", o.best().name}, {"config", tile::to_json(o.best().config)}, {"result", o.best().result}};
+    if (o.confirmed())
+      t["confirmed"] = {{"name", o.best().name},
+                        {"move", o.best().move},
+                        {"config", tile::to_json(o.best().config)},
+                        {"result", o.best().result}};
     nlohmann::json again = nlohmann::json::array();
     for (const auto& c : o.confirmations) again.push_back({{"name", c.name}, {"result", c.result}});
     t["confirmations"] = again;

@@ -8,9 +8,10 @@ times are printed beside the speedups).
     scripts/search_vs_tune.py RUN TUNE.json [RUN TUNE.json ...] [--steps FILE.md]
 
 Prints one Markdown row per pair: the search's best (speedup, µs, the step
-that found it, its moves by kind and how many were exploration) against the
-tune's confirmed winner (speedup, µs, where the model ranked it) and whether
-the search ever measured the tune's winner. --steps writes every search step
+that found it and its move, its moves by kind and how many were exploration)
+against the tune's confirmed winner (speedup, µs, the tune's move that found it:
+model, sample, seed or refine, and where the model ranked it) and whether the
+search ever measured the tune's winner. --steps writes every search step
 (move, pool rank, predicted and measured µs) so a loss can be read move by move.
 """
 
@@ -69,6 +70,7 @@ def search_summary(run: Path) -> dict:
             best, best_rec = t, r
     return {"shape": shape_of(recs[0]["task"]), "steps": len(recs), "best": best,
             "best_step": best_rec["step"] if best_rec else None,
+            "best_move": (best_rec.get("proposer_info") or {}).get("move", "?") if best_rec else "",
             "best_name": (best_rec.get("candidate") or {}).get("name", "") if best_rec else "",
             "moves": moves, "explored": explored, "names": names, "records": recs}
 
@@ -87,7 +89,9 @@ def tune_summary(path: Path) -> dict:
     us = ((res.get("cold") or {}).get("median_us")) or 0
     return {"shape": shape_of(t["task"]), "evaluated": t.get("evaluated", 0),
             "best": (float(res.get("speedup", 0)), float(us)) if conf and us > 0 else None,
-            "name": (conf or {}).get("name", ""), "rank": (t.get("model") or {}).get("winner_rank")}
+            "name": (conf or {}).get("name", ""), "rank": (t.get("model") or {}).get("winner_rank"),
+            # how the tune came to its winner (written since 2026-11-28; older tunes: unknown)
+            "move": (conf or {}).get("move") or "unknown"}
 
 
 def fmt_best(b: tuple[float, float] | None) -> str:
@@ -102,8 +106,9 @@ def row(s: dict, t: dict) -> str:
         verdict = f"search {ratio:.3f}x the tune's kernel" + (" (search ahead)" if ratio >= 1 else "")
     seen = "yes" if t["name"] in s["names"] else "no"
     rank = f"#{t['rank']}" if isinstance(t["rank"], int) and t["rank"] > 0 else "not ranked"  # 1-based; 0: none
-    return (f"| {s['shape']} | {fmt_best(s['best'])} | {s['best_step']} | {moves}; {s['explored']} explored | "
-            f"{fmt_best(t['best'])} | {rank} | {seen} | {verdict} |")
+    step = f"{s['best_step']} ({s['best_move']})" if s["best"] else "—"
+    return (f"| {s['shape']} | {fmt_best(s['best'])} | {step} | {moves}; {s['explored']} explored | "
+            f"{fmt_best(t['best'])} | {t['move']}; {rank} | {seen} | {verdict} |")
 
 
 def steps_md(s: dict) -> str:
@@ -129,7 +134,7 @@ def main(argv: list[str]) -> None:
         argv = argv[:i] + argv[i + 2:]
     if not argv or len(argv) % 2:
         raise SystemExit(__doc__)
-    print("| shape | search: best | at step | moves | tune: confirmed | tune winner in the model's order | "
+    print("| shape | search: best | at step (move) | moves | tune: confirmed | tune winner: found by; model's rank | "
           "search measured it | kernel times |")
     print("|---|---|---|---|---|---|---|---|")
     details = []

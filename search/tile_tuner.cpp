@@ -27,6 +27,18 @@ int compile_threads() {
   return std::clamp(hw - 1, 1, kMaxCompileThreads);
 }
 
+// A config the tune will measure, and how it came to it (TunedConfig::move).
+struct Planned {
+  tile::Config config;
+  const char* move;
+};
+
+std::vector<Planned> planned(const std::vector<tile::Config>& configs, const char* move) {
+  std::vector<Planned> out;
+  for (const auto& c : configs) out.push_back({c, move});
+  return out;
+}
+
 bool faster(const TunedConfig& x, const TunedConfig& y) {
   const bool ox = x.result.status == Status::ok, oy = y.result.status == Status::ok;
   if (ox != oy) return ox;
@@ -53,7 +65,7 @@ public:
     if (all.empty()) fail_bad_input(fmt::format("no legal tile config for {} on {}", task_.id(), limits_.arch));
     if (all.size() <= std::size_t(o_.budget)) {
       out.plan = "exhaustive";
-      measure(all);
+      measure(planned(all, "exhaustive"));
     } else {
       out.plan = "model + explore + refine";
       const tile::LearnedModel learned =
@@ -93,12 +105,12 @@ private:
   // The model's top kModelFirst, then its next picks and seeded-random
   // samples in turn (samples find what the model undervalues), then the
   // seeds (the model has ranked them among its own).
-  std::vector<tile::Config> explore_plan(const tile::Space& space, int n) {
-    std::vector<tile::Config> out;
+  std::vector<Planned> explore_plan(const tile::Space& space, int n) {
+    std::vector<Planned> out;
     auto next_model = [&] {
       for (; next_model_ < model_.size(); ++next_model_)
         if (seen_.insert(tile::name(model_[next_model_].config)).second) {
-          out.push_back(model_[next_model_++].config);
+          out.push_back({model_[next_model_++].config, "model"});
           ++from_model_;
           return true;
         }
@@ -110,11 +122,12 @@ private:
     for (bool model_turn = true; int(out.size()) < n && misses < 50 * n; model_turn = !model_turn) {
       if (model_turn && next_model()) continue;
       const auto c = tile::sample(space, task_, limits_, rng_);
-      if (c && seen_.insert(tile::name(*c)).second) out.push_back(*c);
+      if (c && seen_.insert(tile::name(*c)).second) out.push_back({*c, "sample"});
       else ++misses;
     }
     for (const auto& c : tile::seeds(task_, limits_))
-      if (int(out.size()) < n && in_backend(c, o_.backend) && seen_.insert(tile::name(c)).second) out.push_back(c);
+      if (int(out.size()) < n && in_backend(c, o_.backend) && seen_.insert(tile::name(c)).second)
+        out.push_back({c, "seed"});
     return out;
   }
 
@@ -139,7 +152,7 @@ private:
   // Unseen one-knob neighbours of the fastest configs so far, shuffled; at
   // most half the remaining budget per round, so later rounds start from
   // better parents.
-  std::vector<tile::Config> refine_plan(const tile::Space& space, int remaining) {
+  std::vector<Planned> refine_plan(const tile::Space& space, int remaining) {
     std::vector<const TunedConfig*> ranked;
     for (const auto& e : done_)
       if (e.result.status == Status::ok) ranked.push_back(&e);
@@ -151,15 +164,15 @@ private:
         if (!seen_.count(tile::name(c))) pool.push_back(c);
     std::shuffle(pool.begin(), pool.end(), rng_);
     const int take = std::max(1, std::min(remaining, std::max(4, remaining / 2)));
-    std::vector<tile::Config> out;
+    std::vector<Planned> out;
     for (const auto& c : pool)
-      if (int(out.size()) < take && seen_.insert(tile::name(c)).second) out.push_back(c);
+      if (int(out.size()) < take && seen_.insert(tile::name(c)).second) out.push_back({c, "refine"});
     return out;
   }
 
-  void measure(const std::vector<tile::Config>& batch) {
+  void measure(const std::vector<Planned>& batch) {
     std::vector<Candidate> cands;
-    for (const auto& c : batch) cands.push_back(tile_candidate(c, task_));
+    for (const auto& p : batch) cands.push_back(tile_candidate(p.config, task_));
     if (cands.empty()) return;
     // The GPU measures while the CPUs compile. The first candidate is compiled
     // at once (which also starts the worker, whose device fixes the compile
@@ -172,7 +185,8 @@ private:
     tessera::ThreadPool ahead(compile_threads());
     for (std::size_t i = 1; i < cands.size(); ++i) ahead.submit([this, &cands, i] { ev_.compile_ahead(cands[i]); });
     for (std::size_t i = 0; i < batch.size(); ++i) {
-      TunedConfig e{tile::name(batch[i]), batch[i], ev_.evaluate(cands[i], task_, opt_), int(done_.size())};
+      TunedConfig e{tile::name(batch[i].config), batch[i].config, ev_.evaluate(cands[i], task_, opt_),
+                    int(done_.size()), batch[i].move};
       if (e.result.status == Status::ok) {
         best_speedup_ = std::max(best_speedup_, e.result.speedup);
         const double us = e.result.cold.median_us;

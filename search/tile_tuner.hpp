@@ -56,6 +56,12 @@ struct TunedConfig {
   tile::Config config;
   EvalResult result;
   int order = 0;  // when it was measured: 0 for the tune's first config
+  // How the tune came to it: "model" (the cost model's order), "sample" (a
+  // seeded uniform draw), "seed" (tile::seeds), "refine" (a one-knob
+  // neighbour of one of the fastest so far) or "exhaustive" (every legal
+  // config fit the budget). The same word as a search step's move, so a
+  // report can say which kind of step found each side's best.
+  std::string move;
 };
 
 // How the cost model's order compared with the measurements of one tune.

@@ -36,7 +36,11 @@ nlohmann::json sweep_of_tune(const search::TileTuneOutcome& o) {
   for (const auto& e : o.evaluated) in_order.push_back(&e);
   std::stable_sort(in_order.begin(), in_order.end(), [](auto* a, auto* b) { return a->order < b->order; });
   nlohmann::json sweep = nlohmann::json::array();
-  for (const auto* e : in_order) sweep.push_back(sweep_entry(e->name, tile::to_json(e->config), e->result));
+  for (const auto* e : in_order) {
+    nlohmann::json entry = sweep_entry(e->name, tile::to_json(e->config), e->result);
+    if (!e->move.empty()) entry["move"] = e->move;
+    sweep.push_back(std::move(entry));
+  }
   return {{"plan", o.plan},
           {"evaluated", o.evaluated.size()},
           {"failures", o.failures},

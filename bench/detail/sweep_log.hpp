@@ -23,7 +23,8 @@ void finish_record(ShapeRecord& r, std::chrono::steady_clock::time_point t0);
 // {"name", "tile_config", "status", "cold_us"} of one measured config.
 nlohmann::json sweep_entry(const std::string& name, const nlohmann::json& tile_config, const EvalResult& result);
 
-// A tile tune: plan, counts, the model's check and "sweep": every config in measurement order.
+// A tile tune: plan, counts, the model's check and "sweep": every config in
+// measurement order, each with the move that brought the tune to it.
 nlohmann::json sweep_of_tune(const search::TileTuneOutcome& outcome);
 // A search's task: its evaluations in step order ("sweep", with each one's
 // move and whether it was exploration), how many explored, why it stopped.

@@ -45,6 +45,7 @@ ShapeRecord versus_record(const Task& task, double search_factor, double tile_fa
     const double s = ranked[i].prediction.time_us * search_factor, t = ranked[i].prediction.time_us * tile_factor;
     ss.push_back(entry(ranked[i].config, s));
     ts.push_back(entry(ranked[i].config, i == 2 ? 0 : t));  // one failed config in the tune
+    ts.back()["move"] = i < 3 ? "model" : "refine";
     best_search = best_search == 0 ? s : std::min(best_search, s);
     if (i != 2) best_tile = best_tile == 0 ? t : std::min(best_tile, t);
   }
@@ -113,6 +114,52 @@ TEST(SearchVsTune, ComparesTheConfirmedFiguresAndDrawsBothCurves) {
   // The curves in figures at 1, 2, 4 and the last evaluation, ending at the confirmed means.
   EXPECT_NE(md.find("| best so far after | 1 | 2 | 4 | 6 |"), std::string::npos) << md;
   EXPECT_NE(md.find(fmt::format("{:.3f}x |\n| tune |", v->search_curve.back())), std::string::npos) << md;
+  // Both sweeps timed the same configs: the search timed the tune's fastest, found by one of the tune's moves.
+  EXPECT_EQ(v->search_timed_tile_best, 2);
+  for (const auto& x : v->shapes) {
+    EXPECT_TRUE(x.search_timed_tile_best) << x.task_id;
+    EXPECT_TRUE(x.tile_best_move == "model" || x.tile_best_move == "refine") << x.tile_best_move;
+  }
+  EXPECT_NE(md.find("the search timed it too on 2 of 2 shapes"), std::string::npos) << md;
+}
+
+TEST(SearchVsTune, SaysWhichTuneMoveFoundItsBestAndWhetherTheSearchTimedIt) {
+  const auto dir = testing::fresh_dir("search_vs_tune_moves");
+  RunConfig c;
+  c.tasks_file = "synthetic";
+  c.task_set = "synthetic";
+  c.kernels = "search:6:evolve";
+  c.tasks = {task_from_shape("128x4096x4096"), task_from_shape("33x3584x3584")};
+  c.buckets = {{"small", std::nullopt}};
+  {
+    RunWriter w(dir, c);
+    // The tune's refine found a config faster than anything the search timed.
+    ShapeRecord a = versus_record(c.tasks[0], 1.0, 1.0, 50);
+    tile::Config faster = tile::rank_configs(c.tasks[0], tile::Limits{}, 40).back().config;
+    auto refined = entry(faster, 0.001);
+    refined["move"] = "refine";
+    a.kernel->tune["tile"]["sweep"].push_back(refined);
+    w.append(a);
+    // A record written before the tuner kept its moves.
+    ShapeRecord b = versus_record(c.tasks[1], 1.0, 1.0, 20);
+    for (auto& e : b.kernel->tune["tile"]["sweep"]) e.erase("move");
+    w.append(b);
+  }
+  const auto v = search_vs_tune(load_run(dir));
+  ASSERT_TRUE(v.has_value());
+  ASSERT_EQ(v->shapes.size(), 2u);
+  const auto& first = v->shapes[0].task_id == c.tasks[0].id() ? v->shapes[0] : v->shapes[1];
+  const auto& second = &first == &v->shapes[0] ? v->shapes[1] : v->shapes[0];
+  EXPECT_EQ(first.tile_best_move, "refine");
+  EXPECT_FALSE(first.search_timed_tile_best);
+  EXPECT_EQ(second.tile_best_move, "");
+  EXPECT_TRUE(second.search_timed_tile_best);
+  EXPECT_EQ(v->tile_best_moves.at("refine"), 1);
+  EXPECT_EQ(v->tile_best_moves.at("not recorded"), 1);
+  const auto md = write_search_vs_tune(*v, dir);
+  EXPECT_NE(md.find("not recorded 1, refine 1; the search timed it too on 1 of 2 shapes"), std::string::npos) << md;
+  EXPECT_NE(md.find(fmt::format("{:.3f}x | 1 of 6 | refine | no |", first.tile)), std::string::npos) << md;
+  EXPECT_NE(md.find(fmt::format("{:.3f}x | 1 of 6 | - | yes |", second.tile)), std::string::npos) << md;
 }
 
 TEST(SearchVsTune, ManyDistinctMAreGroupedByPowersOfFour) {

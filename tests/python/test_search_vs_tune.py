@@ -26,10 +26,12 @@ def search_run(folder: Path, records: list[dict], torn: bool = False) -> Path:
     return folder
 
 
-def tune_json(path: Path, name: str, speedup: float, us: float, rank: int, task: dict = TASK) -> Path:
-    doc = {"tasks": [{"task": task, "evaluated": 24, "model": {"winner_rank": rank},
-                      "confirmed": {"name": name, "result": {"status": "ok", "speedup": speedup,
-                                                             "cold": {"median_us": us}}}}]}
+def tune_json(path: Path, name: str, speedup: float, us: float, rank: int, task: dict = TASK,
+              move: str | None = "refine") -> Path:
+    confirmed = {"name": name, "result": {"status": "ok", "speedup": speedup, "cold": {"median_us": us}}}
+    if move:
+        confirmed["move"] = move
+    doc = {"tasks": [{"task": task, "evaluated": 24, "model": {"winner_rank": rank}, "confirmed": confirmed}]}
     path.write_text(json.dumps(doc))
     return path
 
@@ -45,9 +47,9 @@ def test_the_search_best_its_step_and_moves_against_the_tune_winner(tmp_path: Pa
     tune = tune_json(tmp_path / "t.json", "w", 0.974, 7.49, 14)
     out = run(str(run_dir), str(tune), "--steps", str(tmp_path / "steps.md")).stdout
     row = out.splitlines()[-1]
-    assert row.startswith("| 256x2048x2048 | 0.946x (7.68 µs) | 0 |"), row
+    assert row.startswith("| 256x2048x2048 | 0.946x (7.68 µs) | 0 (model) |"), row
     assert "crossover 1, model 1, neighbour 2; 1 explored" in row
-    assert "0.974x (7.49 µs) | #14 | no |" in row
+    assert "0.974x (7.49 µs) | refine; #14 | no |" in row
     assert "search 0.975x the tune's kernel |" in row  # 7.49 / 7.68
     steps = (tmp_path / "steps.md").read_text()
     assert "| 1 | neighbour | 0 |  | 11.00 | wrong_answer |" in steps
@@ -56,8 +58,11 @@ def test_the_search_best_its_step_and_moves_against_the_tune_winner(tmp_path: Pa
 
 def test_the_tune_winner_measured_by_the_search_and_the_search_ahead(tmp_path: Path) -> None:
     run_dir = search_run(tmp_path / "s", [step(0, "w", "model", 7.40, 0.98)])
-    out = run(str(run_dir), str(tune_json(tmp_path / "t.json", "w", 0.974, 7.49, 1))).stdout
-    assert "| #1 | yes | search 1.012x the tune's kernel (search ahead) |" in out
+    out = run(str(run_dir), str(tune_json(tmp_path / "t.json", "w", 0.974, 7.49, 1, move="model"))).stdout
+    assert "| model; #1 | yes | search 1.012x the tune's kernel (search ahead) |" in out
+    # A tune written before the tuner recorded its moves reads as unknown, not as an error.
+    old = run(str(run_dir), str(tune_json(tmp_path / "old.json", "w", 0.974, 7.49, 1, move=None))).stdout
+    assert "| unknown; #1 | yes |" in old
 
 
 def test_mismatched_or_missing_inputs_say_what_is_wrong(tmp_path: Path) -> None:

@@ -208,6 +208,13 @@ TEST(TileTuner, RefineMeasuresNeighboursOfTheFastest) {
   }
   EXPECT_EQ(refined, 15) << "every refine config is a one-knob neighbour of a measured one";
   EXPECT_EQ(out.evaluated.size(), 30u);
+  // Each config says how the tune came to it: the explore half from the
+  // model's order, samples and seeds, the rest from refine.
+  for (const auto& e : out.evaluated) {
+    if (e.order >= 15) EXPECT_EQ(e.move, "refine") << e.order;
+    else if (e.order < kModelFirst) EXPECT_EQ(e.move, "model") << e.order;
+    else EXPECT_TRUE(e.move == "model" || e.move == "sample" || e.move == "seed") << e.order << " " << e.move;
+  }
 }
 
 TEST(TileTuner, SameSeedSameSequence) {
