@@ -114,7 +114,12 @@ Proposal TileProposer::propose(const ProposalContext& ctx) {
 
     std::optional<Move> move;
     if (options_.guided) {
-      const detail::Guide guide = detail::make_guide(ctx, limits, priors_, options_.learn);
+      // The model's first picks come in the prior's order, as tile tune
+      // measures them: refitted to the first few measurements, the model
+      // reordered picks 4-8 on 4 of 8 held-out LLM shapes and the search
+      // was 0.4% behind the tune after 8 (H200, 2026-11-28, docs/search.md).
+      const bool refit = detail::tile_evaluations(ctx) >= options_.model_first;
+      const detail::Guide guide = detail::make_guide(ctx, limits, priors_, options_.learn, refit);
       move = detail::guided_move(options_, ctx, space, limits, parent, fresh, guide, rng_);
     } else {
       move = unguided_move(options_, ctx, space, limits, parent, fresh, rng_);

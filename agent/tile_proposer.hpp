@@ -16,8 +16,8 @@
 //                             predicted far slower than the incumbent gives
 //                             way to the model's next pick (proposer_info.far_slower).
 // The model is the analytical one corrected by the learned model of the
-// GPU's kind (tile/learned_model.hpp), refitted at every move to what this
-// task measured so far (options.learn). options.guided = false gives the
+// GPU's kind (tile/learned_model.hpp), refitted at every move after the
+// model's first picks to what this task measured so far (options.learn). options.guided = false gives the
 // moves of before: the seeds, then one uniform neighbour, crossover or restart.
 // The candidate carries meta["tile_config"], so the next proposal can build on it.
 #include <cstdint>

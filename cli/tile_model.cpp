@@ -117,7 +117,8 @@ void print_header() {
 void print_replays(int budget, const std::vector<std::pair<std::string, tile::LearnedModel>>& models,
                    const std::vector<tile::Measurement>& rows) {
   fmt::print("\nthe first {} picks among the measured configs, in the model's order (static, as tile tune) or refitted "
-             "after each pick to the picks' times (online, as the search's tile proposer): best found over best measured\n",
+             "after each pick to the picks' times (online, the refit the search's tile proposer makes after its first "
+             "picks): best found over best measured\n",
              budget);
   fmt::print("{:<44} {:>6} {:>10} {:>10} {:>13} {:>13} {:>15}\n", "model", "shapes", "static", "online", "static <=2%",
              "online <=2%", "online / static");

@@ -32,11 +32,12 @@ tile::LearnedModel PriorCache::prior(const std::string& kind) {
   return it->second;
 }
 
-Guide make_guide(const ProposalContext& ctx, const tile::Limits& limits, PriorCache& priors, bool learn) {
+Guide make_guide(const ProposalContext& ctx, const tile::Limits& limits, PriorCache& priors, bool learn, bool refit) {
   Guide g;
   if (!learn || !tile::LearnedModel::available()) return g;
   const std::string kind = tile::device_kind(ctx.gpu.name);
   g.model = priors.prior(kind);
+  if (!refit) return g;
   const auto rows = measurements_of(ctx, limits);
   if (int(rows.size()) < kOnlineMinRows) return g;
   try {

@@ -41,8 +41,9 @@ private:
   std::map<std::string, tile::LearnedModel> loaded_;
 };
 
-// The guide for one proposal: the prior, refitted online to the task's
-// measurements when there are at least kOnlineMinRows and learning is on.
-Guide make_guide(const ProposalContext& ctx, const tile::Limits& limits, PriorCache& priors, bool learn);
+// The guide for one proposal: the prior (with learning on), refitted online
+// to the task's measurements when `refit` and there are at least
+// kOnlineMinRows of them.
+Guide make_guide(const ProposalContext& ctx, const tile::Limits& limits, PriorCache& priors, bool learn, bool refit);
 
 }  // namespace tessera::agent::detail

@@ -4,10 +4,12 @@
 
 #include <set>
 
+#include <fmt/format.h>
+
 #include "agent/proposers.hpp"
 #include "agent/tile_proposer.hpp"
-
 #include "tile/cost_model.hpp"
+#include "tile/learned_model.hpp"
 #include "tile/space.hpp"
 
 namespace tessera::agent {
@@ -172,6 +174,32 @@ TEST(TileProposer, GuidedStartsFromTheModelsTopPicksInOrder) {
     EXPECT_EQ(p.proposer_info.at("explore"), false);
     ctx.measured.push_back(measured(p, 0));
   }
+}
+
+TEST(TileProposer, TheFirstPicksComeInThePriorsOrderAndTheRefitOnlyAfterThem) {
+  if (!tile::LearnedModel::available()) GTEST_SKIP() << "built without XGBoost: no learned model to refit";
+  TileProposerOptions o = guided();
+  o.learn = true;
+  auto proposer = make_tile_proposer(o);
+  auto ctx = context("257x6144x4096");
+  ctx.gpu.name = "NVIDIA H200";
+  const tile::LearnedModel prior = tile::model_for_device(tile::device_kind(ctx.gpu.name));
+  const auto ranking = tile::rank_configs(ctx.task, tile::Limits{}, 16, prior);
+  ASSERT_GE(ranking.size(), std::size_t(o.model_first));
+  for (int i = 0; i < o.model_first; ++i) {
+    const Proposal p = proposer->propose(ctx);
+    ASSERT_TRUE(p.ok) << p.error;
+    // Timed against the model's order (its first pick slowest), which a refit
+    // after the third measurement would act on: the picks stay the prior's, as a tune's.
+    EXPECT_EQ(p.candidate.name, tile::name(ranking[i].config)) << "pick " << i;
+    EXPECT_EQ(p.proposer_info.at("model"), prior.describe()) << "pick " << i;
+    ctx.measured.push_back(measured(p, 100.0 - 10.0 * i));
+  }
+  const Proposal next = proposer->propose(ctx);
+  ASSERT_TRUE(next.ok) << next.error;
+  const std::string refitted = next.proposer_info.at("model");
+  EXPECT_NE(refitted.find(fmt::format("({} rows)", o.model_first)), std::string::npos)
+      << "after the first picks, the model is refitted to them: " << refitted;
 }
 
 TEST(TileProposer, GuidedMovesProposeThePoolsFastestPredictedConfig) {
