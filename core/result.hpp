@@ -107,11 +107,22 @@ struct TimingStats {
   std::string reason = {};  // why it failed (status failed); never empty then
 };
 
+// One algorithm the cuBLASLt autotune timed for cublaslt_autotuned.
+struct AutotuneTrial {
+  int index = 0;         // in the heuristic's list (the "#k" of the chosen one's algo)
+  double median_us = 0;  // its cold median under the autotune's stopping rule; 0: not timed
+  std::string error;     // why it was not timed (refused, failed), else empty
+};
+
 struct BaselineResult {
   std::string name;  // cublas_tn, cublas_nn, cublaslt_heuristic, cublaslt_autotuned
   std::string algo;  // description of the algorithm used
   TimingStats cold;
   std::string error;  // non-empty when this baseline could not run
+  // cublaslt_autotuned, when the worker autotuned for this task (empty for a
+  // choice from the cache): every algorithm tried, so a record shows what the
+  // choice was made against.
+  std::vector<AutotuneTrial> autotune;
 };
 
 struct DeviceSummary {
@@ -191,6 +202,8 @@ void to_json(nlohmann::json& j, const VerifyStats& v);
 void from_json(const nlohmann::json& j, VerifyStats& v);
 void to_json(nlohmann::json& j, const TimingStats& v);
 void from_json(const nlohmann::json& j, TimingStats& v);
+void to_json(nlohmann::json& j, const AutotuneTrial& v);
+void from_json(const nlohmann::json& j, AutotuneTrial& v);
 void to_json(nlohmann::json& j, const BaselineResult& v);
 void from_json(const nlohmann::json& j, BaselineResult& v);
 void to_json(nlohmann::json& j, const DeviceSummary& v);

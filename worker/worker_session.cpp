@@ -222,7 +222,10 @@ EvalResult WorkerSession::run_eval(const WorkerEvalRequest& req,
       taint_if_it_wrote_outside(r);
       return r;
     }
-    if (suite) suite->record_times(r.baselines);
+    if (suite) {
+      suite->record_times(r.baselines);
+      suite->describe_autotune(r.baselines);
+    }
   } catch (const CandidateFault& f) {
     r.status = f.status;
     r.reason = f.reason;

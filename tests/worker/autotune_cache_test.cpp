@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "worker/baselines/autotune_cache.hpp"
+#include "worker/baselines/baselines.hpp"
 #include "core/fs.hpp"
 
 namespace tessera::baselines {
@@ -174,6 +175,51 @@ TEST(AttachedProfiler, FindsAnInjectionLibraryAmongTheMappings) {
   // A folder's name is not the library's.
   std::istringstream folder("7f0000300000-7f0000400000 r-xp 00000000 08:01 789 /opt/injection/libcudart.so.13\n");
   EXPECT_EQ(injection_library(folder), "");
+}
+
+}  // namespace
+}  // namespace tessera::baselines
+
+namespace tessera::baselines {
+namespace {
+
+TEST(AutotuneTrials, EveryAlgorithmTriedWithItsMedianOrWhyItWasNotTimed) {
+  const nlohmann::json report = {
+      {"from_cache", false},
+      {"tried",
+       {{{"index", 0}, {"algo", "tile=248"}, {"median_us", 200.4}, {"status", "measured"}},
+        {{"index", 1}, {"algo", "tile=201"}, {"error", "cuBLAS refused it"}},
+        {{"index", 2}, {"algo", "tile=15"}, {"median_us", 0.0}, {"status", "failed"}},
+        {{"index", 3}, {"algo", "tile=455"}, {"median_us", 178.2}, {"status", "measured"}}}},
+      {"chosen", 3}};
+  const auto trials = autotune_trials(report);
+  ASSERT_EQ(trials.size(), 4u);
+  EXPECT_EQ(trials[0].index, 0);
+  EXPECT_DOUBLE_EQ(trials[0].median_us, 200.4);
+  EXPECT_TRUE(trials[0].error.empty());
+  EXPECT_EQ(trials[1].error, "cuBLAS refused it");
+  EXPECT_DOUBLE_EQ(trials[1].median_us, 0.0);
+  EXPECT_EQ(trials[2].error, "not measured (failed)");
+  EXPECT_EQ(trials[3].index, 3);
+  EXPECT_DOUBLE_EQ(trials[3].median_us, 178.2);
+  // A result keeps them through its JSON (the worker's reply, a record on disk).
+  BaselineResult r{kCublasLtAutotuned, "best of 4 (heuristic #3)", {}, "", trials};
+  const BaselineResult back = nlohmann::json(r).get<BaselineResult>();
+  ASSERT_EQ(back.autotune.size(), 4u);
+  EXPECT_EQ(back.autotune[1].error, "cuBLAS refused it");
+  EXPECT_DOUBLE_EQ(back.autotune[3].median_us, 178.2);
+  // A record written before the field reads as no trials.
+  nlohmann::json old = nlohmann::json(r);
+  old.erase("autotune");
+  EXPECT_TRUE(old.get<BaselineResult>().autotune.empty());
+}
+
+TEST(AutotuneTrials, ACachedChoiceOrAReportWithoutAListHasNone) {
+  EXPECT_TRUE(autotune_trials({{"from_cache", true}, {"tried", nlohmann::json::array()}}).empty());
+  EXPECT_TRUE(autotune_trials({{"tried", 3}}).empty());
+  EXPECT_TRUE(autotune_trials(nlohmann::json()).empty());
+  EXPECT_TRUE(autotune_trials({{"tried", {{{"index", "zero"}, {"status", "measured"}}}}}).size() == 1u)
+      << "a row of another shape is read leniently, not thrown on";
 }
 
 }  // namespace

@@ -75,6 +75,10 @@ struct Baseline {
   bool runnable() const { return error.empty() && static_cast<bool>(launch); }
 };
 
+// The algorithms an autotune report (BaselineSuite::autotune_report) tried,
+// in its order: each one's cold median, or why it was not timed. Pure.
+std::vector<AutotuneTrial> autotune_trials(const nlohmann::json& report);
+
 // Owns the cuBLAS and cuBLASLt handles, workspaces, Lt descriptors and the
 // copy of B in the other layout. The operands must outlive the suite.
 class BaselineSuite {
@@ -98,6 +102,9 @@ public:
 
   // What prepare() did: {"from_cache": bool, "tried": [{"algo", "median_us", "error"}], "chosen": ...}.
   const nlohmann::json& autotune_report() const;
+  // Sets the cublaslt_autotuned result's `autotune` to the algorithms the
+  // autotune tried (autotune_trials of the report; none for a cached choice).
+  void describe_autotune(std::vector<BaselineResult>& results) const;
   // Cold medians from the previous run (display only, never used in a ratio).
   nlohmann::json previous_times_us() const;
   // Stores this run's cold medians next to the cached algorithm choice (not

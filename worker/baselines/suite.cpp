@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "core/json_read.hpp"
 #include "worker/baselines/autotune_cache.hpp"
 #include "worker/baselines/baselines.hpp"
 #include "worker/baselines/detail/blas_handles.hpp"
@@ -384,6 +385,30 @@ void BaselineSuite::refresh_inputs() {
 const nlohmann::json& BaselineSuite::autotune_report() const { return impl_->report; }
 
 nlohmann::json BaselineSuite::previous_times_us() const { return impl_->previous_times; }
+
+std::vector<AutotuneTrial> autotune_trials(const nlohmann::json& report) {
+  std::vector<AutotuneTrial> out;
+  const auto tried = report.is_object() ? report.find("tried") : report.end();
+  if (!report.is_object() || tried == report.end() || !tried->is_array()) return out;
+  for (const auto& row : *tried) {
+    AutotuneTrial t;
+    t.index = int(integer_or(row, "index", 0));
+    if (const std::string error = string_or(row, "error", ""); !error.empty()) {
+      t.error = error;
+    } else if (const std::string status = string_or(row, "status", ""); status != "measured") {
+      t.error = fmt::format("not measured ({})", status.empty() ? "no status" : status);
+    } else {
+      t.median_us = number_or(row, "median_us", 0.0);
+    }
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+void BaselineSuite::describe_autotune(std::vector<BaselineResult>& results) const {
+  for (auto& r : results)
+    if (r.name == kCublasLtAutotuned) r.autotune = autotune_trials(impl_->report);
+}
 
 void BaselineSuite::record_times(const std::vector<BaselineResult>& results) {
   auto& s = *impl_;
