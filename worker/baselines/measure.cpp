@@ -23,7 +23,8 @@ std::vector<BaselineResult> BaselineMeasurement::results() const {
   for (const auto& r : rows) {
     std::string error = r.baseline.error;
     if (r.measured && !r.check.passed) error = "output check failed: " + r.check.error;
-    out.push_back({r.baseline.name, r.baseline.algo, r.cold, error, {}});
+    out.push_back({r.baseline.name, r.baseline.algo, r.cold, error,
+                   r.baseline.name == kCublasLtAutotuned ? autotune_trials(autotune) : std::vector<AutotuneTrial>{}});
   }
   return out;
 }
