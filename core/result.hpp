@@ -122,7 +122,7 @@ struct BaselineResult {
   // cublaslt_autotuned, when the worker autotuned for this task (empty for a
   // choice from the cache): every algorithm tried, so a record shows what the
   // choice was made against.
-  std::vector<AutotuneTrial> autotune;
+  std::vector<AutotuneTrial> autotune = {};  // "= {}": initialisers that leave it out need not name it
 };
 
 struct DeviceSummary {

@@ -51,7 +51,7 @@ bool measure_candidate(MeasureContext& ctx, EvalResult& r) {
         bls.push_back(&bl);
         calls.push_back({bl.launch, nullptr});
       } else {
-        r.baselines.push_back({bl.name, bl.algo, {}, bl.error, {}});
+        r.baselines.push_back({bl.name, bl.algo, {}, bl.error});
       }
     }
   }
@@ -62,7 +62,7 @@ bool measure_candidate(MeasureContext& ctx, EvalResult& r) {
   r.integrity.inputs_refreshed = cold.guarded_calls > 0;  // every guarded call gets fresh inputs
   if (!cold.violation.empty()) return fail(r, "cold timing", cold.violation);
   r.cold = cold.stats[0];
-  for (std::size_t i = 0; i < bls.size(); ++i) r.baselines.push_back({bls[i]->name, bls[i]->algo, cold.stats[i + 1], "", {}});
+  for (std::size_t i = 0; i < bls.size(); ++i) r.baselines.push_back({bls[i]->name, bls[i]->algo, cold.stats[i + 1], ""});
 
   if (ctx.options.hot) {
     // Every call of the replayed graph reads inputs and writes an output of

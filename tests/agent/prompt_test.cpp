@@ -89,8 +89,8 @@ TEST(Prompt, SystemHasGpuAndAbiAndUserHasEverythingMeasured) {
 TEST(Prompt, ResultShowsEveryBaselineNotOnlyTheFastest) {
   auto e = kernel("k", "src", Status::ok, 0.5);
   EXPECT_EQ(describe_result(e.result, kDefaultMaxLogChars).find("baselines, cold median"), std::string::npos);  // one: the best line says it
-  e.result.baselines = {{"cublas_tn", "default", {}, "", {}}, {"cublaslt_heuristic", "algo 0", {}, "", {}},
-                        {"cublaslt_autotuned", "", {}, "no algorithm", {}}};
+  e.result.baselines = {{"cublas_tn", "default", {}, ""}, {"cublaslt_heuristic", "algo 0", {}, ""},
+                        {"cublaslt_autotuned", "", {}, "no algorithm"}};
   e.result.baselines[0].cold.status = "measured";
   e.result.baselines[0].cold.median_us = 812.25;
   e.result.baselines[1].cold.status = "measured";

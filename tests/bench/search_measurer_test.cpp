@@ -37,7 +37,7 @@ public:
     timed_ = true;
     const double us = 50.0 + double(std::hash<std::string>{}(candidate.name) % 1000) / 100.0;
     ::tessera::testing::mark_timed_ok(r, us);
-    BaselineResult b{"cublas_tn", "fake", {}, "", {}};
+    BaselineResult b{"cublas_tn", "fake", {}, ""};
     b.cold.median_us = 55.0;
     r.baselines = {b};
     r.best_baseline = "cublas_tn";

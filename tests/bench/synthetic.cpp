@@ -61,10 +61,10 @@ ShapeRecord synthetic_record(const Task& task, const std::vector<Bucket>& bucket
   r.device.peak_tflops = o.peak_tflops;
   r.device.peak_source = "synthetic";
   r.device.dram_gbps = o.dram_gbps;
-  r.baselines = {{baselines::kCublasTN, "algo 1", measured(base * (1.04 + wobble)), "", {}},
-                 {baselines::kCublasNN, "algo 2", measured(base * (1.08 - wobble)), "", {}},
-                 {baselines::kCublasLtHeuristic, "algo 3", measured(base * 1.02), "", {}},
-                 {baselines::kCublasLtAutotuned, "algo 4", measured(base * (1.0 + wobble / 3)), "", {}}};
+  r.baselines = {{baselines::kCublasTN, "algo 1", measured(base * (1.04 + wobble)), ""},
+                 {baselines::kCublasNN, "algo 2", measured(base * (1.08 - wobble)), ""},
+                 {baselines::kCublasLtHeuristic, "algo 3", measured(base * 1.02), ""},
+                 {baselines::kCublasLtAutotuned, "algo 4", measured(base * (1.0 + wobble / 3)), ""}};
   r.wall_s = 0.5 + task.flops() / 1e13;
   r.finished_at = "2026-01-01T00:00:01.000Z";
   if (!o.kernels) return r;

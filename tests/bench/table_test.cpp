@@ -24,10 +24,10 @@ ShapeRecord record(const std::string& shape, const std::string& layout, double k
   ShapeRecord r;
   r.task = task_from_shape(shape, layout);
   r.bucket = bucket_of(r.task, default_buckets());
-  r.baselines = {{baselines::kCublasTN, "", timed(tn), "", {}},
-                 {baselines::kCublasNN, "", timed(nn), "", {}},
-                 {baselines::kCublasLtHeuristic, "", timed(lt_h), "", {}},
-                 {baselines::kCublasLtAutotuned, "", timed(lt_a), "", {}}};
+  r.baselines = {{baselines::kCublasTN, "", timed(tn), ""},
+                 {baselines::kCublasNN, "", timed(nn), ""},
+                 {baselines::kCublasLtHeuristic, "", timed(lt_h), ""},
+                 {baselines::kCublasLtAutotuned, "", timed(lt_a), ""}};
   KernelOutcome k;
   k.name = "k";
   k.result.status = Status::ok;

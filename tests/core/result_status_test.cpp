@@ -25,7 +25,7 @@ EvalResult timed_ok() {
   r.verify.status = "passed";
   r.cold = measured(11567);
   r.hot = measured(11000);
-  r.baselines = {{"cublas_tn", "algo 0", measured(10400), "", {}}, {"cublaslt_heuristic", "", {}, "no fused epilogue", {}}};
+  r.baselines = {{"cublas_tn", "algo 0", measured(10400), ""}, {"cublaslt_heuristic", "", {}, "no fused epilogue"}};
   r.best_baseline = "cublas_tn";
   r.best_baseline_us = 10400;
   r.speedup = 10400.0 / 11567.0;
@@ -93,7 +93,7 @@ TEST(SettleStatus, AFailedBaselineTimingIsTheMachinesFailure) {
   EXPECT_NE(r.reason.find("cublas_tn"), std::string::npos) << r.reason;
   // A baseline that was never timed (not runnable here) is no failure.
   EvalResult untimed = timed_ok();
-  untimed.baselines.push_back({"cublas_nn", "", TimingStats{}, "", {}});
+  untimed.baselines.push_back({"cublas_nn", "", TimingStats{}, ""});
   settle_status(untimed, StagePlan{});
   EXPECT_EQ(untimed.status, Status::ok);
   // Without baselines asked for, the candidate's own time is enough.

@@ -86,7 +86,7 @@ EvalResult ScriptedEvaluator::evaluate(const Candidate& c, const Task& t, const 
   }
   mark_timed_ok(r, kFakeBaselineUs / speedup_in(c.source));
   if (o.baselines) {
-    r.baselines = {{"cublas_tn", "default", {}, "", {}}, {"cublaslt_heuristic", "algo 0", {}, "", {}}};
+    r.baselines = {{"cublas_tn", "default", {}, ""}, {"cublaslt_heuristic", "algo 0", {}, ""}};
     for (auto& b : r.baselines) {
       b.cold.status = "measured";
       b.cold.median_us = kFakeBaselineUs;

@@ -78,7 +78,7 @@ TEST(Result, RoundTripsThroughJson) {
   r.verify.status = "failed";
   r.verify.per_trial.push_back({"integer", 1.0, 0.1, 3, 0, 0, false});
   r.cold.median_us = 12.5;
-  r.baselines.push_back({"cublas_tn", "default", {}, "", {}});
+  r.baselines.push_back({"cublas_tn", "default", {}, ""});
   r.counters = {{"sm_throughput_pct", 50.0}};
   r.phase_ms = {{"compile", 210.5}, {"verify", 31.25}};
   nlohmann::json j = r;

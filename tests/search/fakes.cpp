@@ -100,9 +100,9 @@ EvalResult FakeEvaluator::evaluate(const Candidate& candidate, const Task& task,
     r.cold.p90_us = median * (1 + spread / 2);
     r.cold.rel_spread = spread;
     r.cold.converged = true;
-    BaselineResult b1{"cublas_tn", "fake", {}, "", {}};
+    BaselineResult b1{"cublas_tn", "fake", {}, ""};
     b1.cold.median_us = baseline;
-    BaselineResult b2{"cublaslt_autotuned", "fake", {}, "", {}};
+    BaselineResult b2{"cublaslt_autotuned", "fake", {}, ""};
     b2.cold.median_us = baseline * 1.02;
     r.baselines = {b1, b2};
     r.best_baseline = "cublas_tn";

@@ -168,7 +168,7 @@ TEST(BaselineSuite, SecondRunUsesTheCachedChoiceUnlessRemeasured) {
     BaselineSuite first(p.task, p.ops, p.stream.get(), o);
     first.prepare(timer);
     EXPECT_FALSE(first.autotune_report().at("from_cache").get<bool>());
-    first.record_times({{kCublasLtAutotuned, "", TimingStats{"measured", "test", 1}, "", {}}});
+    first.record_times({{kCublasLtAutotuned, "", TimingStats{"measured", "test", 1}, ""}});
   }
   {
     BaselineSuite second(p.task, p.ops, p.stream.get(), o);
