@@ -81,8 +81,13 @@ void print_table(const Task& task, const std::string& device, const baselines::B
   const auto& rep = m.autotune;
   if (rep.value("from_cache", false))
     fmt::print("autotune: cached choice (tuned {}); --remeasure to redo\n", rep.value("tuned_at", std::string("?")));
-  else if (rep.contains("tried"))
-    fmt::print("autotune: timed {} cuBLASLt algorithms\n", rep.at("tried").size());
+  else if (rep.contains("tried")) {
+    std::string finals;
+    for (const auto& t : baselines::autotune_trials(rep))
+      if (t.final_us > 0) finals += fmt::format("{}#{} {:.2f} us", finals.empty() ? "" : ", ", t.index, t.final_us);
+    fmt::print("autotune: timed {} cuBLASLt algorithms interleaved{}; chose #{}\n", rep.at("tried").size(),
+               finals.empty() ? std::string() : "; re-timed the fastest: " + finals, rep.value("chosen", -1));
+  }
   const auto& prev = m.previous_times_us;
   if (!prev.empty()) fmt::print("previous run (display only, not used in any ratio): {}\n", prev.dump());
 }

@@ -25,7 +25,7 @@ TESSERA_JSON_STRUCT(VerifyStats, status, trials, trials_passed, max_abs_err, rel
 TESSERA_JSON_STRUCT(TimingStats, status, method, samples, discarded_throttled,
                                                 discarded_other, median_us, mean_us, min_us, max_us, p10_us, p90_us,
                                                 rel_spread, median_ci, converged, elapsed_ms, sm_clock_ghz, reason)
-TESSERA_JSON_STRUCT(AutotuneTrial, index, median_us, error)
+TESSERA_JSON_STRUCT(AutotuneTrial, index, median_us, final_us, error)
 TESSERA_JSON_STRUCT(BaselineResult, name, algo, cold, error, autotune)
 TESSERA_JSON_STRUCT(DeviceSummary, name, uuid, sm_count, arch, peak_tflops, peak_source, dram_gbps, floor_us, l2_bytes,
                     smem_per_block_optin, sm_clock_mhz)

@@ -110,8 +110,12 @@ struct TimingStats {
 // One algorithm the cuBLASLt autotune timed for cublaslt_autotuned.
 struct AutotuneTrial {
   int index = 0;         // in the heuristic's list (the "#k" of the chosen one's algo)
-  double median_us = 0;  // its cold median under the autotune's stopping rule; 0: not timed
-  std::string error;     // why it was not timed (refused, failed), else empty
+  double median_us = 0;  // its cold median in the autotune's first round (all interleaved); 0: not timed
+  // Its cold median in the final round (the first round's fastest few,
+  // interleaved under the measurement's own stopping rule), which chose the
+  // winner; 0: not a finalist.
+  double final_us = 0;
+  std::string error;  // why it was not timed (refused, failed), else empty
 };
 
 struct BaselineResult {

@@ -187,17 +187,19 @@ TEST(AutotuneTrials, EveryAlgorithmTriedWithItsMedianOrWhyItWasNotTimed) {
   const nlohmann::json report = {
       {"from_cache", false},
       {"tried",
-       {{{"index", 0}, {"algo", "tile=248"}, {"median_us", 200.4}, {"status", "measured"}},
+       {{{"index", 0}, {"algo", "tile=248"}, {"median_us", 200.4}, {"status", "measured"}, {"final_us", 199.8}},
         {{"index", 1}, {"algo", "tile=201"}, {"error", "cuBLAS refused it"}},
         {{"index", 2}, {"algo", "tile=15"}, {"median_us", 0.0}, {"status", "failed"}},
-        {{"index", 3}, {"algo", "tile=455"}, {"median_us", 178.2}, {"status", "measured"}}}},
+        {{"index", 3}, {"algo", "tile=455"}, {"median_us", 178.2}, {"status", "measured"}, {"final_us", 177.9}}}},
       {"chosen", 3}};
   const auto trials = autotune_trials(report);
   ASSERT_EQ(trials.size(), 4u);
   EXPECT_EQ(trials[0].index, 0);
   EXPECT_DOUBLE_EQ(trials[0].median_us, 200.4);
+  EXPECT_DOUBLE_EQ(trials[0].final_us, 199.8);  // a finalist: re-timed in round two
   EXPECT_TRUE(trials[0].error.empty());
   EXPECT_EQ(trials[1].error, "cuBLAS refused it");
+  EXPECT_DOUBLE_EQ(trials[1].final_us, 0.0);
   EXPECT_DOUBLE_EQ(trials[1].median_us, 0.0);
   EXPECT_EQ(trials[2].error, "not measured (failed)");
   EXPECT_EQ(trials[3].index, 3);
@@ -208,6 +210,7 @@ TEST(AutotuneTrials, EveryAlgorithmTriedWithItsMedianOrWhyItWasNotTimed) {
   ASSERT_EQ(back.autotune.size(), 4u);
   EXPECT_EQ(back.autotune[1].error, "cuBLAS refused it");
   EXPECT_DOUBLE_EQ(back.autotune[3].median_us, 178.2);
+  EXPECT_DOUBLE_EQ(back.autotune[3].final_us, 177.9);
   // A record written before the field reads as no trials.
   nlohmann::json old = nlohmann::json(r);
   old.erase("autotune");

@@ -15,7 +15,9 @@
 
 namespace tessera::baselines {
 
-inline constexpr int kAutotuneCacheVersion = 2;  // bump when the entry format changes (2: digest)
+// Bump when the entry format or how the choice is made changes (2: digest;
+// 3: chosen by two interleaved rounds, BaselineSuite::prepare).
+inline constexpr int kAutotuneCacheVersion = 3;
 
 struct CacheKey {
   std::string gpu_name;

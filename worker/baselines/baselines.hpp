@@ -88,8 +88,10 @@ public:
   BaselineSuite(const BaselineSuite&) = delete;
   BaselineSuite& operator=(const BaselineSuite&) = delete;
 
-  // Autotunes cublaslt_autotuned with timer.cold() (or loads the cached
-  // choice, checked with cublasLtMatmulAlgoCheck). Before this call the
+  // Autotunes cublaslt_autotuned (or loads the cached choice, checked with
+  // cublasLtMatmulAlgoCheck): every algorithm of the heuristic's list timed
+  // interleaved under a loose rule, then the fastest three again, interleaved,
+  // under the timer's own options; the fastest of those wins. Before this call the
   // autotuned baseline is not runnable. Throws tessera::Error only for
   // tessera bugs or a broken GPU context.
   void prepare(worker::Timer& timer);
@@ -100,7 +102,8 @@ public:
   // Re-derives the copy of B in the other layout; call after B's contents change.
   void refresh_inputs();
 
-  // What prepare() did: {"from_cache": bool, "tried": [{"algo", "median_us", "error"}], "chosen": ...}.
+  // What prepare() did: {"from_cache": bool, "tried": [{"index", "algo", "median_us", "status",
+  // "final_us" (finalists), "error"}], "chosen": index, "median_us": the winner's final median}.
   const nlohmann::json& autotune_report() const;
   // Sets the cublaslt_autotuned result's `autotune` to the algorithms the
   // autotune tried (autotune_trials of the report; none for a cached choice).
