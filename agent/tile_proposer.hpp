@@ -7,7 +7,9 @@
 //                             in its order (what tile tune measures first),
 //                             never an exploration
 //   then, with a parent    -> a move draws a pool: the parent's one-knob
-//                             neighbours, crossovers with the inspirations,
+//                             neighbours with the incumbent's (those only the
+//                             incumbent's: a "refine" move, as the tune's),
+//                             crossovers with the inspirations,
 //                             uniform restarts, or the model's next picks;
 //                             the pool is ranked by the model and its fastest
 //                             predicted config proposed. With probability

@@ -29,7 +29,32 @@ std::vector<tile::Config> untried(const std::vector<tile::Config>& in, const Fre
 struct Pool {
   std::string kind;
   std::vector<tile::Config> configs;
+  // A neighbour pool's members that are one-knob neighbours of the incumbent
+  // and not of the parent: proposed as a "refine" move.
+  std::set<std::string> refine = {};
 };
+
+// The parent's untried one-knob neighbours and, when the task's fastest
+// config so far is another, the incumbent's too. Evolution hands the move
+// parents by its own rule (a tournament, a bandit arm), and at 256x2048x2048
+// and 8192x8192x1024 the tune's winner was a raster or cluster neighbour of
+// the search's best that its neighbour moves, from other parents, never
+// reached (H200, 2026-11-28, docs/search.md). The model ranks both together.
+Pool neighbour_pool(const ProposalContext& ctx, const tile::Space& space, const tile::Limits& limits,
+                    const tile::Config& parent, const Fresh& fresh) {
+  Pool pool{"neighbour", untried(tile::neighbours(parent, space, ctx.task, limits), fresh)};
+  auto inc = incumbent_of(ctx);
+  if (inc) tile::canonicalize(*inc, ctx.task);
+  if (!inc || tile::name(*inc) == tile::name(parent)) return pool;
+  std::set<std::string> have;
+  for (const auto& c : pool.configs) have.insert(tile::name(c));
+  for (const auto& c : untried(tile::neighbours(*inc, space, ctx.task, limits), fresh))
+    if (have.insert(tile::name(c)).second) {
+      pool.refine.insert(tile::name(c));
+      pool.configs.push_back(c);
+    }
+  return pool;
+}
 
 // Which pool a move draws, by the options' probabilities (neighbours the rest).
 Pool draw_pool(const TileProposerOptions& o, const ProposalContext& ctx, const tile::Space& space,
@@ -53,7 +78,7 @@ Pool draw_pool(const TileProposerOptions& o, const ProposalContext& ctx, const t
   }
   if (r < o.random_restart_probability + o.crossover_probability + o.model_move_probability)
     return {"model", model_next};
-  return {"neighbour", untried(tile::neighbours(parent, space, ctx.task, limits), fresh)};
+  return neighbour_pool(ctx, space, limits, parent, fresh);
 }
 
 }  // namespace
@@ -118,10 +143,12 @@ std::optional<Move> guided_move(const TileProposerOptions& o, const ProposalCont
   const bool explore = u(rng) < o.explore_probability && !model_first;
   std::size_t rank = explore ? std::uniform_int_distribution<std::size_t>(0, order.size() - 1)(rng) : 0;
   Move move{pool.configs[order[rank]], pool.kind};
+  if (pool.refine.count(tile::name(move.config))) move.kind = "refine";
   double chosen_us = predicted[order[rank]];
 
   nlohmann::json info = {{"guided", true}, {"model", guide.describe()}, {"pool", pool.configs.size()},
                          {"explore", explore}};
+  if (!pool.refine.empty()) info["pool_refine"] = pool.refine.size();  // of the pool, the incumbent's neighbours
   if (const auto inc = incumbent_of(ctx); inc && !explore) {
     const double inc_us = guide.predict({*inc}, ctx.task, limits).front();
     info["incumbent_predicted_us"] = inc_us;

@@ -25,7 +25,7 @@ inline constexpr int kCrossoverDraws = 8;          // crossovers drawn per inspi
 
 struct Move {
   tile::Config config;
-  std::string kind;  // model | neighbour | crossover | restart (guided); seed | ... (unguided)
+  std::string kind;  // model | neighbour | refine | crossover | restart (guided); seed | ... (unguided)
   nlohmann::json info = nlohmann::json::object();
 };
 

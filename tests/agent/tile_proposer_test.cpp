@@ -231,6 +231,56 @@ TEST(TileProposer, GuidedMovesProposeThePoolsFastestPredictedConfig) {
   for (const auto& n : ns) EXPECT_LE(child_us, tile::predict(n, ctx.task, limits).time_us) << tile::name(n);
 }
 
+// Evolution may hand a neighbour move a parent other than the task's fastest
+// config so far; the incumbent's one-knob neighbours join the pool then, and
+// one of them proposed is a "refine" move, as the tune's refinement is.
+TEST(TileProposer, ANeighbourMoveAlsoRanksTheIncumbentsNeighbours) {
+  TileProposerOptions o = guided();
+  o.random_restart_probability = 0;
+  o.crossover_probability = 0;
+  o.model_move_probability = 0;  // neighbours only
+  o.model_first = 0;
+  auto proposer = make_tile_proposer(o);
+  auto ctx = context("1000x3000x520");
+  const tile::Limits limits;
+  const auto ranking = tile::rank_configs(ctx.task, limits, 400);
+  ASSERT_GE(ranking.size(), 400u);
+  const tile::Config best = ranking.front().config, slow = ranking.back().config;
+  const auto as_evaluated = [](const tile::Config& c) {
+    Evaluated e;
+    e.candidate.name = tile::name(c);
+    e.candidate.meta["tile_config"] = tile::to_json(c);
+    return e;
+  };
+  ctx.parent = as_evaluated(slow);  // the parent: a config the model ranks low
+  const auto space = tile::default_space(ctx.task, limits);
+  std::set<std::string> parents_ns, incumbents_only;
+  for (const auto& n : tile::neighbours(slow, space, ctx.task, limits)) parents_ns.insert(tile::name(n));
+  for (const auto& n : tile::neighbours(best, space, ctx.task, limits))
+    if (!parents_ns.count(tile::name(n)) && tile::name(n) != tile::name(slow)) incumbents_only.insert(tile::name(n));
+  ASSERT_FALSE(incumbents_only.empty());
+
+  // No incumbent yet: the parent's neighbours only.
+  const Proposal alone = proposer->propose(ctx);
+  ASSERT_TRUE(alone.ok) << alone.error;
+  EXPECT_EQ(alone.proposer_info.at("move"), "neighbour");
+  EXPECT_FALSE(alone.proposer_info.contains("pool_refine"));
+  EXPECT_TRUE(parents_ns.count(alone.candidate.name)) << alone.candidate.name;
+
+  // The model's first pick measured fastest: its neighbours join the pool,
+  // and the model, ranking both, proposes one of them.
+  ctx.measured.push_back({tile::name(slow), ctx.parent->candidate.meta, Status::ok, 200.0});
+  ctx.measured.push_back({tile::name(best), as_evaluated(best).candidate.meta, Status::ok, 50.0});
+  const Proposal p = proposer->propose(ctx);
+  ASSERT_TRUE(p.ok) << p.error;
+  EXPECT_EQ(p.proposer_info.at("pool_refine").get<std::size_t>(), incumbents_only.size());
+  EXPECT_EQ(p.proposer_info.at("move"), "refine");
+  EXPECT_TRUE(incumbents_only.count(p.candidate.name)) << p.candidate.name;
+  const double child_us = p.proposer_info.at("predicted_us").get<double>();
+  for (const auto& n : tile::neighbours(slow, space, ctx.task, limits))
+    EXPECT_LE(child_us, tile::predict(n, ctx.task, limits).time_us) << "a parent's neighbour predicted faster: " << tile::name(n);
+}
+
 TEST(TileProposer, ExplorationHappensAtItsRateAndIsCounted) {
   for (double rate : {0.0, 1.0}) {
     TileProposerOptions o = guided(rate);
