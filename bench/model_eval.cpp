@@ -142,7 +142,8 @@ CrossValidation cross_validate(const std::vector<tile::Measurement>& rows, int f
   return cv;
 }
 
-ReplayJudgement replay_online(const tile::LearnedModel& model, const std::vector<tile::Measurement>& rows, int budget) {
+ReplayJudgement replay_online(const tile::LearnedModel& model, const std::vector<tile::Measurement>& rows, int budget,
+                              int first) {
   ReplayJudgement out;
   out.budget = budget;
   std::map<std::string, std::vector<const tile::Measurement*>> by_shape;
@@ -176,8 +177,10 @@ ReplayJudgement replay_online(const tile::LearnedModel& model, const std::vector
       taken_online[o] = true;
       found_online = std::min(found_online, ms[o]->cold_us);
       seen.push_back(*ms[o]);
-      if (step + 1 < budget)  // refitted for the next pick, as the tile proposer does
+      if (step + 1 < budget && step + 1 >= first) {  // refitted for the next pick, as the tile proposer does
         online = tile::LearnedModel::train(seen, model, tile::online_train_options(), model.device_kind());
+        ++out.refits;
+      }
     }
     ++out.shapes;
     log_static += std::log(found_static / best), log_online += std::log(found_online / best);
@@ -194,7 +197,7 @@ ReplayJudgement replay_online(const tile::LearnedModel& model, const std::vector
 nlohmann::json to_json(const ReplayJudgement& r) {
   return {{"budget", r.budget},         {"shapes", r.shapes},           {"static_ratio", r.static_ratio},
           {"online_ratio", r.online_ratio}, {"static_within_2pct", r.static_near}, {"online_within_2pct", r.online_near},
-          {"online_better", r.online_better}, {"static_better", r.static_better}};
+          {"online_better", r.online_better}, {"static_better", r.static_better}, {"refits", r.refits}};
 }
 
 nlohmann::json to_json(const CrossValidation& cv) {

@@ -59,17 +59,20 @@ nlohmann::json to_json(const CrossValidation& cv);
 // What learning during a search buys, replayed on what was measured: per
 // shape (at least 2 x budget configs), the model picks `budget` of the
 // measured configs one after another, fastest predicted first, and either
-// keeps its order (static: what tile tune does) or is refitted after each
-// pick to the picks' measured times (online: the tile proposer's refit,
-// online_train_options over the model). The figure is the best time found
-// over the best measured.
+// keeps its order (static: what tile tune does) or, after its first `first`
+// picks (made in the static order), is refitted after each pick to all the
+// picks' measured times (online: the tile proposer's refit, which waits for
+// its model_first picks; online_train_options over the model). The figure is
+// the best time found over the best measured.
 struct ReplayJudgement {
   int budget = 0, shapes = 0;
   double static_ratio = 0, online_ratio = 0;  // geometric means over shapes
   double static_near = 0, online_near = 0;    // shares of shapes within kNearBest
   int online_better = 0, static_better = 0;   // shapes where one found a faster config than the other
+  int refits = 0;                             // online refits made, over all shapes
 };
-ReplayJudgement replay_online(const tile::LearnedModel& model, const std::vector<tile::Measurement>& rows, int budget);
+ReplayJudgement replay_online(const tile::LearnedModel& model, const std::vector<tile::Measurement>& rows, int budget,
+                              int first);
 nlohmann::json to_json(const ReplayJudgement& r);
 
 }  // namespace tessera::bench

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "agent/proposers.hpp"
 #include "bench/model_data.hpp"
 #include "bench/model_eval.hpp"
 #include "cli/command.hpp"
@@ -116,14 +117,15 @@ void print_header() {
 
 void print_replays(int budget, const std::vector<std::pair<std::string, tile::LearnedModel>>& models,
                    const std::vector<tile::Measurement>& rows) {
-  fmt::print("\nthe first {} picks among the measured configs, in the model's order (static, as tile tune) or refitted "
-             "after each pick to the picks' times (online, the refit the search's tile proposer makes after its first "
-             "picks): best found over best measured\n",
-             budget);
+  const int first = agent::TileProposerOptions{}.model_first;
+  fmt::print("\nthe first {} picks among the measured configs, in the model's order (static, as tile tune) or, after "
+             "the first {} in that order, refitted after each pick to the picks' times (online, the tile proposer's "
+             "refit): best found over best measured\n",
+             budget, first);
   fmt::print("{:<44} {:>6} {:>10} {:>10} {:>13} {:>13} {:>15}\n", "model", "shapes", "static", "online", "static <=2%",
              "online <=2%", "online / static");
   for (const auto& [label, model] : models) {
-    const auto r = bench::replay_online(model, rows, budget);
+    const auto r = bench::replay_online(model, rows, budget, first);
     fmt::print("{:<44} {:>6} {:>9.4f}x {:>9.4f}x {:>12.0f}% {:>12.0f}% {:>7} / {:<7}\n", label, r.shapes, r.static_ratio,
                r.online_ratio, 100 * r.static_near, 100 * r.online_near, r.online_better, r.static_better);
   }

@@ -362,7 +362,7 @@ TEST(ModelEval, TheOnlineReplayScoresTheStaticOrderAndTheRefittedOne) {
   }
   const Task few = task_from_shape("1024x1024x1024");
   for (const auto& r : tile::rank_configs(few, tile::Limits{}, 5)) rows.push_back({few, r.config, tile::Limits{}, "h100", r.prediction.time_us});
-  auto exact = replay_online(tile::LearnedModel{}, rows, 4);
+  auto exact = replay_online(tile::LearnedModel{}, rows, 4, 0);
   EXPECT_EQ(exact.shapes, 2);
   EXPECT_DOUBLE_EQ(exact.static_ratio, 1.0);
   EXPECT_DOUBLE_EQ(exact.static_near, 1.0);
@@ -370,7 +370,7 @@ TEST(ModelEval, TheOnlineReplayScoresTheStaticOrderAndTheRefittedOne) {
   // Times reversed: the model's order is exactly wrong, and its first 4
   // picks are each shape's 4 slowest, the best of them the 4th slowest.
   for (auto& m : rows) m.cold_us = 1.0 / m.cold_us;
-  const auto reversed = replay_online(tile::LearnedModel{}, rows, 4);
+  const auto reversed = replay_online(tile::LearnedModel{}, rows, 4, 0);
   double expected = 0;
   for (const auto* shape : {"128x4096x4096", "64x2048x7168"}) {
     std::vector<double> t;
@@ -382,6 +382,14 @@ TEST(ModelEval, TheOnlineReplayScoresTheStaticOrderAndTheRefittedOne) {
   EXPECT_NEAR(reversed.static_ratio, std::exp(expected / 2), 1e-9);
   EXPECT_DOUBLE_EQ(reversed.static_near, 0.0);
   EXPECT_GE(reversed.online_ratio, 1.0);
+  // Refitted only after its first 4 picks (the proposer's model_first), the
+  // search's 4 picks are the static ones.
+  const auto late = replay_online(tile::LearnedModel{}, rows, 4, 4);
+  EXPECT_DOUBLE_EQ(late.online_ratio, late.static_ratio);
+  EXPECT_EQ(late.online_better + late.static_better, 0);
+  EXPECT_EQ(late.refits, 0);
+  EXPECT_EQ(reversed.refits, 2 * 3) << "refitted after each of the first 3 picks of both shapes";
+  EXPECT_EQ(replay_online(tile::LearnedModel{}, rows, 4, 2).refits, 2 * 2) << "after the 2nd and the 3rd pick";
 }
 
 // `tile model eval --model FILE` judges a model only on shapes whose weight
