@@ -25,7 +25,8 @@ GPUS=${TESSERA_GPUS:-0}
 TASKS=${TESSERA_TASKS:-datasets/default.json}
 
 echo "== setup"
-./scripts/setup.sh
+# The sanitizer and fuzz tools (clang) serve only the test command.
+SANITIZERS=${SANITIZERS:-0} ./scripts/setup.sh
 
 echo "== build ($BUILD, $JOBS jobs)"
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=${BUILD_TYPE:-Release} >/dev/null
