@@ -33,7 +33,8 @@
 #            (default none: the baselines) into $SWEEP_DIR (default runs/sweep) for $SWEEP_MINUTES (7);
 #            the folder comes back as $OUT/<name>.tgz (without search:N's search runs, whose sweeps the
 #            record keeps); carried back, the next call continues it
-#            ($SWEEP_ARGS: more bench suite arguments, e.g. "--retry timeout")
+#            ($SWEEP_ARGS: more bench suite arguments, e.g. "--retry timeout"); cut $SWEEP_GRACE (90) seconds
+#            after its minutes even with a shape in flight, so the call still brings back what was recorded
 #   suite_gpus  $SUITE_SHAPES shapes of the grid (every $SUITE_STRIDE-th), baselines on GPU 0, then bench suite --gpus all:
 #            time and per-shape agreement ($SUITE_PART=one|all splits it over calls: see the stage)
 #   scale    tessera bench scale over the machine's GPUs ($SCALE_ARGS), figures in $OUT/scale.{md,json}
@@ -253,9 +254,17 @@ if has sweep; then
   # A bench suite sweep that continues over as many calls as it takes: carry the run folder back
   # (carry: ["runs/<name>"]) and the same command goes on where the last call stopped.
   SWEEP_DIR=${SWEEP_DIR:-runs/sweep}
-  # Exit 5 means "stopped at the time limit; run again to continue": not a failure here.
-  step sweep bash -c '"$@"; rc=$?; [ $rc -eq 0 ] || [ $rc -eq 5 ]' _ "$T" bench suite --tasks "${SWEEP_TASKS:-datasets/grid1000.json}" --kernels "${SWEEP_KERNELS:-none}" \
+  # --max-minutes stops between shapes: a shape in flight runs on, and one search:24 shape of the
+  # grid's largest (16384x12288x16384) outlasted a 10-minute call on its own, which then brought
+  # nothing back. So the sweep is cut SWEEP_GRACE seconds (default 90) after its minutes as well,
+  # its GPU children with it; the shapes recorded by then come back, and the next call continues.
+  hard=$(awk -v m="${SWEEP_MINUTES:-7}" -v g="${SWEEP_GRACE:-90}" 'BEGIN { printf "%d", m * 60 + g }')
+  # Exit 5 means "stopped at the time limit; run again to continue", 124 "cut at the hard limit": not failures here.
+  step sweep bash -c '"$@"; rc=$?; [ $rc -eq 0 ] || [ $rc -eq 5 ] || [ $rc -eq 124 ]' _ timeout -k 10 "$hard" \
+    "$T" bench suite --tasks "${SWEEP_TASKS:-datasets/grid1000.json}" --kernels "${SWEEP_KERNELS:-none}" \
     --out "$SWEEP_DIR" --max-minutes "${SWEEP_MINUTES:-7}" --no-progress ${SWEEP_ARGS:-}
+  # The children of --gpus run in sessions of their own: timeout's signal reaches the parent only.
+  pkill -TERM -f "$T bench suite --tasks" 2>/dev/null && sleep 3
   tail -n 12 "$LOGS/sweep.log"
   # Without the search runs of search:N shapes (about 3 MB of trajectories each: 60 shapes pass the
   # size a call brings back). The record keeps every search's sweep, which is what resume, the
