@@ -67,12 +67,20 @@ SuiteOutcome run_suite(RunWriter& writer, const RunConfig& config, ShapeMeasurer
     if (next < todo.size()) measurer.prepare_next(*todo[next]);
     std::optional<ShapeRecord> record;
     std::optional<std::string> failure;
+    const auto shape_t0 = std::chrono::steady_clock::now();
     try {
       record = measurer.measure(task, bucket_of(task, config.buckets));
       if (harness_failed(*record)) failure = record->kernel->result.reason;
     } catch (const Error& e) {
       if (e.kind() == Error::Kind::bad_input) throw;
       failure = e.what();
+    }
+    if (o.cut && o.cut()) {  // the time limit fell inside this shape: its figures are partial
+      const double ran = std::chrono::duration<double>(std::chrono::steady_clock::now() - shape_t0).count() / 60.0;
+      out.stopped_because = fmt::format(
+          "the time limit (--max-minutes {}) cut {} short after {:.1f} minutes of it, not recorded{}", o.max_minutes,
+          task.shape(), ran, out.measured == 0 ? "; it alone needs a longer limit" : "");
+      break;
     }
     if (failure) {
       ++out.harness_failures;

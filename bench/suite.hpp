@@ -20,7 +20,12 @@ inline constexpr int kTablesEveryShapes = 20;  // shapes.csv and friends are rew
 inline constexpr int kMaxHarnessFailuresInARow = 3;
 
 struct SuiteOptions {
-  double max_minutes = 0;  // stop between shapes after this long (0: no limit)
+  // Stop between shapes after this long (0: no limit); with `cut`, a shape in
+  // flight at the limit is cut short too.
+  double max_minutes = 0;
+  // Set: true once the time limit cut short the shape just measured
+  // (bench/deadline_evaluator.hpp); that shape is not recorded, and the sweep stops.
+  std::function<bool()> cut;
   bool progress = true;    // the progress bar on stderr
   // Set: a task is measured only when this returns true for it (called once
   // per task, just before the task is prepared); a task it refuses is another

@@ -1,6 +1,7 @@
 // `tessera bench suite`: the baselines, and optionally a kernel per shape,
 // over a task file, resumable (docs/bench.md). The library is bench/; this
 // file turns options into a run folder, a measurer and a sweep.
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <memory>
@@ -14,6 +15,7 @@
 
 #include "bench/buckets.hpp"
 #include "bench/claims.hpp"
+#include "bench/deadline_evaluator.hpp"
 #include "bench/kernels.hpp"
 #include "bench/measure.hpp"
 #include "bench/run.hpp"
@@ -249,6 +251,7 @@ void run_suite_command(SuiteArgs a) {
   }
 
   std::unique_ptr<Evaluator> evaluator;
+  std::unique_ptr<bench::DeadlineEvaluator> bounded;  // the evaluator, cut off at --max-minutes
   std::unique_ptr<bench::ShapeMeasurer> measurer;
   if (source.kind == bench::KernelSourceKind::none) {
     measurer = bench::make_baseline_measurer(a.measure);
@@ -260,15 +263,16 @@ void run_suite_command(SuiteArgs a) {
     so.autotune_max_algos = a.measure.max_algos;
     evaluator = make_evaluator(so);
     evaluator->start();  // the worker reports the device, which the header line names
+    bounded = std::make_unique<bench::DeadlineEvaluator>(*evaluator);
   }
   // The run folder after the evaluator: no GPU (or a bad --device) leaves no folder behind.
   const std::string out = a.out.empty() ? default_out(config, source) : a.out;
   if (source.kind == bench::KernelSourceKind::tile)
-    measurer = bench::make_tile_measurer(*evaluator, source.budget, a.measure);
+    measurer = bench::make_tile_measurer(*bounded, source.budget, a.measure);
   else if (source.kind == bench::KernelSourceKind::search)
-    measurer = bench::make_search_measurer(*evaluator, source, a.measure, std::filesystem::path(out) / "search");
+    measurer = bench::make_search_measurer(*bounded, source, a.measure, std::filesystem::path(out) / "search");
   else if (source.kind != bench::KernelSourceKind::none)
-    measurer = bench::make_file_measurer(*evaluator, source, a.build, a.measure);
+    measurer = bench::make_file_measurer(*bounded, source, a.build, a.measure);
   bench::RunWriter writer(out, config);
   prepare_writer(writer, retry);
   std::fprintf(stderr, "bench suite: %zu tasks from %s (%s), kernels %s, on %s\n%s %s: %zu of them already done\n",
@@ -280,6 +284,12 @@ void run_suite_command(SuiteArgs a) {
   std::signal(SIGINT, on_interrupt);
   bench::SuiteOptions so;
   so.max_minutes = a.max_minutes;
+  if (bounded && a.max_minutes > 0) {  // the suite's clock starts now too
+    bounded->set_deadline(bench::DeadlineEvaluator::Clock::now() +
+                          std::chrono::duration_cast<bench::DeadlineEvaluator::Clock::duration>(
+                              std::chrono::duration<double, std::ratio<60>>(a.max_minutes)));
+    so.cut = [&bounded] { return bounded->cut(); };
+  }
   so.progress = !a.no_progress;
   if (claims) so.claim = [&claims](const Task& t) { return claims->claim(t); };
   const bench::SuiteOutcome outcome = bench::run_suite(writer, config, *measurer, so, g_stop);
@@ -309,7 +319,7 @@ void add_bench_suite_command(CLI::App* bench) {
                   "baselines-only sweeps: cap each cold measurement at this many ms (default: the protocol's 2000)");
   cmd->add_option("--max-algos", a->measure.max_algos, "cuBLASLt algorithms the autotuner times")->capture_default_str();
   cmd->add_flag("--remeasure", a->measure.remeasure, "autotune cuBLASLt again instead of using the cached choice");
-  cmd->add_option("--max-minutes", a->max_minutes, "stop between shapes after this long (exit 5; run again to continue)");
+  cmd->add_option("--max-minutes", a->max_minutes, "stop after this long: between shapes, or cutting the shape in flight short, unrecorded (exit 5; run again to continue)");
   cmd->add_option("--bucket", a->buckets,
                   "only the task file's shapes in this size bucket (small, medium, large, or the file's own; repeatable)");
   add_mode_options(cmd, a->sandbox, EvalMode::full);

@@ -254,10 +254,11 @@ if has sweep; then
   # A bench suite sweep that continues over as many calls as it takes: carry the run folder back
   # (carry: ["runs/<name>"]) and the same command goes on where the last call stopped.
   SWEEP_DIR=${SWEEP_DIR:-runs/sweep}
-  # --max-minutes stops between shapes: a shape in flight runs on, and one search:24 shape of the
-  # grid's largest (16384x12288x16384) outlasted a 10-minute call on its own, which then brought
-  # nothing back. So the sweep is cut SWEEP_GRACE seconds (default 90) after its minutes as well,
-  # its GPU children with it; the shapes recorded by then come back, and the next call continues.
+  # --max-minutes cuts the shape in flight short too (since the eighteenth session; before, one
+  # search:24 shape of the grid's largest, 16384x12288x16384, outlasted a 10-minute call on its own,
+  # which then brought nothing back). In case one evaluation hangs past it, the sweep is also cut
+  # SWEEP_GRACE seconds (default 90) after its minutes, its GPU children with it; the shapes
+  # recorded by then come back, and the next call continues.
   hard=$(awk -v m="${SWEEP_MINUTES:-7}" -v g="${SWEEP_GRACE:-90}" 'BEGIN { printf "%d", m * 60 + g }')
   # Exit 5 means "stopped at the time limit; run again to continue", 124 "cut at the hard limit": not failures here.
   step sweep bash -c '"$@"; rc=$?; [ $rc -eq 0 ] || [ $rc -eq 5 ] || [ $rc -eq 124 ]' _ timeout -k 10 "$hard" \

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "bench/claims.hpp"
+#include "bench/deadline_evaluator.hpp"
 #include "bench/progress.hpp"
 #include "bench/suite.hpp"
 #include "core/error.hpp"
@@ -18,6 +19,7 @@ public:
   explicit FakeMeasurer(testing::SyntheticOptions o) : o_(std::move(o)) {}
   ShapeRecord measure(const Task& task, const std::string& bucket) override {
     measured.push_back(task.id());
+    shapes.push_back(task.shape());
     if (throw_for == task.id()) throw Error(Error::Kind::unavailable, "GPU fell off the bus");
     ShapeRecord r = testing::synthetic_record(task, default_buckets(), o_);
     EXPECT_EQ(r.bucket, bucket);
@@ -29,6 +31,7 @@ public:
   std::string describe() const override { return "fake"; }
 
   std::vector<std::string> measured;
+  std::vector<std::string> shapes;
   std::string throw_for;
   std::set<std::string> infra_for;
   std::set<std::string> timeout_for;
@@ -150,6 +153,81 @@ TEST(BenchSuite, TimeLimitStopsBetweenShapes) {
   const auto out = run_suite(w, f.config, m, o, stop);
   EXPECT_EQ(out.measured, 1);
   EXPECT_NE(out.stopped_because.find("--max-minutes"), std::string::npos);
+}
+
+// A shape in flight when the time limit falls is cut short (the measurer's
+// evaluator refuses to go on, bench/deadline_evaluator.hpp): its partial
+// figures are not recorded, the sweep stops, and a later run measures it.
+TEST(BenchSuite, AShapeCutShortByTheTimeLimitIsNotRecorded) {
+  Fixture f("suite-cut");
+  std::atomic<bool> stop{false};
+  bool cut = false;
+  FakeMeasurer m(f.o);
+  SuiteOptions o = quiet();
+  o.max_minutes = 60;
+  o.cut = [&] { return cut = cut || m.measured.size() == 3; };  // the limit falls inside the third shape
+  {
+    RunWriter w(f.dir, f.config);
+    const auto out = run_suite(w, f.config, m, o, stop);
+    EXPECT_EQ(out.measured, 2);
+    EXPECT_FALSE(out.complete);
+    EXPECT_NE(out.stopped_because.find("cut " + m.shapes[2] + " short"), std::string::npos)
+        << out.stopped_because;
+    EXPECT_EQ(out.stopped_because.find("alone"), std::string::npos) << "two shapes fit the limit";
+  }
+  EXPECT_EQ(load_run(f.dir).records.size(), 2u);
+  // The next run measures the cut shape again first; cut inside it, it says
+  // that the shape alone needs more than the limit.
+  cut = false;
+  FakeMeasurer again(f.o);
+  o.cut = [&] { return true; };
+  RunWriter w(f.dir, f.config);
+  const auto out = run_suite(w, f.config, again, o, stop);
+  ASSERT_EQ(again.measured.size(), 1u);
+  EXPECT_EQ(again.measured[0], m.measured[2]);
+  EXPECT_EQ(out.measured, 0);
+  EXPECT_NE(out.stopped_because.find("alone needs a longer limit"), std::string::npos) << out.stopped_because;
+  EXPECT_EQ(load_run(f.dir).records.size(), 2u);
+}
+
+class CountingEvaluator final : public Evaluator {
+public:
+  EvalResult evaluate(const Candidate& c, const Task& t, const EvalOptions&) override {
+    ++evaluated;
+    EvalResult r;
+    r.status = Status::ok;
+    r.task = t;
+    r.candidate_name = c.name;
+    return r;
+  }
+  void compile_ahead(const Candidate&) override { ++compiled; }
+  std::string describe() const override { return "counting"; }
+  DeviceSummary device() const override { return {}; }
+  int evaluated = 0, compiled = 0;
+};
+
+TEST(DeadlineEvaluator, PassesEverythingThroughUntilItsDeadlineThenRefusesAtOnce) {
+  CountingEvaluator inner;
+  DeadlineEvaluator ev(inner);
+  const Task t = task_from_shape("64x64x64");
+  Candidate c;
+  c.name = "k";
+  EXPECT_EQ(ev.evaluate(c, t, {}).status, Status::ok);  // no deadline set: no limit
+  ev.set_deadline(DeadlineEvaluator::Clock::now() + std::chrono::hours(1));
+  EXPECT_EQ(ev.evaluate(c, t, {}).status, Status::ok);
+  ev.compile_ahead(c);
+  EXPECT_FALSE(ev.cut());
+  EXPECT_EQ(inner.evaluated, 2);
+  EXPECT_EQ(inner.compiled, 1);
+  ev.set_deadline(DeadlineEvaluator::Clock::now() - std::chrono::seconds(1));
+  const EvalResult r = ev.evaluate(c, t, {});
+  EXPECT_EQ(r.status, Status::infra_error) << "the machine's time ran out, not the candidate: masked";
+  EXPECT_NE(r.reason.find("--max-minutes"), std::string::npos) << r.reason;
+  EXPECT_EQ(r.candidate_name, "k");
+  ev.compile_ahead(c);
+  EXPECT_TRUE(ev.cut());
+  EXPECT_EQ(inner.evaluated, 2) << "nothing reaches the GPU after the deadline";
+  EXPECT_EQ(inner.compiled, 1) << "nor the compiler";
 }
 
 // Two sweeps of one task list sharing a claims folder, as the children of
