@@ -202,20 +202,30 @@ TEST(TileProposer, TheFirstPicksComeInThePriorsOrderAndTheRefitOnlyAfterThem) {
       << "after the first picks, the model is refitted to them: " << refitted;
 }
 
-TEST(TileProposer, GuidedMovesProposeThePoolsFastestPredictedConfig) {
+// Guided, every move a neighbour move, from the first proposal on.
+TileProposerOptions neighbours_only() {
   TileProposerOptions o = guided();
   o.random_restart_probability = 0;
   o.crossover_probability = 0;
-  o.model_move_probability = 0;  // neighbours only
+  o.model_move_probability = 0;
   o.model_first = 0;
-  auto proposer = make_tile_proposer(o);
+  return o;
+}
+
+// A config as the search hands it to the proposer (a parent, an evaluation).
+Evaluated as_evaluated(const tile::Config& c) {
+  Evaluated e;
+  e.candidate.name = tile::name(c);
+  e.candidate.meta["tile_config"] = tile::to_json(c);
+  return e;
+}
+
+TEST(TileProposer, GuidedMovesProposeThePoolsFastestPredictedConfig) {
+  auto proposer = make_tile_proposer(neighbours_only());
   auto ctx = context("1000x3000x520");
   const tile::Limits limits;
   const auto first = tile::rank_configs(ctx.task, limits, 1).front().config;
-  Evaluated parent;
-  parent.candidate.name = tile::name(first);
-  parent.candidate.meta["tile_config"] = tile::to_json(first);
-  ctx.parent = parent;
+  ctx.parent = as_evaluated(first);
   const Proposal p = proposer->propose(ctx);
   ASSERT_TRUE(p.ok) << p.error;
   EXPECT_EQ(p.proposer_info.at("move"), "neighbour");
@@ -235,23 +245,12 @@ TEST(TileProposer, GuidedMovesProposeThePoolsFastestPredictedConfig) {
 // config so far; the incumbent's one-knob neighbours join the pool then, and
 // one of them proposed is a "refine" move, as the tune's refinement is.
 TEST(TileProposer, ANeighbourMoveAlsoRanksTheIncumbentsNeighbours) {
-  TileProposerOptions o = guided();
-  o.random_restart_probability = 0;
-  o.crossover_probability = 0;
-  o.model_move_probability = 0;  // neighbours only
-  o.model_first = 0;
-  auto proposer = make_tile_proposer(o);
+  auto proposer = make_tile_proposer(neighbours_only());
   auto ctx = context("1000x3000x520");
   const tile::Limits limits;
   const auto ranking = tile::rank_configs(ctx.task, limits, 400);
   ASSERT_GE(ranking.size(), 400u);
   const tile::Config best = ranking.front().config, slow = ranking.back().config;
-  const auto as_evaluated = [](const tile::Config& c) {
-    Evaluated e;
-    e.candidate.name = tile::name(c);
-    e.candidate.meta["tile_config"] = tile::to_json(c);
-    return e;
-  };
   ctx.parent = as_evaluated(slow);  // the parent: a config the model ranks low
   const auto space = tile::default_space(ctx.task, limits);
   std::set<std::string> parents_ns, incumbents_only;
