@@ -41,9 +41,8 @@ struct Pool {
 // the search's best that its neighbour moves, from other parents, never
 // reached (H200, 2026-11-28, docs/search.md). The model ranks both together.
 Pool neighbour_pool(const ProposalContext& ctx, const tile::Space& space, const tile::Limits& limits,
-                    const tile::Config& parent, const Fresh& fresh) {
+                    const tile::Config& parent, std::optional<tile::Config> inc, const Fresh& fresh) {
   Pool pool{"neighbour", untried(tile::neighbours(parent, space, ctx.task, limits), fresh)};
-  auto inc = incumbent_of(ctx);
   if (inc) tile::canonicalize(*inc, ctx.task);
   if (!inc || tile::name(*inc) == tile::name(parent)) return pool;
   std::set<std::string> have;
@@ -58,8 +57,8 @@ Pool neighbour_pool(const ProposalContext& ctx, const tile::Space& space, const 
 
 // Which pool a move draws, by the options' probabilities (neighbours the rest).
 Pool draw_pool(const TileProposerOptions& o, const ProposalContext& ctx, const tile::Space& space,
-               const tile::Limits& limits, const tile::Config& parent, const std::vector<tile::Config>& model_next,
-               const Fresh& fresh, std::mt19937_64& rng) {
+               const tile::Limits& limits, const tile::Config& parent, const std::optional<tile::Config>& incumbent,
+               const std::vector<tile::Config>& model_next, const Fresh& fresh, std::mt19937_64& rng) {
   std::uniform_real_distribution<double> u(0.0, 1.0);
   const double r = u(rng);
   const auto mates = mates_of(ctx);
@@ -78,7 +77,7 @@ Pool draw_pool(const TileProposerOptions& o, const ProposalContext& ctx, const t
   }
   if (r < o.random_restart_probability + o.crossover_probability + o.model_move_probability)
     return {"model", model_next};
-  return neighbour_pool(ctx, space, limits, parent, fresh);
+  return neighbour_pool(ctx, space, limits, parent, incumbent, fresh);
 }
 
 }  // namespace
@@ -116,11 +115,12 @@ std::optional<Move> guided_move(const TileProposerOptions& o, const ProposalCont
     if (model_next.size() >= kModelPool) break;
     if (fresh(r.config)) model_next.push_back(r.config);
   }
+  const auto incumbent = incumbent_of(ctx);  // the neighbour pool and the far-slower check
   // A task's first configs are the model's top picks, in its order (as a tune's are).
   Pool pool;
   const bool model_first = !parent || tile_evaluations(ctx) < o.model_first;
   if (model_first) pool = {"model", model_next};
-  else pool = draw_pool(o, ctx, space, limits, *parent, model_next, fresh, rng);
+  else pool = draw_pool(o, ctx, space, limits, *parent, incumbent, model_next, fresh, rng);
   if (pool.configs.empty() && pool.kind != "model") pool = {"model", model_next};
   if (pool.configs.empty()) {  // the model's list is exhausted: the space at large
     std::vector<tile::Config> draws;
@@ -149,8 +149,8 @@ std::optional<Move> guided_move(const TileProposerOptions& o, const ProposalCont
   nlohmann::json info = {{"guided", true}, {"model", guide.describe()}, {"pool", pool.configs.size()},
                          {"explore", explore}};
   if (!pool.refine.empty()) info["pool_refine"] = pool.refine.size();  // of the pool, the incumbent's neighbours
-  if (const auto inc = incumbent_of(ctx); inc && !explore) {
-    const double inc_us = guide.predict({*inc}, ctx.task, limits).front();
+  if (incumbent && !explore) {
+    const double inc_us = guide.predict({*incumbent}, ctx.task, limits).front();
     info["incumbent_predicted_us"] = inc_us;
     // No wasted steps: a move whose best is predicted far slower than the
     // incumbent gives way to the model's next pick, when that is faster.
