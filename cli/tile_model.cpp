@@ -1,4 +1,4 @@
-// `tessera tile model train|eval`: the learned cost model (docs/tile.md, "The
+// `tessera tile model train|eval|rows|features`: the learned cost model (docs/tile.md, "The
 // learned cost model"). train fits it on what tessera measured (bench and
 // search run folders) and stores it for the GPU's kind, where tile tune, bench
 // suite and the search's tile proposer find it; eval judges it on shape
@@ -18,10 +18,13 @@
 #include "agent/proposers.hpp"
 #include "bench/model_data.hpp"
 #include "bench/model_eval.hpp"
+#include "bench/model_features.hpp"
 #include "cli/command.hpp"
 #include "cli/tile_args.hpp"
 #include "core/error.hpp"
 #include "core/fs.hpp"
+#include "core/table.hpp"
+#include "tile/features.hpp"
 #include "tile/learned_model.hpp"
 
 namespace tessera::cli {
@@ -102,6 +105,29 @@ void cmd_rows(const ModelArgs& a) {
   for (const auto& m : rows) shapes.insert(m.task.id()), kinds.insert(m.device_kind);
   fmt::print("wrote {} measurements of {} shapes ({}) from {} inputs ({} records skipped) to {}\n", rows.size(),
              shapes.size(), fmt::join(kinds, ", "), data.runs, data.skipped, a.out);
+}
+
+// The rows with every feature the trees see and what the models predict, a
+// CSV line each: for fitting other rankers, and for reading where one is wrong.
+void cmd_features(const ModelArgs& a) {
+  bench::check_csv_file_name(a.out, "--out");
+  const auto data = bench::read_model_data(paths(a.runs));
+  const std::string kind = pick_kind(data.rows, a.kind.empty() ? tile::kEveryKind : a.kind);
+  const auto rows = bench::of_kind(data.rows, kind);
+  // A file (a name with a folder or .json), or the model tile tune ranks with on that kind: its
+  // own, else the pooled one.
+  const std::filesystem::path named(a.model);
+  const bool file = named.has_parent_path() || named.extension() == ".json";
+  if (file && !std::filesystem::is_regular_file(named))
+    fail_bad_input(fmt::format("--model {}: no such model file", a.model));
+  const tile::LearnedModel model = a.model.empty() ? tile::LearnedModel{}
+                                   : file          ? tile::LearnedModel::load(named)
+                                                   : tile::model_for_device(a.model);
+  if (!a.model.empty() && model.empty())
+    fail_bad_input(fmt::format("--model {}: no model stored for that kind, nor a pooled one", a.model));
+  atomic_write_file(a.out, to_csv(bench::feature_table(rows, model)));
+  fmt::print("wrote {} measurements with {} features each to {} (model_us: {})\n", rows.size(),
+             tile::feature_names().size(), a.out, model.describe());
 }
 
 void print_row(const bench::ModelJudgement& j, const std::string& label) {
@@ -236,6 +262,13 @@ void add_model_command(CLI::App* tile) {
   rows->add_option("--device-kind", a->kind, "only this GPU kind's measurements (h200, h100, ...; default: all)");
   rows->add_option("--out", a->out, "rows file (.jsonl)")->required();
   rows->callback([a] { cmd_rows(*a); });
+  auto* features = model->add_subcommand(
+      "features", "write the measurements with the features the model sees and its predictions, a CSV line each");
+  features->add_option("runs", a->runs, "bench or search run folders (or folders holding them), or rows files (.jsonl)")->required();
+  features->add_option("--device-kind", a->kind, "only this GPU kind's measurements (h200, h100, ...; default: all)");
+  features->add_option("--model", a->model, "the learned model whose predictions fill model_us: a model file (.json), or a device kind: the model tile tune ranks with on it (default: none, the analytical model)");
+  features->add_option("--out", a->out, "feature table (.csv)")->required();
+  features->callback([a] { cmd_features(*a); });
   auto* eval = model->add_subcommand("eval", "judge the learned and analytical models on shape families held out");
   add_common(eval, *a);
   eval->add_option("--folds", a->folds, "folds of the family split")->capture_default_str()->check(CLI::Range(2, 50));

@@ -1,0 +1,45 @@
+#include "bench/model_features.hpp"
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "tile/cost_model.hpp"
+#include "tile/features.hpp"
+
+namespace tessera::bench {
+
+namespace {
+
+// Enough digits that a feature read back is the float the trees were given.
+std::string number(double v) { return fmt::format("{:.9g}", v); }
+
+}  // namespace
+
+Table feature_table(const std::vector<tile::Measurement>& rows, const tile::LearnedModel& model) {
+  std::vector<std::string> headers = {"task", "family", "device_kind", "config", "cold_us", "analytical_us", "model_us"};
+  const auto& names = tile::feature_names();
+  headers.insert(headers.end(), names.begin(), names.end());
+  Table table(std::move(headers));
+  for (const auto& m : rows) {
+    const tile::Prediction p = tile::predict(m.config, m.task, m.limits);
+    const std::vector<float> f = tile::features(m.config, m.task, m.limits, p);
+    std::vector<std::string> cells = {m.task.id(),
+                                      tile::weight_family(m.task),
+                                      m.device_kind,
+                                      tile::name(m.config),
+                                      number(m.cold_us),
+                                      number(p.time_us),
+                                      number(model.predict_us(m.config, m.task, m.limits))};
+    for (float v : f) cells.push_back(number(v));
+    table.add_row(std::move(cells));
+  }
+  return table;
+}
+
+void check_csv_file_name(const std::filesystem::path& file, const std::string& option) {
+  if (file.extension() != ".csv")
+    fail_bad_input(fmt::format("{} {}: the feature table is CSV: give a file name that ends in .csv", option,
+                               file.string()));
+}
+
+}  // namespace tessera::bench
