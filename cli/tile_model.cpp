@@ -91,6 +91,18 @@ void cmd_train(const ModelArgs& a) {
                for (const auto& m : rows) s.insert(m.task.id());
                return s.size();
              }(), data.runs, data.skipped, out.string());
+  // Measured (docs/tile.md): a layer trained on 67 LLM layers over the shipped model ranked held-out
+  // grid shapes of the same sizes far worse than the model under it. Say what it saw.
+  const auto extent = [&](auto dim) {
+    const auto [lo, hi] = std::minmax_element(rows.begin(), rows.end(),
+                                              [&](const auto& x, const auto& y) { return dim(x.task) < dim(y.task); });
+    return fmt::format("{}-{}", dim(lo->task), dim(hi->task));
+  };
+  fmt::print("it learned from M {}, N {}, K {}; on other shapes it may rank worse than {}: judge it there with "
+             "`tessera tile model eval OTHER_RUNS --model {}`\n",
+             extent([](const Task& t) { return t.m; }), extent([](const Task& t) { return t.n; }),
+             extent([](const Task& t) { return t.k; }), prior.empty() ? "the analytical model" : prior.describe(),
+             out.string());
 }
 
 // The rows `train` would learn from, a JSON line each: a model's training data
