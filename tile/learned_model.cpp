@@ -281,8 +281,7 @@ LearnedModel LearnedModel::from_json(const nlohmann::json& j) {
 }
 
 void LearnedModel::save(const std::filesystem::path& file) const {
-  std::filesystem::create_directories(file.parent_path());
-  atomic_write_file(file, to_json().dump());
+  atomic_write_file(file, to_json().dump());  // makes the file's folder when it names one
 }
 
 LearnedModel LearnedModel::load(const std::filesystem::path& file) {

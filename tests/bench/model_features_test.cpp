@@ -132,6 +132,19 @@ TEST(ModelFeatures, ModelUsIsTheLearnedModelsPrediction) {
   EXPECT_GT(moved, 0) << "the trained model corrects the analytical times";
 }
 
+// A model file named without a folder goes to the working folder (it was an
+// internal error: the save made the file's empty parent folder).
+TEST(ModelFeatures, TrainWritesAModelNamedWithoutAFolderInTheWorkingFolder) {
+  if (!tile::LearnedModel::available()) GTEST_SKIP() << "built without XGBoost (install libxgboost-dev): no learned model";
+  const auto dir = testing::fresh_dir("model_train_here");
+  write_rows(dir / "rows.jsonl", rows());
+  const auto r = tessera::testing::run_command(fmt::format("cd '{}' && TESSERA_CACHE_DIR=cache {} tile model train rows.jsonl --out m.json 2>&1",
+                                                           dir.string(), TESSERA_BINARY));
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_TRUE(std::filesystem::is_regular_file(dir / "m.json")) << r.out;
+  EXPECT_EQ(tile::LearnedModel::load(dir / "m.json").describe(), "learned h200 (16 rows)");
+}
+
 TEST(ModelFeatures, ABadFileNameOrAMissingModelIsAnErrorThatWritesNothing) {
   const auto dir = testing::fresh_dir("model_features_bad");
   write_rows(dir / "rows.jsonl", rows());
