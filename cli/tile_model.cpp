@@ -19,6 +19,7 @@
 #include "bench/model_data.hpp"
 #include "bench/model_eval.hpp"
 #include "bench/model_features.hpp"
+#include "bench/model_knobs.hpp"
 #include "cli/command.hpp"
 #include "cli/tile_args.hpp"
 #include "core/error.hpp"
@@ -39,6 +40,7 @@ struct ModelArgs {
   std::string model;     // eval: judge this model file on every row instead of cross-validating
   int folds = 5;
   int online = 0;        // eval --model: replay learning during a search over this many picks
+  bool knobs = false;    // eval --model: the one-knob pairs table
   bool json = false;
   tile::TrainOptions train;
 };
@@ -169,6 +171,22 @@ void print_replays(int budget, const std::vector<std::pair<std::string, tile::Le
   }
 }
 
+// Pairs of one shape's measured configs that differ in one knob: the changes
+// seen at least this often are listed.
+constexpr int kMinKnobPairs = 10;
+
+void print_knobs(const std::vector<bench::KnobChange>& knobs) {
+  fmt::print("\none-knob pairs among each shape's measured configs (changes seen {} times or more): time(to) / "
+             "time(from) - 1, geometric mean over the pairs\n",
+             kMinKnobPairs);
+  fmt::print("{:<10} {:>24} {:>6} {:>9} {:>9} {:>11} {:>15}\n", "knob", "from -> to", "pairs", "measured", "model",
+             "analytical", "model's order");
+  for (const auto& k : knobs)
+    fmt::print("{:<10} {:>24} {:>6} {:>8.1f}% {:>8.1f}% {:>10.1f}% {:>14.0f}%\n", k.knob, k.from + " -> " + k.to,
+               k.pairs, 100 * k.measured, 100 * k.predicted, 100 * k.analytical, 100 * k.agree);
+  if (knobs.empty()) fmt::print("(none)\n");
+}
+
 // The rows of shapes whose weight family the model never saw, and how many
 // were set aside: judged on its own training shapes, a model looks better
 // than it is. A model file that does not record its families keeps every row.
@@ -209,11 +227,16 @@ void cmd_eval(const ModelArgs& a) {
     const auto split = held_out_of(model, rows, a.model);
     const auto& held = split.held;
     const auto learned = bench::judge_model(model, held), analytical = bench::judge_model(tile::LearnedModel{}, held);
+    const auto knobs = a.knobs ? bench::knob_changes(model, held, kMinKnobPairs) : std::vector<bench::KnobChange>{};
     if (a.json) {
-      fmt::print("{}\n", nlohmann::json{{"analytical", bench::to_json(analytical)},
-                                        {"model", bench::to_json(learned)},
-                                        {"set_aside", {{"measurements", split.set_aside_rows}, {"shapes", split.set_aside_shapes}}}}
-                             .dump(2));
+      nlohmann::json j{{"analytical", bench::to_json(analytical)},
+                       {"model", bench::to_json(learned)},
+                       {"set_aside", {{"measurements", split.set_aside_rows}, {"shapes", split.set_aside_shapes}}}};
+      if (a.knobs) {
+        j["knobs"] = nlohmann::json::array();
+        for (const auto& k : knobs) j["knobs"].push_back(bench::to_json(k));
+      }
+      fmt::print("{}\n", j.dump(2));
       return;
     }
     fmt::print("{} measurements of {} on {} shapes; the model file {} judged on them\n", held.size(), kind,
@@ -227,8 +250,10 @@ void cmd_eval(const ModelArgs& a) {
     print_row(analytical, "analytical");
     print_row(learned, model.describe());
     if (a.online > 0) print_replays(a.online, {{"analytical", tile::LearnedModel{}}, {model.describe(), model}}, held);
+    if (a.knobs) print_knobs(knobs);
     return;
   }
+  if (a.knobs) fail_bad_input("--knobs judges one model's pairs: give it with --model FILE");
   const tile::LearnedModel prior = load_prior(a.prior);
   const auto cv = bench::cross_validate(rows, a.folds, prior, a.train, kind);
   if (a.json) {
@@ -288,6 +313,7 @@ void add_model_command(CLI::App* tile) {
   eval->add_option("--model", a->model, "judge this trained model file on the runs (held-out runs) instead of cross-validating");
   eval->add_option("--online", a->online, "with --model: replay a search's refit over this many picks of each shape's measured configs")
       ->check(CLI::Range(1, 64));
+  eval->add_flag("--knobs", a->knobs, "with --model: for each knob, the pairs of configs that differ in it alone, measured against predicted");
   eval->callback([a] { cmd_eval(*a); });
 }
 
