@@ -35,6 +35,11 @@
 #            record keeps); carried back, the next call continues it
 #            ($SWEEP_ARGS: more bench suite arguments, e.g. "--retry timeout"); cut $SWEEP_GRACE (90) seconds
 #            after its minutes even with a shape in flight, so the call still brings back what was recorded
+#   model_ab the same bench suite sweep ranked by two cost models, one after the other: $MODEL_AB_BASE (default
+#            the model the GPU's kind finds: the shipped one) and $MODEL_AB_FILE (required), over $MODEL_AB_TASKS
+#            (default datasets/llm_shapes.json) with $MODEL_AB_KERNELS (tile:8) for $MODEL_AB_MINUTES (3) each
+#            ($MODEL_AB_ARGS: more bench suite arguments, e.g. "--gpus all"); the comparison
+#            (scripts/model_ab.py) in $OUT/model_ab.md, both run folders in $OUT/model_ab.tgz
 #   suite_gpus  $SUITE_SHAPES shapes of the grid (every $SUITE_STRIDE-th), baselines on GPU 0, then bench suite --gpus all:
 #            time and per-shape agreement ($SUITE_PART=one|all splits it over calls: see the stage)
 #   scale    tessera bench scale over the machine's GPUs ($SCALE_ARGS), figures in $OUT/scale.{md,json}
@@ -272,6 +277,35 @@ if has sweep; then
   # report and `tessera tile model train` read.
   tar czf "$OUT/$(basename "$SWEEP_DIR").tgz" -C "$(dirname "$SWEEP_DIR")" --exclude="$(basename "$SWEEP_DIR")/search" \
     "$(basename "$SWEEP_DIR")"
+fi
+
+if has model_ab; then
+  # What a cost model does to the kernels a sweep finds, before it ranks anything else: the same
+  # tasks and kernels twice, each run with its baselines (a speedup is a ratio within one run).
+  # Measured this way (docs/tile.md, nineteenth session): a layer trained on one set of shapes took
+  # another set's tile:8 from 1.053x to 1.020x while judging well on its own.
+  if [ ! -f "${MODEL_AB_FILE:-}" ]; then
+    echo "model_ab: set MODEL_AB_FILE to the candidate model file (and carry it)"
+    ROWS+=("model_ab|FAIL|0")
+    table > "$OUT/summary.txt"
+  else
+    hard=$(awk -v m="${MODEL_AB_MINUTES:-3}" 'BEGIN { printf "%d", m * 60 + 30 }')
+    for side in base candidate; do
+      model=${MODEL_AB_BASE:-}
+      [ "$side" = candidate ] && model=$MODEL_AB_FILE
+      [ -n "$model" ] && model=$(realpath "$model")  # the --gpus children start elsewhere
+      rm -rf "runs/model_ab/$side"
+      step "model_ab_$side" bash -c '"$@"; rc=$?; [ $rc -eq 0 ] || [ $rc -eq 5 ] || [ $rc -eq 124 ]' _ \
+        env ${model:+TESSERA_COST_MODEL=$model} timeout -k 10 "$hard" "$T" bench suite \
+        --tasks "${MODEL_AB_TASKS:-datasets/llm_shapes.json}" --kernels "${MODEL_AB_KERNELS:-tile:8}" \
+        --out "runs/model_ab/$side" --max-minutes "${MODEL_AB_MINUTES:-3}" --no-progress ${MODEL_AB_ARGS:-}
+      pkill -TERM -f "$T bench suite --tasks" 2>/dev/null && sleep 3
+    done
+    python3 scripts/model_ab.py runs/model_ab/base runs/model_ab/candidate "${MODEL_AB_BASE:-shipped}" \
+      "$(basename "$MODEL_AB_FILE")" > "$OUT/model_ab.md"
+    head -n 8 "$OUT/model_ab.md"
+    tar czf "$OUT/model_ab.tgz" -C runs --exclude=search model_ab
+  fi
 fi
 
 if has integrity; then
