@@ -136,7 +136,12 @@ CrossValidation cross_validate(const std::vector<tile::Measurement>& rows, int f
     if (!prior.empty()) append(cv.prior, judge_model(prior, test));
     if (train.empty()) continue;
     cv.train_rows += int(train.size());
-    append(cv.learned, judge_model(tile::LearnedModel::train(train, prior, options, kind), test));
+    const auto learned = tile::LearnedModel::train(train, prior, options, kind);
+    append(cv.learned, judge_model(learned, test));
+    for (const auto& m : test) {
+      cv.held_rows.push_back(m);
+      cv.held_predicted_us.push_back(learned.predict_us(m.config, m.task, m.limits));
+    }
   }
   for (auto* j : {&cv.analytical, &cv.prior, &cv.learned}) summarize(*j);
   return cv;

@@ -51,6 +51,10 @@ ModelJudgement judge_model(const tile::LearnedModel& model, const std::vector<ti
 struct CrossValidation {
   ModelJudgement analytical, prior, learned;
   int folds = 0, families = 0, train_rows = 0;
+  // Every judged row with what the model trained without its fold predicted
+  // for it (for the one-knob pairs, model_knobs.hpp).
+  std::vector<tile::Measurement> held_rows;
+  std::vector<double> held_predicted_us;
 };
 CrossValidation cross_validate(const std::vector<tile::Measurement>& rows, int folds, const tile::LearnedModel& prior,
                                const tile::TrainOptions& options, const std::string& kind);

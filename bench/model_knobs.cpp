@@ -7,6 +7,7 @@
 #include <tuple>
 #include <vector>
 
+#include "core/error.hpp"
 #include "tile/config.hpp"
 #include "tile/cost_model.hpp"
 
@@ -45,12 +46,20 @@ struct Timed {
 
 std::vector<KnobChange> knob_changes(const tile::LearnedModel& model, const std::vector<tile::Measurement>& rows,
                                      int min_pairs) {
+  std::vector<double> predicted;
+  for (const auto& m : rows) predicted.push_back(model.predict_us(m.config, m.task, m.limits));
+  return knob_changes(rows, predicted, min_pairs);
+}
+
+std::vector<KnobChange> knob_changes(const std::vector<tile::Measurement>& rows, const std::vector<double>& predicted_us,
+                                     int min_pairs) {
+  if (predicted_us.size() != rows.size()) throw Error("knob_changes: one prediction per row");  // a tessera bug
   std::map<std::string, std::vector<Timed>> by_shape;  // device kind and task
-  for (const auto& m : rows) {
-    if (m.cold_us <= 0) continue;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto& m = rows[i];
+    if (m.cold_us <= 0 || predicted_us[i] <= 0) continue;
     const tile::Prediction p = tile::predict(m.config, m.task, m.limits);
-    by_shape[m.device_kind + "/" + m.task.id()].push_back(
-        {fields(m.config), m.cold_us, model.predict_us(m.config, m.task, m.limits), p.time_us});
+    by_shape[m.device_kind + "/" + m.task.id()].push_back({fields(m.config), m.cold_us, predicted_us[i], p.time_us});
   }
   struct Sum {
     int pairs = 0, agree = 0;

@@ -24,7 +24,11 @@ struct KnobChange {
   double agree = 0;  // share of pairs the model orders as measured (a predicted tie is not)
 };
 
-// The changes seen in at least `min_pairs` pairs, most pairs first.
+// The changes seen in at least `min_pairs` pairs, most pairs first, with
+// `predicted_us[i]` the prediction for rows[i] (the same size as rows).
+std::vector<KnobChange> knob_changes(const std::vector<tile::Measurement>& rows, const std::vector<double>& predicted_us,
+                                     int min_pairs);
+// The same with `model`'s predictions (empty: the analytical model's).
 std::vector<KnobChange> knob_changes(const tile::LearnedModel& model, const std::vector<tile::Measurement>& rows,
                                      int min_pairs);
 nlohmann::json to_json(const KnobChange& k);

@@ -253,11 +253,16 @@ void cmd_eval(const ModelArgs& a) {
     if (a.knobs) print_knobs(knobs);
     return;
   }
-  if (a.knobs) fail_bad_input("--knobs judges one model's pairs: give it with --model FILE");
   const tile::LearnedModel prior = load_prior(a.prior);
   const auto cv = bench::cross_validate(rows, a.folds, prior, a.train, kind);
   if (a.json) {
-    fmt::print("{}\n", bench::to_json(cv).dump(2));
+    nlohmann::json j = bench::to_json(cv);
+    if (a.knobs) {
+      j["knobs"] = nlohmann::json::array();
+      for (const auto& k : bench::knob_changes(cv.held_rows, cv.held_predicted_us, kMinKnobPairs))
+        j["knobs"].push_back(bench::to_json(k));
+    }
+    fmt::print("{}\n", j.dump(2));
     return;
   }
   fmt::print("{} measurements of {} on {} shape families, {}-fold by family (each fold judged by a model that never "
@@ -267,6 +272,7 @@ void cmd_eval(const ModelArgs& a) {
   print_row(cv.analytical, "analytical");
   if (!cv.prior.shapes.empty()) print_row(cv.prior, "prior alone: " + prior.describe());
   print_row(cv.learned, fmt::format("learned{} (trained on the other folds)", prior.empty() ? "" : " on the prior"));
+  if (a.knobs) print_knobs(bench::knob_changes(cv.held_rows, cv.held_predicted_us, kMinKnobPairs));
 }
 
 void add_common(CLI::App* cmd, ModelArgs& a) {
@@ -313,7 +319,7 @@ void add_model_command(CLI::App* tile) {
   eval->add_option("--model", a->model, "judge this trained model file on the runs (held-out runs) instead of cross-validating");
   eval->add_option("--online", a->online, "with --model: replay a search's refit over this many picks of each shape's measured configs")
       ->check(CLI::Range(1, 64));
-  eval->add_flag("--knobs", a->knobs, "with --model: for each knob, the pairs of configs that differ in it alone, measured against predicted");
+  eval->add_flag("--knobs", a->knobs, "for each knob, the pairs of configs that differ in it alone, measured against predicted (by --model, or by each fold's model)");
   eval->callback([a] { cmd_eval(*a); });
 }
 

@@ -11,7 +11,9 @@
 #include <vector>
 
 #include "bench/model_data.hpp"
+#include "bench/model_eval.hpp"
 #include "bench/model_knobs.hpp"
+#include "core/error.hpp"
 #include "core/task.hpp"
 #include "tests/bench/synthetic.hpp"
 #include "tests/testing.hpp"
@@ -95,17 +97,48 @@ TEST(ModelKnobs, AFusedEpilogueIsNotAKnob) {
   EXPECT_EQ(changes[0].knob, "raster");
 }
 
-TEST(ModelKnobs, KnobsWithoutAModelIsOneClearError) {
-  if (!tile::LearnedModel::available()) GTEST_SKIP() << "built without XGBoost (install libxgboost-dev): eval is unavailable";
+// Given predictions are read row by row, as a model's would be; one
+// prediction short is a tessera bug, not a table.
+TEST(ModelKnobs, GivenPredictionsAreReadLikeAModels) {
   const Task task = task_from_shape("257x4096x4096");
   std::vector<tile::Measurement> rows;
-  for (const auto& r : tile::rank_configs(task, tile::Limits{}, 8)) rows.push_back(at(task, r.config, r.prediction.time_us));
+  std::vector<double> predicted;
+  for (const auto& r : tile::rank_configs(task, tile::Limits{}, 40)) {
+    rows.push_back(at(task, r.config, r.prediction.time_us * (r.config.raster == 8 ? 1.0 : 1.2)));
+    predicted.push_back(r.prediction.time_us);
+  }
+  const auto given = knob_changes(rows, predicted, 1), by_model = knob_changes(tile::LearnedModel{}, rows, 1);
+  ASSERT_FALSE(given.empty());
+  ASSERT_EQ(given.size(), by_model.size());
+  for (std::size_t i = 0; i < given.size(); ++i) {
+    EXPECT_EQ(given[i].knob, by_model[i].knob);
+    EXPECT_EQ(given[i].pairs, by_model[i].pairs);
+    EXPECT_DOUBLE_EQ(given[i].predicted, by_model[i].predicted);
+  }
+  predicted.pop_back();
+  EXPECT_THROW(knob_changes(rows, predicted, 1), Error);
+}
+
+// Without --model, --knobs reads each fold's rows as the model trained
+// without that fold predicted them (the cross-validation's own predictions).
+TEST(ModelKnobs, CrossValidationKeepsEachHeldOutRowsPrediction) {
+  if (!tile::LearnedModel::available()) GTEST_SKIP() << "built without XGBoost (install libxgboost-dev): no learned model";
+  std::vector<tile::Measurement> rows;
+  for (const char* shape : {"257x4096x4096", "33x3584x3584", "1000x2048x7168", "7x8192x1024"}) {
+    const Task task = task_from_shape(shape);
+    for (const auto& r : tile::rank_configs(task, tile::Limits{}, 12))
+      rows.push_back(at(task, r.config, r.prediction.time_us * (r.config.swap_ab ? 0.9 : 1.1)));
+  }
+  const auto cv = cross_validate(rows, 2, tile::LearnedModel{}, tile::TrainOptions{}, "h200");
+  ASSERT_EQ(cv.held_rows.size(), rows.size()) << "every row is judged once, in its fold";
+  ASSERT_EQ(cv.held_predicted_us.size(), rows.size());
+  for (double us : cv.held_predicted_us) EXPECT_GT(us, 0);
   const auto dir = testing::fresh_dir("model_knobs_cli");
   write_rows(dir / "rows.jsonl", rows);
   const auto r = tessera::testing::run_command(
-      fmt::format("{} tile model eval {} --knobs 2>&1", TESSERA_BINARY, (dir / "rows.jsonl").string()));
-  EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_NE(r.out.find("--knobs judges one model's pairs: give it with --model FILE"), std::string::npos) << r.out;
+      fmt::format("{} tile model eval {} --folds 2 --knobs 2>&1", TESSERA_BINARY, (dir / "rows.jsonl").string()));
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("one-knob pairs among each shape's measured configs"), std::string::npos) << r.out;
 }
 
 }  // namespace
