@@ -41,6 +41,10 @@ def main() -> int:
     if len(sys.argv) not in (3, 5):
         print(__doc__)
         return 2
+    for run in sys.argv[1:3]:
+        if not (Path(run) / "shapes.csv").is_file():
+            print(f"{run} has no shapes.csv: not a bench suite run, or it recorded no shape")
+            return 1
     a, b = shapes(Path(sys.argv[1])), shapes(Path(sys.argv[2]))
     name_a, name_b = (sys.argv[3], sys.argv[4]) if len(sys.argv) == 5 else ("A", "B")
     common = sorted(k for k in a if k in b)

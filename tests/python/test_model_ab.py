@@ -46,3 +46,12 @@ def test_no_common_shape_is_an_error_not_a_table(tmp_path: Path) -> None:
     done = run(str(a), str(b))
     assert done.returncode == 1
     assert "no shape measured in both runs (1 and 1 shapes)" in done.stdout
+
+
+def test_a_run_without_a_table_is_named(tmp_path: Path) -> None:
+    a = write_run(tmp_path / "a", [("1_2_3", "small", "1.10", "k1")])
+    (tmp_path / "empty").mkdir()
+    done = run(str(a), str(tmp_path / "empty"))
+    assert done.returncode == 1
+    assert f"{tmp_path / 'empty'} has no shapes.csv" in done.stdout
+    assert not done.stderr
