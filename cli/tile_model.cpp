@@ -283,11 +283,12 @@ void add_common(CLI::App* cmd, ModelArgs& a) {
   cmd->add_option("--max-depth", a.train.max_depth, "tree depth")->capture_default_str()->check(CLI::Range(1, 16));
   cmd->add_option("--learning-rate", a.train.learning_rate, "shrinkage per round")->capture_default_str()->check(CLI::Range(0.001, 1.0));
   cmd->add_option("--min-child-weight", a.train.min_child_weight, "least hessian weight in a leaf")->capture_default_str();
-  cmd->add_option("--target", a.train.target, "what the trees fit: pairwise (the order of each shape's configs, then their level) or residual (log2 measured / analytical)")
+  cmd->add_option("--target", a.train.target, "what the trees fit: pairwise (the order of each shape's configs, then their level), residual (log2 measured / analytical), or blend (both side by side, averaged)")
       ->capture_default_str()
       ->transform(CLI::CheckedTransformer(std::map<std::string, tile::TrainOptions::Target>{
           {"residual", tile::TrainOptions::Target::residual},
-          {"pairwise", tile::TrainOptions::Target::pairwise}}));
+          {"pairwise", tile::TrainOptions::Target::pairwise},
+          {"blend", tile::TrainOptions::Target::blend}}));
 }
 
 }  // namespace

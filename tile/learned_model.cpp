@@ -188,7 +188,7 @@ std::string LearnedModel::describe() const {
   if (layers_.empty()) return "analytical";
   std::string s;
   for (auto it = layers_.rbegin(); it != layers_.rend(); ++it)
-    if ((*it)->role != detail::Role::level)  // the level layer is its ranking layer's second half
+    if ((*it)->role != detail::Role::level && (*it)->role != detail::Role::blend)  // parts of the ranking layer's model
       s += fmt::format("{}{} ({} rows)", s.empty() ? "learned " : " on ", (*it)->device_kind, (*it)->rows);
   return s;
 }
@@ -208,18 +208,28 @@ std::vector<double> LearnedModel::residuals(const std::vector<float>& flat, std:
 #ifdef TESSERA_HAVE_XGBOOST
   const detail::DMatrix data(flat, n, ncol);
   std::unique_ptr<detail::DMatrix> level;
+  std::vector<double> before_ranking;  // what a blend layer averages its branch with
   for (const auto& layer : layers_) {
     if (layer->role == detail::Role::level && !level)
       level = std::make_unique<detail::DMatrix>(detail::level_view(flat, ncol), n, ncol);
+    if (layer->role == detail::Role::ranking) before_ranking = out;
     std::lock_guard g(layer->mu);
     const auto m = layer->booster->margins(layer->role == detail::Role::level ? *level : data);
     for (std::size_t i = 0; i < n; ++i) {
-      if (layer->role != detail::Role::ranking) {
-        out[i] += m[i];
-        continue;
+      switch (layer->role) {
+        case detail::Role::residual:
+        case detail::Role::level:
+          out[i] += m[i];
+          break;
+        case detail::Role::ranking: {
+          const double analytical = detail::log2_analytical({flat.data() + i * ncol, ncol});
+          out[i] = layer->a * (analytical + out[i] - m[i]) - analytical;
+          break;
+        }
+        case detail::Role::blend:
+          out[i] = (1 - layer->a) * out[i] + layer->a * (before_ranking.empty() ? out[i] : before_ranking[i] + m[i]);
+          break;
       }
-      const double analytical = detail::log2_analytical({flat.data() + i * ncol, ncol});
-      out[i] = layer->a * (analytical + out[i] - m[i]) - analytical;
     }
   }
 #endif
@@ -265,9 +275,12 @@ LearnedModel LearnedModel::from_json(const nlohmann::json& j) {
     layer->rows = l.at("rows").get<int>();
     layer->options = l.value("options", nlohmann::json::object());
     const int role = l.value("role", 0);
-    if (role < int(detail::Role::residual) || role > int(detail::Role::level))
+    if (role < int(detail::Role::residual) || role > int(detail::Role::blend))
       fail_bad_input(fmt::format("cost model layer role {} is not one this tessera knows; train the model again", role));
     layer->role = detail::Role(role);
+    if (layer->role == detail::Role::blend &&
+        std::none_of(m.layers_.begin(), m.layers_.end(), [](const auto& x) { return x->role == detail::Role::ranking; }))
+      fail_bad_input("a blend layer of the cost model has no ranking layer under it; train the model again");
     layer->a = l.value("a", 1.0);
     layer->booster = std::make_unique<detail::Booster>();
     layer->booster->load_json(l.at("booster").dump());

@@ -113,8 +113,9 @@ TEST(LearnedModel, TheRankingTargetOrdersHeldOutShapesAndKeepsTimesNearMeasured)
   REQUIRE_XGBOOST();
   const auto train = planted({"7x4096x4096", "33x8192x2048", "100x14336x4096", "257x3584x3584", "1024x1024x8192"},
                              "h200", swap_factor);
-  ASSERT_EQ(TrainOptions{}.target, TrainOptions::Target::pairwise);
-  const LearnedModel m = LearnedModel::train(train, LearnedModel{}, TrainOptions{}, "h200");
+  TrainOptions pairwise;
+  pairwise.target = TrainOptions::Target::pairwise;
+  const LearnedModel m = LearnedModel::train(train, LearnedModel{}, pairwise, "h200");
   EXPECT_EQ(m.describe(), "learned h200 (" + std::to_string(train.size()) + " rows)") << "one model, its two halves";
   int pairs = 0, right = 0, near = 0, configs = 0;
   for (const auto& s : {"16x6144x5120", "64x2048x7168", "200x10240x2560"}) {
@@ -136,6 +137,46 @@ TEST(LearnedModel, TheRankingTargetOrdersHeldOutShapesAndKeepsTimesNearMeasured)
   ASSERT_GT(pairs, 100);
   EXPECT_GT(double(right) / pairs, 0.9) << right << " of " << pairs << " clearly ordered pairs";
   EXPECT_GT(double(near) / configs, 0.8) << near << " of " << configs << " within 2^0.5 of the measured time, less the shape's median error";
+}
+
+// The default target fits a ranking and a residual side by side on the same
+// rows and averages their log times: its prediction is the geometric mean of
+// the two models trained alone (training is deterministic), stored and read
+// back as one model.
+TEST(LearnedModel, TheBlendTargetIsTheGeometricMeanOfTheRankingAndTheResidualFits) {
+  REQUIRE_XGBOOST();
+  ASSERT_EQ(TrainOptions{}.target, TrainOptions::Target::blend);
+  const auto train = planted({"7x4096x4096", "33x8192x2048", "257x3584x3584"}, "h200", swap_factor, 24);
+  const LearnedModel prior = LearnedModel::train(planted({"100x14336x4096"}, "h100", swap_factor, 24), LearnedModel{},
+                                                 residual_options(), "h100");
+  TrainOptions pairwise;
+  pairwise.target = TrainOptions::Target::pairwise;
+  const LearnedModel blend = LearnedModel::train(train, prior, TrainOptions{}, "h200");
+  const LearnedModel ranking = LearnedModel::train(train, prior, pairwise, "h200");
+  const LearnedModel residual = LearnedModel::train(train, prior, residual_options(), "h200");
+  EXPECT_EQ(blend.describe(), ranking.describe()) << "one model on its prior";
+  EXPECT_EQ(blend.rows(), ranking.rows()) << "its rows counted once";
+  const auto file = std::filesystem::temp_directory_path() / "tessera_blend_model_test.json";
+  blend.save(file);
+  const LearnedModel back = LearnedModel::load(file);
+  std::filesystem::remove(file);
+  const Task t = task_from_shape("64x2048x7168");
+  int differ = 0;
+  for (const auto& r : rank_configs(t, Limits{}, 24)) {
+    const double b = blend.predict_us(r.config, t, Limits{});
+    const double p = ranking.predict_us(r.config, t, Limits{}), q = residual.predict_us(r.config, t, Limits{});
+    EXPECT_NEAR(std::log2(b), 0.5 * (std::log2(p) + std::log2(q)), 1e-5) << name(r.config);
+    EXPECT_DOUBLE_EQ(back.predict_us(r.config, t, Limits{}), b);
+    differ += std::abs(std::log2(p / q)) > 1e-3;
+  }
+  EXPECT_GT(differ, 0) << "the two fits disagree somewhere, so the average is a test of the blend";
+  // A blend layer without the ranking it averages with is a broken file.
+  auto j = blend.to_json();
+  nlohmann::json only_blend = nlohmann::json::array();
+  for (const auto& l : j["layers"])
+    if (l["role"] == 3 || l["device_kind"] == "h100") only_blend.push_back(l);
+  j["layers"] = only_blend;
+  EXPECT_THROW(LearnedModel::from_json(j), Error);
 }
 
 TEST(LearnedModel, RankConfigsOrdersByTheLearnedTimes) {

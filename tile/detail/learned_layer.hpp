@@ -27,6 +27,10 @@ enum class Role {
              // ranking loss's, not a time's: a level layer follows it
   level,     // log2(measured / below) from the shape's and device's features only: one constant per shape,
              // which puts the times back at their level and cannot change their order
+  blend,     // log2(measured / below) like residual, fitted on what was below the ranking layer under it,
+             // and averaged with that ranking (and level) branch: the result is (1 - a) x the branch + a x
+             // (below + this layer). The pairwise loss reads "a knob only the best configs were refined
+             // to" as speed (docs/tile.md); the residual fit does not, and the two together rank better
 };
 
 // The column of a feature (features.hpp) by name.
