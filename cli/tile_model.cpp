@@ -40,7 +40,7 @@ struct ModelArgs {
   std::string model;     // eval: judge this model file on every row instead of cross-validating
   int folds = 5;
   int online = 0;        // eval --model: replay learning during a search over this many picks
-  bool knobs = false;    // eval --model: the one-knob pairs table
+  bool knobs = false;    // eval: the one-knob pairs table (of --model, or of each fold's model)
   bool json = false;
   tile::TrainOptions train;
 };
@@ -175,6 +175,12 @@ void print_replays(int budget, const std::vector<std::pair<std::string, tile::Le
 // seen at least this often are listed.
 constexpr int kMinKnobPairs = 10;
 
+nlohmann::json knobs_json(const std::vector<bench::KnobChange>& knobs) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& k : knobs) out.push_back(bench::to_json(k));
+  return out;
+}
+
 void print_knobs(const std::vector<bench::KnobChange>& knobs) {
   fmt::print("\none-knob pairs among each shape's measured configs (changes seen {} times or more): time(to) / "
              "time(from) - 1, geometric mean over the pairs\n",
@@ -232,10 +238,7 @@ void cmd_eval(const ModelArgs& a) {
       nlohmann::json j{{"analytical", bench::to_json(analytical)},
                        {"model", bench::to_json(learned)},
                        {"set_aside", {{"measurements", split.set_aside_rows}, {"shapes", split.set_aside_shapes}}}};
-      if (a.knobs) {
-        j["knobs"] = nlohmann::json::array();
-        for (const auto& k : knobs) j["knobs"].push_back(bench::to_json(k));
-      }
+      if (a.knobs) j["knobs"] = knobs_json(knobs);
       fmt::print("{}\n", j.dump(2));
       return;
     }
@@ -255,13 +258,11 @@ void cmd_eval(const ModelArgs& a) {
   }
   const tile::LearnedModel prior = load_prior(a.prior);
   const auto cv = bench::cross_validate(rows, a.folds, prior, a.train, kind);
+  const auto knobs = a.knobs ? bench::knob_changes(cv.held_rows, cv.held_predicted_us, kMinKnobPairs)
+                             : std::vector<bench::KnobChange>{};
   if (a.json) {
     nlohmann::json j = bench::to_json(cv);
-    if (a.knobs) {
-      j["knobs"] = nlohmann::json::array();
-      for (const auto& k : bench::knob_changes(cv.held_rows, cv.held_predicted_us, kMinKnobPairs))
-        j["knobs"].push_back(bench::to_json(k));
-    }
+    if (a.knobs) j["knobs"] = knobs_json(knobs);
     fmt::print("{}\n", j.dump(2));
     return;
   }
@@ -272,7 +273,7 @@ void cmd_eval(const ModelArgs& a) {
   print_row(cv.analytical, "analytical");
   if (!cv.prior.shapes.empty()) print_row(cv.prior, "prior alone: " + prior.describe());
   print_row(cv.learned, fmt::format("learned{} (trained on the other folds)", prior.empty() ? "" : " on the prior"));
-  if (a.knobs) print_knobs(bench::knob_changes(cv.held_rows, cv.held_predicted_us, kMinKnobPairs));
+  if (a.knobs) print_knobs(knobs);
 }
 
 void add_common(CLI::App* cmd, ModelArgs& a) {
