@@ -82,6 +82,22 @@ step() {  # step NAME COMMAND...: runs it, logs to $LOGS/NAME.log, records PASS/
   table > "$OUT/summary.txt"
 }
 
+# bounded_suite NAME SECONDS ARGS...: `tessera bench suite ARGS` as step NAME, killed SECONDS after it
+# starts in case one evaluation hangs past its --max-minutes (which cuts the shape in flight itself).
+# Exit 5 means "stopped at the time limit; run again to continue", 124 "cut at the hard limit": not
+# failures. The children of --gpus run in sessions of their own: timeout's signal reaches the parent
+# only, so they are stopped after it. Environment assignments may lead ARGS' place through env:
+# bounded_suite NAME SECONDS VAR=VALUE... -- ARGS...
+bounded_suite() {
+  local name=$1 secs=$2; shift 2
+  local vars=()
+  while [ $# -gt 0 ] && [ "$1" != -- ] && [[ "$1" == *=* ]]; do vars+=("$1"); shift; done
+  [ "${1:-}" = -- ] && shift
+  step "$name" bash -c '"$@"; rc=$?; [ $rc -eq 0 ] || [ $rc -eq 5 ] || [ $rc -eq 124 ]' _ \
+    env ${vars[@]+"${vars[@]}"} timeout -k 10 "$secs" "$T" bench suite "$@"
+  pkill -TERM -f "$T bench suite --tasks" 2>/dev/null && sleep 3
+}
+
 # XGBoost for the learned cost model, carried from Debian's packages where the
 # machine has none (scripts/carry_xgboost.sh writes .deps/xgboost; carry .deps).
 if [ -d .deps/xgboost ] && [ -z "${TESSERA_XGBOOST_ROOT:-}" ]; then
@@ -265,12 +281,8 @@ if has sweep; then
   # SWEEP_GRACE seconds (default 90) after its minutes, its GPU children with it; the shapes
   # recorded by then come back, and the next call continues.
   hard=$(awk -v m="${SWEEP_MINUTES:-7}" -v g="${SWEEP_GRACE:-90}" 'BEGIN { printf "%d", m * 60 + g }')
-  # Exit 5 means "stopped at the time limit; run again to continue", 124 "cut at the hard limit": not failures here.
-  step sweep bash -c '"$@"; rc=$?; [ $rc -eq 0 ] || [ $rc -eq 5 ] || [ $rc -eq 124 ]' _ timeout -k 10 "$hard" \
-    "$T" bench suite --tasks "${SWEEP_TASKS:-datasets/grid1000.json}" --kernels "${SWEEP_KERNELS:-none}" \
+  bounded_suite sweep "$hard" -- --tasks "${SWEEP_TASKS:-datasets/grid1000.json}" --kernels "${SWEEP_KERNELS:-none}" \
     --out "$SWEEP_DIR" --max-minutes "${SWEEP_MINUTES:-7}" --no-progress ${SWEEP_ARGS:-}
-  # The children of --gpus run in sessions of their own: timeout's signal reaches the parent only.
-  pkill -TERM -f "$T bench suite --tasks" 2>/dev/null && sleep 3
   tail -n 12 "$LOGS/sweep.log"
   # Without the search runs of search:N shapes (about 3 MB of trajectories each: 60 shapes pass the
   # size a call brings back). The record keeps every search's sweep, which is what resume, the
@@ -295,11 +307,9 @@ if has model_ab; then
       [ "$side" = candidate ] && model=$MODEL_AB_FILE
       [ -n "$model" ] && model=$(realpath "$model")  # the --gpus children start elsewhere
       rm -rf "runs/model_ab/$side"
-      step "model_ab_$side" bash -c '"$@"; rc=$?; [ $rc -eq 0 ] || [ $rc -eq 5 ] || [ $rc -eq 124 ]' _ \
-        env ${model:+TESSERA_COST_MODEL=$model} timeout -k 10 "$hard" "$T" bench suite \
+      bounded_suite "model_ab_$side" "$hard" ${model:+TESSERA_COST_MODEL=$model} -- \
         --tasks "${MODEL_AB_TASKS:-datasets/llm_shapes.json}" --kernels "${MODEL_AB_KERNELS:-tile:8}" \
         --out "runs/model_ab/$side" --max-minutes "${MODEL_AB_MINUTES:-3}" --no-progress ${MODEL_AB_ARGS:-}
-      pkill -TERM -f "$T bench suite --tasks" 2>/dev/null && sleep 3
     done
     python3 scripts/model_ab.py runs/model_ab/base runs/model_ab/candidate "${MODEL_AB_BASE:-shipped}" \
       "$(basename "$MODEL_AB_FILE")" > "$OUT/model_ab.md"
