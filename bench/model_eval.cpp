@@ -11,6 +11,7 @@
 
 #include "core/hash.hpp"
 #include "tile/cost_model.hpp"
+#include "tile/features.hpp"
 
 namespace tessera::bench {
 
@@ -71,6 +72,20 @@ void append(ModelJudgement& into, const ModelJudgement& part) {
 }
 
 }  // namespace
+
+std::vector<double> predict_rows(const tile::LearnedModel& model, const std::vector<tile::Measurement>& rows) {
+  std::vector<double> out;
+  std::vector<std::vector<float>> features;
+  for (const auto& m : rows) {
+    const tile::Prediction p = tile::predict(m.config, m.task, m.limits);
+    out.push_back(p.time_us);
+    if (!model.empty()) features.push_back(tile::features(m.config, m.task, m.limits, p));
+  }
+  if (model.empty()) return out;
+  const auto residuals = model.residuals(features);
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] *= std::exp2(residuals[i]);
+  return out;
+}
 
 ModelJudgement judge_model(const tile::LearnedModel& model, const std::vector<tile::Measurement>& rows) {
   ModelJudgement j;
@@ -138,10 +153,9 @@ CrossValidation cross_validate(const std::vector<tile::Measurement>& rows, int f
     cv.train_rows += int(train.size());
     const auto learned = tile::LearnedModel::train(train, prior, options, kind);
     append(cv.learned, judge_model(learned, test));
-    for (const auto& m : test) {
-      cv.held_rows.push_back(m);
-      cv.held_predicted_us.push_back(learned.predict_us(m.config, m.task, m.limits));
-    }
+    const auto predicted = predict_rows(learned, test);
+    cv.held_rows.insert(cv.held_rows.end(), test.begin(), test.end());
+    cv.held_predicted_us.insert(cv.held_predicted_us.end(), predicted.begin(), predicted.end());
   }
   for (auto* j : {&cv.analytical, &cv.prior, &cv.learned}) summarize(*j);
   return cv;

@@ -41,6 +41,10 @@ struct ModelJudgement {
 };
 nlohmann::json to_json(const ModelJudgement& j);
 
+// What `model` predicts for each row, in µs, each with its own task and
+// device limits (LearnedModel::predict_us of every row, in one batch).
+std::vector<double> predict_rows(const tile::LearnedModel& model, const std::vector<tile::Measurement>& rows);
+
 // Judges `model` (empty: the analytical model) on `rows`.
 ModelJudgement judge_model(const tile::LearnedModel& model, const std::vector<tile::Measurement>& rows);
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "bench/model_eval.hpp"
 #include "core/error.hpp"
 #include "tile/cost_model.hpp"
 #include "tile/features.hpp"
@@ -20,7 +21,9 @@ Table feature_table(const std::vector<tile::Measurement>& rows, const tile::Lear
   const auto& names = tile::feature_names();
   headers.insert(headers.end(), names.begin(), names.end());
   Table table(std::move(headers));
-  for (const auto& m : rows) {
+  const std::vector<double> predicted = predict_rows(model, rows);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto& m = rows[i];
     const tile::Prediction p = tile::predict(m.config, m.task, m.limits);
     const std::vector<float> f = tile::features(m.config, m.task, m.limits, p);
     std::vector<std::string> cells = {m.task.id(),
@@ -29,7 +32,7 @@ Table feature_table(const std::vector<tile::Measurement>& rows, const tile::Lear
                                       tile::name(m.config),
                                       number(m.cold_us),
                                       number(p.time_us),
-                                      number(model.predict_us(m.config, m.task, m.limits))};
+                                      number(predicted[i])};
     for (float v : f) cells.push_back(number(v));
     table.add_row(std::move(cells));
   }

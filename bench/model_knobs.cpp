@@ -7,6 +7,7 @@
 #include <tuple>
 #include <vector>
 
+#include "bench/model_eval.hpp"
 #include "core/error.hpp"
 #include "tile/config.hpp"
 #include "tile/cost_model.hpp"
@@ -46,9 +47,7 @@ struct Timed {
 
 std::vector<KnobChange> knob_changes(const tile::LearnedModel& model, const std::vector<tile::Measurement>& rows,
                                      int min_pairs) {
-  std::vector<double> predicted;
-  for (const auto& m : rows) predicted.push_back(model.predict_us(m.config, m.task, m.limits));
-  return knob_changes(rows, predicted, min_pairs);
+  return knob_changes(rows, predict_rows(model, rows), min_pairs);
 }
 
 std::vector<KnobChange> knob_changes(const std::vector<tile::Measurement>& rows, const std::vector<double>& predicted_us,
