@@ -20,6 +20,7 @@
 #include "bench/model_eval.hpp"
 #include "bench/model_features.hpp"
 #include "bench/model_knobs.hpp"
+#include "bench/model_sets.hpp"
 #include "cli/command.hpp"
 #include "cli/tile_args.hpp"
 #include "core/error.hpp"
@@ -41,6 +42,7 @@ struct ModelArgs {
   int folds = 5;
   int online = 0;        // eval --model: replay learning during a search over this many picks
   bool knobs = false;    // eval: the one-knob pairs table (of --model, or of each fold's model)
+  bool by_input = false; // eval: leave one input out instead of the family folds
   bool json = false;
   tile::TrainOptions train;
 };
@@ -223,10 +225,41 @@ HeldOut held_out_of(const tile::LearnedModel& model, const std::vector<tile::Mea
   return out;
 }
 
+// Each input judged by a model trained on the others (bench/model_sets.hpp).
+void eval_by_input(const ModelArgs& a, const std::string& kind, const tile::LearnedModel& prior) {
+  std::vector<bench::NamedRows> sets;
+  for (const auto& run : a.runs) sets.push_back({run, bench::of_kind(bench::read_model_data({run}).rows, kind)});
+  const auto held = bench::hold_out_sets(sets, prior, a.train, kind);
+  if (a.json) {
+    nlohmann::json j = nlohmann::json::array();
+    for (const auto& h : held) j.push_back(bench::to_json(h));
+    fmt::print("{}\n", j.dump(2));
+    return;
+  }
+  fmt::print("each input judged by a model trained on the other inputs' {} measurements{}, on its shapes whose family "
+             "(N x K) no other input holds\n",
+             kind, prior.empty() ? "" : " (stacked on the prior)");
+  for (const auto& h : held) {
+    fmt::print("\n{}: {} measurements; {} set aside ({} shapes of families another input holds); its model learned "
+               "from {}\n",
+               h.name, h.rows, h.set_aside_rows, h.set_aside_shapes, h.train_rows);
+    if (h.learned.shapes.empty()) {
+      fmt::print("(nothing judged: no shape of a family only this input holds has {} configs or more)\n",
+                 bench::kMinConfigs);
+      continue;
+    }
+    print_header();
+    print_row(h.analytical, "analytical");
+    if (!h.prior.shapes.empty()) print_row(h.prior, "prior alone: " + prior.describe());
+    print_row(h.learned, fmt::format("learned{} (the other inputs)", prior.empty() ? "" : " on the prior"));
+  }
+}
+
 void cmd_eval(const ModelArgs& a) {
   require_xgboost();
   const auto data = bench::read_model_data(paths(a.runs));
   const std::string kind = pick_kind(data.rows, a.kind);
+  if (a.by_input) return eval_by_input(a, kind, load_prior(a.prior));
   const auto rows = bench::of_kind(data.rows, kind);
   if (!a.model.empty()) {  // a trained model on shapes it never saw
     const tile::LearnedModel model = tile::LearnedModel::load(a.model);
@@ -316,12 +349,14 @@ void add_model_command(CLI::App* tile) {
   features->callback([a] { cmd_features(*a); });
   auto* eval = model->add_subcommand("eval", "judge the learned and analytical models on shape families held out");
   add_common(eval, *a);
-  eval->add_option("--folds", a->folds, "folds of the family split")->capture_default_str()->check(CLI::Range(2, 50));
+  auto* folds = eval->add_option("--folds", a->folds, "folds of the family split")->capture_default_str()->check(CLI::Range(2, 50));
   eval->add_flag("--json", a->json, "print the judgement as JSON, shape by shape");
-  eval->add_option("--model", a->model, "judge this trained model file on the runs (held-out runs) instead of cross-validating");
-  eval->add_option("--online", a->online, "with --model: replay a search's refit over this many picks of each shape's measured configs")
+  auto* model_file = eval->add_option("--model", a->model, "judge this trained model file on the runs (held-out runs) instead of cross-validating");
+  auto* online = eval->add_option("--online", a->online, "with --model: replay a search's refit over this many picks of each shape's measured configs")
       ->check(CLI::Range(1, 64));
-  eval->add_flag("--knobs", a->knobs, "for each knob, the pairs of configs that differ in it alone, measured against predicted (by --model, or by each fold's model)");
+  auto* by_input = eval->add_flag("--by-input", a->by_input, "leave one input out: judge each run folder or rows file by a model trained on the others, on its shapes of families they do not hold (does a model help on a set of shapes like none it learned from?)");
+  auto* knobs = eval->add_flag("--knobs", a->knobs, "for each knob, the pairs of configs that differ in it alone, measured against predicted (by --model, or by each fold's model)");
+  by_input->excludes(folds)->excludes(model_file)->excludes(online)->excludes(knobs);
   eval->callback([a] { cmd_eval(*a); });
 }
 
