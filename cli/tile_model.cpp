@@ -102,10 +102,15 @@ void cmd_train(const ModelArgs& a) {
                                               [&](const auto& x, const auto& y) { return dim(x.task) < dim(y.task); });
     return fmt::format("{}-{}", dim(lo->task), dim(hi->task));
   };
-  fmt::print("it learned from M {}, N {}, K {}; on other shapes it may rank worse than {}: judge it there with "
+  fmt::print("it learned from M {}, N {}, K {}; on other shapes it may rank worse than {}{}: judge it there with "
              "`tessera tile model eval OTHER_RUNS --model {}`\n",
              extent([](const Task& t) { return t.m; }), extent([](const Task& t) { return t.n; }),
              extent([](const Task& t) { return t.k; }), prior.empty() ? "the analytical model" : prior.describe(),
+             !prior.empty() && a.train.reach > 0
+                 ? fmt::format(" (beyond {:g} in log2 M, N, K from every shape it learned from, the prior's "
+                               "prediction stands: --reach)",
+                               a.train.reach)
+                 : "",
              out.string());
 }
 
@@ -317,6 +322,10 @@ void add_common(CLI::App* cmd, ModelArgs& a) {
   cmd->add_option("--max-depth", a.train.max_depth, "tree depth")->capture_default_str()->check(CLI::Range(1, 16));
   cmd->add_option("--learning-rate", a.train.learning_rate, "shrinkage per round")->capture_default_str()->check(CLI::Range(0.001, 1.0));
   cmd->add_option("--min-child-weight", a.train.min_child_weight, "least hessian weight in a leaf")->capture_default_str();
+  a.train.reach = tile::kDefaultReach;
+  cmd->add_option("--reach", a.train.reach, "with --prior: the new layers apply to shapes within this distance of one they learned from, in log2 of M, N and K (1: one of them twice or half as large); elsewhere the prior's prediction stands; 0: everywhere")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 64.0));
   cmd->add_option("--target", a.train.target, "what the trees fit: pairwise (the order of each shape's configs, then their level), residual (log2 measured / analytical), or blend (both side by side, averaged)")
       ->capture_default_str()
       ->transform(CLI::CheckedTransformer(std::map<std::string, tile::TrainOptions::Target>{

@@ -189,7 +189,8 @@ std::string LearnedModel::describe() const {
   std::string s;
   for (auto it = layers_.rbegin(); it != layers_.rend(); ++it)
     if ((*it)->role != detail::Role::level && (*it)->role != detail::Role::blend)  // parts of the ranking layer's model
-      s += fmt::format("{}{} ({} rows)", s.empty() ? "learned " : " on ", (*it)->device_kind, (*it)->rows);
+      s += fmt::format("{}{} ({} rows{})", s.empty() ? "learned " : " on ", (*it)->device_kind, (*it)->rows,
+                       (*it)->reach ? fmt::format(", reach {:g}", (*it)->reach->radius) : "");
   return s;
 }
 
@@ -209,13 +210,18 @@ std::vector<double> LearnedModel::residuals(const std::vector<float>& flat, std:
   const detail::DMatrix data(flat, n, ncol);
   std::unique_ptr<detail::DMatrix> level;
   std::vector<double> before_ranking;  // what a blend layer averages its branch with
+  const detail::Reach* reach = nullptr;  // the rows within it (one training's layers share one)
+  std::vector<char> inside;
   for (const auto& layer : layers_) {
     if (layer->role == detail::Role::level && !level)
       level = std::make_unique<detail::DMatrix>(detail::level_view(flat, ncol), n, ncol);
     if (layer->role == detail::Role::ranking) before_ranking = out;
+    if (layer->reach && layer->reach.get() != reach)
+      reach = layer->reach.get(), inside = detail::within(*reach, flat, ncol);
     std::lock_guard g(layer->mu);
     const auto m = layer->booster->margins(layer->role == detail::Role::level ? *level : data);
     for (std::size_t i = 0; i < n; ++i) {
+      if (layer->reach && !inside[i]) continue;  // beyond the shapes it learned from: the prior's prediction stands
       switch (layer->role) {
         case detail::Role::residual:
         case detail::Role::level:
@@ -253,6 +259,7 @@ nlohmann::json LearnedModel::to_json() const {
                       {"a", l->a},
                       {"options", l->options},
                       {"booster", nlohmann::json::parse(l->booster->save_json())}});
+    if (l->reach) layers.back()["reach"] = detail::to_json(*l->reach);
   }
 #endif
   nlohmann::json j = {{"schema", kSchema}, {"features", feature_names()}, {"layers", layers}};
@@ -282,6 +289,13 @@ LearnedModel LearnedModel::from_json(const nlohmann::json& j) {
         std::none_of(m.layers_.begin(), m.layers_.end(), [](const auto& x) { return x->role == detail::Role::ranking; }))
       fail_bad_input("a blend layer of the cost model has no ranking layer under it; train the model again");
     layer->a = l.value("a", 1.0);
+    if (l.contains("reach")) {  // the layers of one training share theirs (residuals() tests each reach once)
+      auto reach = detail::reach_from_json(l.at("reach"));
+      const auto& below = m.layers_.empty() ? nullptr : m.layers_.back()->reach;
+      layer->reach = below && below->radius == reach.radius && below->shapes == reach.shapes
+                         ? below
+                         : std::make_shared<const detail::Reach>(std::move(reach));
+    }
     layer->booster = std::make_unique<detail::Booster>();
     layer->booster->load_json(l.at("booster").dump());
     m.layers_.push_back(std::move(layer));

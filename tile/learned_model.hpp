@@ -82,7 +82,19 @@ struct TrainOptions {
   double learning_rate = 0.15;
   double min_child_weight = 2;
   double l2 = 1.0;
+  // Stacked on a prior: this training's layers apply only to shapes within
+  // this distance in (log2 M, log2 N, log2 K) of a shape it learned from
+  // (1.0: one of the three twice or half as large); elsewhere the prior's
+  // prediction stands. 0: everywhere. `tessera tile model train` sets
+  // kDefaultReach; a search's refit (one shape) leaves it at 0.
+  double reach = 0;
 };
+// Chosen on the H200 sweeps of datasets/cost_rows (docs/tile.md, twentieth
+// session): with it, the family folds rank exactly as with no reach, and left
+// one sweep out, layers kept all their gain on LLM layers they never saw and
+// lost far less on grid shapes unlike their rows (rho 0.575 against 0.498
+// without a reach; the prior alone 0.590). Shorter reaches cost the folds.
+inline constexpr double kDefaultReach = 2.5;
 // For the few rows of a search in progress: shallow trees that move the
 // prior only where measurements say so.
 TrainOptions online_train_options();

@@ -112,7 +112,8 @@ std::shared_ptr<LearnedModel::Layer> fit_layer(const Rows& r, const std::vector<
   layer->rows = role == Role::level ? 0 : int(r.n);  // the rows are counted once per model
   layer->role = role;
   layer->options = {{"role", int(role)}, {"trees", o.trees}, {"max_depth", o.max_depth},
-                    {"learning_rate", o.learning_rate}, {"min_child_weight", o.min_child_weight}, {"l2", o.l2}};
+                    {"learning_rate", o.learning_rate}, {"min_child_weight", o.min_child_weight}, {"l2", o.l2},
+                    {"reach", o.reach}};
   layer->booster = std::make_unique<detail::Booster>(train);
   auto& b = *layer->booster;
   b.set("objective", role == Role::ranking ? "rank:pairwise" : "reg:squarederror");
@@ -142,18 +143,27 @@ LearnedModel LearnedModel::train(const std::vector<Measurement>& rows, const Lea
 #else
   const Rows r = rows_of(rows);
   LearnedModel out = prior;
+  // Stacked with a reach: this training's layers apply near its rows' shapes only.
+  const auto reach = o.reach > 0 && !prior.empty()
+                         ? std::make_shared<const detail::Reach>(detail::reach_of(r.flat, r.ncol, o.reach))
+                         : nullptr;
+  const auto fit = [&](const std::vector<double>& below, Role role) {
+    auto layer = fit_layer(r, below, role, o, kind);
+    layer->reach = reach;
+    return layer;
+  };
   // What it was trained on, the prior's included (unknown when the prior's is).
   if (out.families_) out.families_->insert(r.families.begin(), r.families.end());
   if (o.target == TrainOptions::Target::residual) {
-    out.layers_.push_back(fit_layer(r, prior.residuals(r.flat, r.ncol), Role::residual, o, kind));
+    out.layers_.push_back(fit(prior.residuals(r.flat, r.ncol), Role::residual));
     return out;
   }
   const std::vector<double> below = prior.residuals(r.flat, r.ncol);
-  out.layers_.push_back(fit_layer(r, below, Role::ranking, o, kind));
-  out.layers_.push_back(fit_layer(r, out.residuals(r.flat, r.ncol), Role::level, o, kind));
+  out.layers_.push_back(fit(below, Role::ranking));
+  out.layers_.push_back(fit(out.residuals(r.flat, r.ncol), Role::level));
   if (o.target == TrainOptions::Target::blend) {
     // The residual branch, fitted on the prior (not on the ranking above it) and averaged with it.
-    auto layer = fit_layer(r, below, Role::residual, o, kind);
+    auto layer = fit(below, Role::residual);
     layer->role = Role::blend;
     layer->options["role"] = int(Role::blend);
     layer->a = kBlendWeight;

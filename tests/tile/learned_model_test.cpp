@@ -179,6 +179,54 @@ TEST(LearnedModel, TheBlendTargetIsTheGeometricMeanOfTheRankingAndTheResidualFit
   EXPECT_THROW(LearnedModel::from_json(j), Error);
 }
 
+// A layer stacked with a reach changes the prior's predictions near the
+// shapes it learned from, exactly as without one, and leaves shapes far from
+// them at the prior's, also after a save and load; without a prior there is
+// nothing to fall back to, and the reach is not used.
+TEST(LearnedModel, AStackedLayerWithAReachLeavesFarShapesToItsPrior) {
+  REQUIRE_XGBOOST();
+  const LearnedModel prior = LearnedModel::train(planted({"100x14336x4096"}, "h100", swap_factor, 24), LearnedModel{},
+                                                 residual_options(), "h100");
+  const auto stages = [](const Config& c) { return c.stages > 4 ? 0.6 : 1.2; };
+  const auto train = planted({"7x4096x4096", "33x8192x2048", "257x3584x3584"}, "h200", stages, 24);
+  TrainOptions reach, everywhere;
+  reach.reach = 1.0;
+  const LearnedModel gated = LearnedModel::train(train, prior, reach, "h200");
+  const LearnedModel ungated = LearnedModel::train(train, prior, everywhere, "h200");
+  EXPECT_NE(gated.describe().find("reach 1"), std::string::npos) << gated.describe();
+  const auto file = std::filesystem::temp_directory_path() / "tessera_reach_model_test.json";
+  gated.save(file);
+  const LearnedModel back = LearnedModel::load(file);
+  std::filesystem::remove(file);
+  const Task near = task_from_shape("300x3584x3584");  // 0.22 from 257x3584x3584 in log2 M
+  const Task far = task_from_shape("2048x512x512");    // 4.9 from the nearest
+  int near_moved = 0, far_moved = 0;
+  for (const auto& r : rank_configs(near, Limits{}, 24)) {
+    const double g = gated.predict_us(r.config, near, Limits{});
+    EXPECT_DOUBLE_EQ(g, ungated.predict_us(r.config, near, Limits{})) << name(r.config);
+    EXPECT_DOUBLE_EQ(back.predict_us(r.config, near, Limits{}), g);
+    near_moved += std::abs(std::log2(g / prior.predict_us(r.config, near, Limits{}))) > 1e-3;
+  }
+  for (const auto& r : rank_configs(far, Limits{}, 24)) {
+    const double p = prior.predict_us(r.config, far, Limits{});
+    EXPECT_DOUBLE_EQ(gated.predict_us(r.config, far, Limits{}), p) << name(r.config);
+    EXPECT_DOUBLE_EQ(back.predict_us(r.config, far, Limits{}), p) << name(r.config);
+    far_moved += std::abs(std::log2(ungated.predict_us(r.config, far, Limits{}) / p)) > 1e-3;
+  }
+  EXPECT_GT(near_moved, 0) << "within its reach the layer applies";
+  EXPECT_GT(far_moved, 0) << "without a reach the layer moves the far shape: the reach is what keeps it";
+  // No prior: the reach is not used.
+  const LearnedModel alone = LearnedModel::train(train, LearnedModel{}, reach, "h200");
+  const LearnedModel alone_everywhere = LearnedModel::train(train, LearnedModel{}, everywhere, "h200");
+  for (const auto& r : rank_configs(far, Limits{}, 8))
+    EXPECT_DOUBLE_EQ(alone.predict_us(r.config, far, Limits{}), alone_everywhere.predict_us(r.config, far, Limits{}));
+  // A malformed reach is refused when read.
+  auto j = gated.to_json();
+  for (auto& l : j["layers"])
+    if (l.contains("reach")) l["reach"]["radius"] = -1;
+  EXPECT_THROW(LearnedModel::from_json(j), Error);
+}
+
 TEST(LearnedModel, RankConfigsOrdersByTheLearnedTimes) {
   REQUIRE_XGBOOST();
   const auto train = planted({"7x4096x4096", "33x8192x2048", "257x3584x3584"}, "h200",

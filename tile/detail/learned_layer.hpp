@@ -2,6 +2,7 @@
 // A layer of the learned cost model (learned_model.hpp): one booster and how
 // its output counts. Shared by learned_model.cpp (prediction and storage) and
 // learned_train.cpp (fitting); private to tile/.
+#include <array>
 #include <cstddef>
 #include <memory>
 #include <mutex>
@@ -40,6 +41,23 @@ double log2_analytical(std::span<const float> row);
 // Rows (row-major, ncol wide) as a level layer sees them: the shape's and the
 // device's columns, every other one 0.
 std::vector<float> level_view(const std::vector<float>& flat, std::size_t ncol);
+// Where the layers of one stacked training apply (TrainOptions::reach): the
+// shapes they learned from, as (log2 M, log2 N, log2 K), and how far from the
+// nearest of them a shape may be. Elsewhere they leave the prior's prediction
+// as it was: measured on H200 sweeps (docs/tile.md), a layer trained on LLM
+// layers ranked LLM layers it never saw better than its prior and grid shapes
+// far from them worse.
+struct Reach {
+  double radius = 0;
+  std::vector<std::array<float, 3>> shapes;  // distinct, sorted
+};
+// The reach of training rows (row-major, ncol wide).
+Reach reach_of(const std::vector<float>& flat, std::size_t ncol, double radius);
+// Per row: 1 when its shape is within the reach.
+std::vector<char> within(const Reach& reach, const std::vector<float>& flat, std::size_t ncol);
+nlohmann::json to_json(const Reach& reach);
+Reach reach_from_json(const nlohmann::json& j);  // bad_input when malformed
+
 // Thrown where the build has no XGBoost.
 [[noreturn]] void unavailable();
 
@@ -55,6 +73,7 @@ struct LearnedModel::Layer {
   // spread: the layer adds a T - log2(analytical) - below. Any a > 0 keeps the
   // order.
   double a = 1;
+  std::shared_ptr<const detail::Reach> reach;  // null: every shape (the layers of one training share it)
   nlohmann::json options;
 #ifdef TESSERA_HAVE_XGBOOST
   std::unique_ptr<detail::Booster> booster;
