@@ -42,7 +42,13 @@ shipped cost model was trained on (datasets/grid1000_model_train.json), 9 per
 bin: shapes neither the cost model nor its hand-set factors were fitted to,
 for judging them as a new user's models would.
 
-usage: python3 datasets/generate_llm_shapes.py [--heldout] [--out FILE]
+--heldout2 writes datasets/llm_shapes_heldout2.json: the same from ten more
+models (HELDOUT2_MODELS), without any weight of both sets' models, of the
+cost model's training shapes or of grid1000_heldout100.json: shapes none of
+the H200 rows kept in datasets/cost_rows came from, for judging a model
+trained on them.
+
+usage: python3 datasets/generate_llm_shapes.py [--heldout | --heldout2] [--out FILE]
 """
 import argparse
 import json
@@ -84,9 +90,25 @@ MODELS = {
                           held_out=True),
     "qwen3-30b-a3b": dict(hidden=2048, inter=768, heads=32, kv=4, head_dim=128, vocab=151936, experts=128, top_k=8,
                           held_out=True),
+    # Second held-out set (--heldout2, 2026-11-28): ten more models, for judging what was trained on the sweeps
+    # of the two sets above. Granite's vocabulary (49155) is odd on purpose: an N no tile divides.
+    "llama3.1-405b": dict(hidden=16384, inter=53248, heads=128, kv=8, head_dim=128, vocab=128256, held_out=2),
+    "yi1.5-34b": dict(hidden=7168, inter=20480, heads=56, kv=8, head_dim=128, vocab=64000, held_out=2),
+    "gemma2-27b": dict(hidden=4608, inter=36864, heads=32, kv=16, head_dim=128, vocab=256000, held_out=2),
+    "granite3-8b": dict(hidden=4096, inter=12800, heads=32, kv=8, head_dim=128, vocab=49155, held_out=2),
+    "command-r-35b": dict(hidden=8192, inter=22528, heads=64, kv=64, head_dim=128, vocab=256000, held_out=2),
+    "mistral-small-24b": dict(hidden=5120, inter=32768, heads=32, kv=8, head_dim=128, vocab=131072, held_out=2),
+    "qwen3-8b": dict(hidden=4096, inter=12288, heads=32, kv=8, head_dim=128, vocab=151936, held_out=2),
+    "glm4-9b": dict(hidden=4096, inter=13696, heads=32, kv=2, head_dim=128, vocab=151552, held_out=2),
+    # DBRX: 16 experts of 10752, 4 per token; Qwen3-235B-A22B: 128 experts of 1536, 8 per token.
+    "dbrx": dict(hidden=6144, inter=10752, heads=48, kv=8, head_dim=128, vocab=100352, experts=16, top_k=4,
+                 held_out=2),
+    "qwen3-235b-a22b": dict(hidden=4096, inter=1536, heads=64, kv=4, head_dim=128, vocab=151936, experts=128,
+                            top_k=8, held_out=2),
 }
 MAIN_MODELS = {name: cfg for name, cfg in MODELS.items() if not cfg.get("held_out")}
-HELDOUT_MODELS = {name: cfg for name, cfg in MODELS.items() if cfg.get("held_out")}
+HELDOUT_MODELS = {name: cfg for name, cfg in MODELS.items() if cfg.get("held_out") is True}
+HELDOUT2_MODELS = {name: cfg for name, cfg in MODELS.items() if cfg.get("held_out") == 2}
 
 # The shapes issue 18 names (M = 100 on a ~19k K, M just past 128 and 1536, decode).
 FORCED = [(100, 3584, 18944), (257, 6144, 4096), (1537, 4096, 4096), (1, 4096, 14336), (7, 6144, 4096)]
@@ -188,13 +210,32 @@ def trained_families(here):
     return out
 
 
+def heldout2_excluded(here):
+    """What the second held-out set leaves out: trained_families, the first held-out set's models' weights, and
+    the families of the held-out grid shapes (the H200 sweeps of datasets/cost_rows measured both sets)."""
+    out = trained_families(here) | {(n, k) for cfg in HELDOUT_MODELS.values() for _, n, k, _ in layers(cfg)}
+    with open(os.path.join(here, "grid1000_heldout100.json")) as f:
+        out |= {(t["n"], t["k"]) for t in json.load(f)["tasks"]}
+    return out
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--heldout", action="store_true", help="the held-out set (HELDOUT_MODELS) instead")
-    ap.add_argument("--out", help="default: datasets/llm_shapes.json, or llm_shapes_heldout.json with --heldout")
+    ap.add_argument("--heldout2", action="store_true",
+                    help="the second held-out set (HELDOUT2_MODELS): no weight of either set above")
+    ap.add_argument("--out", help="default: datasets/llm_shapes.json, llm_shapes_heldout.json with --heldout, "
+                                  "llm_shapes_heldout2.json with --heldout2")
     a = ap.parse_args()
-    if a.heldout:
+    if a.heldout2:
+        name, models, tokens = "llm_shapes_heldout2", HELDOUT2_MODELS, HELDOUT_TOKENS
+        shapes = universe(models, tokens, heldout2_excluded(here))
+        chosen, lo, hi, width = stratified(shapes, [], HELDOUT_PER_BIN)
+        what = (f"held out twice: no weight of llm_shapes.json's or llm_shapes_heldout.json's models, of the cost "
+                f"model's training shapes or of grid1000_heldout100.json; {len(models)} other public models at "
+                f"{tokens[0]} to {tokens[-1]} tokens")
+    elif a.heldout:
         name, models, tokens = "llm_shapes_heldout", HELDOUT_MODELS, HELDOUT_TOKENS
         shapes = universe(models, tokens, trained_families(here))
         chosen, lo, hi, width = stratified(shapes, [], HELDOUT_PER_BIN)

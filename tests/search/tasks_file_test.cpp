@@ -41,6 +41,19 @@ TEST(TasksFile, HeldOutLlmSetSharesNoWeightWithWhatTheModelSaw) {
   for (const auto& t : held) EXPECT_FALSE(seen.count({t.n, t.k})) << t.id() << ": a weight the model was trained on";
 }
 
+// The second held-out LLM set shares no weight with either LLM set, the
+// model's training shapes or the held-out grid: none of the H200 rows kept in
+// datasets/cost_rows came from a family of it.
+TEST(TasksFile, SecondHeldOutLlmSetSharesNoWeightWithAnySweptSet) {
+  const fs::path root(TESSERA_SOURCE_DIR);
+  std::set<std::pair<long long, long long>> seen;
+  for (const char* f : {"llm_shapes.json", "llm_shapes_heldout.json", "grid1000_model_train.json", "grid1000_heldout100.json"})
+    for (const auto& t : load_tasks_file(root / "datasets" / f)) seen.insert({t.n, t.k});
+  const auto held = load_tasks_file(root / "datasets" / "llm_shapes_heldout2.json");
+  EXPECT_GE(held.size(), 60u);
+  for (const auto& t : held) EXPECT_FALSE(seen.count({t.n, t.k})) << t.id() << ": a weight already swept";
+}
+
 TEST(TasksFile, AcceptsArraysAndShapeStringsAndRejectsMistakes) {
   const auto dir = fresh_dir("tasks_files");
   atomic_write_file(dir / "a.json", R"(["256x256x256", {"op":"hgemm","m":64,"n":64,"k":64,"layout":"NN"}])");
