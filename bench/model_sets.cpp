@@ -35,6 +35,12 @@ std::vector<SetHoldout> hold_out_sets(const std::vector<NamedRows>& sets, const 
       aside.insert(m.device_kind + "/" + m.task.id());
     }
     h.set_aside_shapes = int(aside.size());
+    if (const auto& known = prior.trained_families(); known && !prior.empty()) {
+      std::set<std::string> judged;  // what a model the prior learned from is not judged on fairly
+      for (const auto& m : held)
+        if (known->count(tile::weight_family(m.task))) judged.insert(m.device_kind + "/" + m.task.id());
+      h.prior_seen_shapes = int(judged.size());
+    }
     if (!held.empty() && !train.empty()) {
       h.analytical = judge_model(tile::LearnedModel{}, held);
       if (!prior.empty()) h.prior = judge_model(prior, held);
@@ -53,6 +59,7 @@ nlohmann::json to_json(const SetHoldout& s) {
                       {"analytical", to_json(s.analytical)},
                       {"learned", to_json(s.learned)}};
   if (!s.prior.shapes.empty()) j["prior"] = to_json(s.prior);
+  if (s.prior_seen_shapes >= 0) j["prior_trained_on_shapes"] = s.prior_seen_shapes;
   return j;
 }
 

@@ -30,6 +30,7 @@ struct SetHoldout {
   int rows = 0;                      // the input's measurements
   int set_aside_rows = 0, set_aside_shapes = 0;  // of families another input holds
   int train_rows = 0;                // the other inputs' measurements, what its model learned from
+  int prior_seen_shapes = -1;        // judged shapes of families the prior was trained on (-1: it does not say)
   ModelJudgement analytical, prior, learned;  // on the rest (prior: empty when there is none)
 };
 

@@ -253,6 +253,10 @@ void eval_by_input(const ModelArgs& a, const std::string& kind, const tile::Lear
                  bench::kMinConfigs);
       continue;
     }
+    if (h.prior_seen_shapes > 0)
+      fmt::print("(the prior was trained on the families of {} of these shapes: there its figures, and the layer's "
+                 "on it, are in-sample)\n",
+                 h.prior_seen_shapes);
     print_header();
     print_row(h.analytical, "analytical");
     if (!h.prior.shapes.empty()) print_row(h.prior, "prior alone: " + prior.describe());

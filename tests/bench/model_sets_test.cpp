@@ -64,6 +64,13 @@ TEST(ModelSets, EachInputIsJudgedByAModelOfTheOthersOnFamiliesOnlyItHolds) {
     EXPECT_GT(h.learned.mean_spearman, h.analytical.mean_spearman + 0.05)
         << h.name << ": learned " << h.learned.mean_spearman << ", analytical " << h.analytical.mean_spearman;
   EXPECT_TRUE(held[0].prior.shapes.empty()) << "no prior, no prior's row";
+  EXPECT_EQ(held[0].prior_seen_shapes, -1);
+  // A prior trained on A's shapes: judging A, its figures are in-sample on A's two judged shapes, and it says so.
+  const auto prior = tile::LearnedModel::train(sets[0].rows, tile::LearnedModel{}, options, "h200");
+  const auto on_prior = hold_out_sets(sets, prior, options, "h200");
+  EXPECT_EQ(on_prior[0].prior_seen_shapes, 2);
+  EXPECT_EQ(on_prior[1].prior_seen_shapes, 0);
+  EXPECT_EQ(on_prior[0].prior.shapes.size(), 2u);
   EXPECT_THROW(hold_out_sets({{"a", sweep(kA)}, {"empty", {}}}, tile::LearnedModel{}, options, "h200"), Error);
 }
 
