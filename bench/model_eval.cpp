@@ -87,6 +87,21 @@ std::vector<double> predict_rows(const tile::LearnedModel& model, const std::vec
   return out;
 }
 
+FamilySplit split_by_family(const std::vector<tile::Measurement>& rows, const std::set<std::string>& seen) {
+  FamilySplit out;
+  std::set<std::string> aside;
+  for (const auto& m : rows) {
+    if (!seen.count(tile::weight_family(m.task))) {
+      out.held.push_back(m);
+      continue;
+    }
+    ++out.set_aside_rows;
+    aside.insert(m.device_kind + "/" + m.task.id());
+  }
+  out.set_aside_shapes = int(aside.size());
+  return out;
+}
+
 ModelJudgement judge_model(const tile::LearnedModel& model, const std::vector<tile::Measurement>& rows) {
   ModelJudgement j;
   j.model = model.describe();

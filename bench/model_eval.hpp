@@ -8,6 +8,7 @@
 //   - the first pick: the config the model predicts fastest among those
 //     measured, its measured time over the best measured (regret = ratio - 1),
 //     and whether it is within kNearBest of the best.
+#include <set>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,15 @@ nlohmann::json to_json(const ModelJudgement& j);
 // What `model` predicts for each row, in µs, each with its own task and
 // device limits (LearnedModel::predict_us of every row, in one batch).
 std::vector<double> predict_rows(const tile::LearnedModel& model, const std::vector<tile::Measurement>& rows);
+
+// The rows whose weight family is not in `seen`, and how many rows and
+// shapes were set aside: judged on families it learned from, a model looks
+// better than it is.
+struct FamilySplit {
+  std::vector<tile::Measurement> held;
+  int set_aside_rows = 0, set_aside_shapes = 0;
+};
+FamilySplit split_by_family(const std::vector<tile::Measurement>& rows, const std::set<std::string>& seen);
 
 // Judges `model` (empty: the analytical model) on `rows`.
 ModelJudgement judge_model(const tile::LearnedModel& model, const std::vector<tile::Measurement>& rows);

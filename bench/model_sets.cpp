@@ -24,23 +24,11 @@ std::vector<SetHoldout> hold_out_sets(const std::vector<NamedRows>& sets, const 
       if (o != i)
         for (const auto& m : sets[o].rows) train.push_back(m), seen.insert(tile::weight_family(m.task));
     h.train_rows = int(train.size());
-    std::vector<tile::Measurement> held;
-    std::set<std::string> aside;
-    for (const auto& m : sets[i].rows) {
-      if (!seen.count(tile::weight_family(m.task))) {
-        held.push_back(m);
-        continue;
-      }
-      ++h.set_aside_rows;
-      aside.insert(m.device_kind + "/" + m.task.id());
-    }
-    h.set_aside_shapes = int(aside.size());
-    if (const auto& known = prior.trained_families(); known && !prior.empty()) {
-      std::set<std::string> judged;  // what a model the prior learned from is not judged on fairly
-      for (const auto& m : held)
-        if (known->count(tile::weight_family(m.task))) judged.insert(m.device_kind + "/" + m.task.id());
-      h.prior_seen_shapes = int(judged.size());
-    }
+    const auto split = split_by_family(sets[i].rows, seen);
+    const auto& held = split.held;
+    h.set_aside_rows = split.set_aside_rows, h.set_aside_shapes = split.set_aside_shapes;
+    if (const auto& known = prior.trained_families(); known && !prior.empty())
+      h.prior_seen_shapes = split_by_family(held, *known).set_aside_shapes;  // where the prior is in-sample
     if (!held.empty() && !train.empty()) {
       h.analytical = judge_model(tile::LearnedModel{}, held);
       if (!prior.empty()) h.prior = judge_model(prior, held);

@@ -201,28 +201,11 @@ void print_knobs(const std::vector<bench::KnobChange>& knobs) {
 }
 
 // The rows of shapes whose weight family the model never saw, and how many
-// were set aside: judged on its own training shapes, a model looks better
-// than it is. A model file that does not record its families keeps every row.
-struct HeldOut {
-  std::vector<tile::Measurement> held;
-  std::size_t set_aside_rows = 0, set_aside_shapes = 0;
-};
-
-HeldOut held_out_of(const tile::LearnedModel& model, const std::vector<tile::Measurement>& rows,
-                    const std::string& file) {
+// were set aside. A model file that does not record its families keeps every row.
+bench::FamilySplit held_out_of(const tile::LearnedModel& model, const std::vector<tile::Measurement>& rows,
+                               const std::string& file) {
   if (!model.trained_families()) return {rows, 0, 0};
-  const auto& seen = *model.trained_families();
-  HeldOut out;
-  std::set<std::string> aside;
-  for (const auto& m : rows) {
-    if (!seen.count(tile::weight_family(m.task))) {
-      out.held.push_back(m);
-      continue;
-    }
-    ++out.set_aside_rows;
-    aside.insert(m.device_kind + "/" + m.task.id());
-  }
-  out.set_aside_shapes = aside.size();
+  auto out = bench::split_by_family(rows, *model.trained_families());
   if (out.held.empty())
     fail_bad_input(fmt::format("{} was trained on every shape family of these runs: nothing is held out to judge it on "
                                "(judge it on other runs, or leave out --model to cross-validate by family)",
@@ -230,10 +213,18 @@ HeldOut held_out_of(const tile::LearnedModel& model, const std::vector<tile::Mea
   return out;
 }
 
-// Each input judged by a model trained on the others (bench/model_sets.hpp).
-void eval_by_input(const ModelArgs& a, const std::string& kind, const tile::LearnedModel& prior) {
+// Each input judged by a model trained on the others (bench/model_sets.hpp);
+// each read once, the kind picked over all of them as without --by-input.
+void eval_by_input(const ModelArgs& a) {
   std::vector<bench::NamedRows> sets;
-  for (const auto& run : a.runs) sets.push_back({run, bench::of_kind(bench::read_model_data({run}).rows, kind)});
+  std::vector<tile::Measurement> all;
+  for (const auto& run : a.runs) {
+    sets.push_back({run, bench::read_model_data({run}).rows});
+    all.insert(all.end(), sets.back().rows.begin(), sets.back().rows.end());
+  }
+  const std::string kind = pick_kind(all, a.kind);
+  for (auto& s : sets) s.rows = bench::of_kind(s.rows, kind);
+  const tile::LearnedModel prior = load_prior(a.prior);
   const auto held = bench::hold_out_sets(sets, prior, a.train, kind);
   if (a.json) {
     nlohmann::json j = nlohmann::json::array();
@@ -266,9 +257,9 @@ void eval_by_input(const ModelArgs& a, const std::string& kind, const tile::Lear
 
 void cmd_eval(const ModelArgs& a) {
   require_xgboost();
+  if (a.by_input) return eval_by_input(a);
   const auto data = bench::read_model_data(paths(a.runs));
   const std::string kind = pick_kind(data.rows, a.kind);
-  if (a.by_input) return eval_by_input(a, kind, load_prior(a.prior));
   const auto rows = bench::of_kind(data.rows, kind);
   if (!a.model.empty()) {  // a trained model on shapes it never saw
     const tile::LearnedModel model = tile::LearnedModel::load(a.model);

@@ -154,11 +154,11 @@ LearnedModel LearnedModel::train(const std::vector<Measurement>& rows, const Lea
   };
   // What it was trained on, the prior's included (unknown when the prior's is).
   if (out.families_) out.families_->insert(r.families.begin(), r.families.end());
+  const std::vector<double> below = prior.residuals(r.flat, r.ncol);
   if (o.target == TrainOptions::Target::residual) {
-    out.layers_.push_back(fit(prior.residuals(r.flat, r.ncol), Role::residual));
+    out.layers_.push_back(fit(below, Role::residual));
     return out;
   }
-  const std::vector<double> below = prior.residuals(r.flat, r.ncol);
   out.layers_.push_back(fit(below, Role::ranking));
   out.layers_.push_back(fit(out.residuals(r.flat, r.ncol), Role::level));
   if (o.target == TrainOptions::Target::blend) {
