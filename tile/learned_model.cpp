@@ -352,12 +352,17 @@ LearnedModel model_for_device(const std::string& kind) {
       return {};
     }
   };
-  if (const auto own = stored_model_path(kind); !own.empty()) return try_load(own);
-  if (const auto pooled = stored_model_path(kEveryKind); !pooled.empty()) return try_load(pooled);
+  if (const char* f = std::getenv("TESSERA_COST_MODEL"); f && *f) return try_load(f);
+  // Folder by folder, the kind's own model before the pooled one: a pooled
+  // model a user trained (the cache, $TESSERA_COST_MODEL_DIR) comes before a
+  // kind's model shipped with the project.
+  std::error_code ec;
+  for (const auto& d : model_dirs())
+    for (const auto& k : {kind, std::string(kEveryKind)})
+      if (std::filesystem::exists(d / (k + ".json"), ec)) return try_load(d / (k + ".json"));
   // No model of this kind: another kind's, as the prior a search adapts from
   // its first measurements. The one trained on most rows.
   LearnedModel best;
-  std::error_code ec;
   for (const auto& d : model_dirs()) {
     if (!std::filesystem::is_directory(d, ec)) continue;
     for (const auto& e : std::filesystem::directory_iterator(d, ec)) {

@@ -147,9 +147,11 @@ private:
 // writes), $TESSERA_COST_MODEL_DIR/<kind>.json, then the models shipped in
 // datasets/cost_models/.
 std::filesystem::path stored_model_path(const std::string& kind);
-// The model for a device kind: its own when one is stored, else the pooled
-// one (kEveryKind), else another kind's as its prior (the transfer), else
-// empty. Never throws: a model that cannot be read is skipped with a warning.
+// The model for a device kind: $TESSERA_COST_MODEL, else in the first of the
+// folders above that holds one, its own (<kind>.json) or the pooled one
+// (kEveryKind), its own first; else another kind's as its prior (the
+// transfer), else empty. Never throws: a model that cannot be read is skipped
+// with a warning.
 LearnedModel model_for_device(const std::string& kind);
 
 }  // namespace tessera::tile

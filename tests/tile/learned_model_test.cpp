@@ -284,9 +284,10 @@ TEST(LearnedModel, KeepsTheFamiliesItWasTrainedOn) {
       << "stacked on a prior of unknown training, the model's is unknown too";
 }
 
-// A device's own model first, then the pooled one (kEveryKind). Found in
-// $TESSERA_COST_MODEL_DIR, before the models shipped in datasets/cost_models/:
-// the row counts tell the test's models from those.
+// A device's own model first, then the pooled one (kEveryKind), folder by
+// folder: the pooled model in $TESSERA_COST_MODEL_DIR comes before the H200
+// model shipped in datasets/cost_models/ (which the old order, own kind in any
+// folder first, took). The row counts tell the test's models from those.
 TEST(LearnedModel, ADeviceUsesItsOwnModelBeforeThePooledOne) {
   REQUIRE_XGBOOST();
   if (const char* f = std::getenv("TESSERA_COST_MODEL"); f && *f) GTEST_SKIP() << "TESSERA_COST_MODEL pins one file";
