@@ -39,7 +39,9 @@
 #            the model the GPU's kind finds: the shipped one) and $MODEL_AB_FILE (required), over $MODEL_AB_TASKS
 #            (default datasets/llm_shapes.json) with $MODEL_AB_KERNELS (tile:8) for $MODEL_AB_MINUTES (3) each
 #            ($MODEL_AB_ARGS: more bench suite arguments, e.g. "--gpus all"); the comparison
-#            (scripts/model_ab.py) in $OUT/model_ab.md, both run folders in $OUT/model_ab.tgz
+#            (scripts/model_ab.py) in $OUT/model_ab.md, both run folders in $OUT/model_ab.tgz; carried back
+#            (unpacked into runs/, carry: ["runs/model_ab"]), the next call continues both sides, unless
+#            the models, tasks or kernels changed (then it starts again)
 #   suite_gpus  $SUITE_SHAPES shapes of the grid (every $SUITE_STRIDE-th), baselines on GPU 0, then bench suite --gpus all:
 #            time and per-shape agreement ($SUITE_PART=one|all splits it over calls: see the stage)
 #   scale    tessera bench scale over the machine's GPUs ($SCALE_ARGS), figures in $OUT/scale.{md,json}
@@ -306,7 +308,15 @@ if has model_ab; then
       model=${MODEL_AB_BASE:-}
       [ "$side" = candidate ] && model=$MODEL_AB_FILE
       [ -n "$model" ] && model=$(realpath "$model")  # the --gpus children start elsewhere
-      rm -rf "runs/model_ab/$side"
+      # A carried run goes on where it stopped (one GPU measures a 67-shape set in about 20 minutes
+      # per side, more than a call), only if it was ranked by the same model over the same sweep.
+      stamp="${model:+$(sha256sum "$model" | cut -c1-16)} ${MODEL_AB_TASKS:-} ${MODEL_AB_KERNELS:-}"
+      if [ -d "runs/model_ab/$side" ] && [ "$(cat "runs/model_ab/$side.stamp" 2>/dev/null)" = "$stamp" ]; then
+        echo "model_ab: continuing runs/model_ab/$side"
+      else
+        rm -rf "runs/model_ab/$side"
+      fi
+      mkdir -p runs/model_ab && echo "$stamp" > "runs/model_ab/$side.stamp"
       bounded_suite "model_ab_$side" "$hard" ${model:+TESSERA_COST_MODEL=$model} -- \
         --tasks "${MODEL_AB_TASKS:-datasets/llm_shapes.json}" --kernels "${MODEL_AB_KERNELS:-tile:8}" \
         --out "runs/model_ab/$side" --max-minutes "${MODEL_AB_MINUTES:-3}" --no-progress ${MODEL_AB_ARGS:-}

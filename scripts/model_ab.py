@@ -8,7 +8,8 @@ Reads each run's shapes.csv (the speedup over the fastest baseline in the same
 run, `baseline-max`, and the winning kernel) and prints, in Markdown, over the
 shapes both runs measured: per bucket and overall the geometric means of A and
 B, how many shapes each was faster on by more than 0.5% (and within it), on how
-many the two picked the same winner, and the shapes that moved most. A speedup
+many the two picked the same winner, how many shapes each left below 0.95x (the
+issues' floor), and the shapes that moved most. A speedup
 is a ratio taken in one run, so the two runs need not share a GPU state.
 """
 
@@ -20,6 +21,7 @@ import sys
 from pathlib import Path
 
 WITHIN = 0.005  # "within 0.5%": the spread of one confirmation
+FLOOR = 0.95  # no shape below this fraction of the fastest baseline (the kernels' bars)
 
 
 def shapes(run: Path) -> dict[str, dict]:
@@ -53,8 +55,9 @@ def main() -> int:
         return 1
     print(f"## {name_a} against {name_b}: {len(common)} shapes measured by both "
           f"(speedup over the fastest baseline in each run, geometric mean)\n")
-    print(f"| bucket | shapes | {name_a} | {name_b} | {name_a} faster / {name_b} faster / within 0.5% | same winner |")
-    print("|---|---|---|---|---|---|")
+    print(f"| bucket | shapes | {name_a} | {name_b} | {name_a} faster / {name_b} faster / within 0.5% | same winner "
+          f"| below {FLOOR}x ({name_a} / {name_b}) |")
+    print("|---|---|---|---|---|---|---|")
     buckets = sorted({a[k]["bucket"] for k in common}) + ["all"]
     for bucket in buckets:
         keys = [k for k in common if bucket == "all" or a[k]["bucket"] == bucket]
@@ -62,8 +65,9 @@ def main() -> int:
         faster_a = sum(x > y * (1 + WITHIN) for x, y in zip(ra, rb))
         faster_b = sum(y > x * (1 + WITHIN) for x, y in zip(ra, rb))
         same = sum(a[k]["kernel"] == b[k]["kernel"] for k in keys)
+        low_a, low_b = sum(x < FLOOR for x in ra), sum(y < FLOOR for y in rb)
         print(f"| {bucket} | {len(keys)} | {geomean(ra):.3f}x | {geomean(rb):.3f}x | "
-              f"{faster_a} / {faster_b} / {len(keys) - faster_a - faster_b} | {same} |")
+              f"{faster_a} / {faster_b} / {len(keys) - faster_a - faster_b} | {same} | {low_a} / {low_b} |")
     moved = sorted(common, key=lambda k: abs(math.log(b[k]["speedup"] / a[k]["speedup"])), reverse=True)[:10]
     print(f"\n| shape (M_N_K) | {name_a} | {name_b} | {name_b} / {name_a} |")
     print("|---|---|---|---|")
