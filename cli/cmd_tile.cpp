@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include <cuda_runtime_api.h>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -44,10 +45,23 @@ nlohmann::json prediction_json(const tile::Prediction& p) {
           {"memory_us", p.memory_us},     {"overhead_us", p.overhead_us}};
 }
 
+// --device-kind auto: the kind of this machine's first GPU, the one tune
+// ranks for through its worker (which reads the same name); the pooled model
+// where there is no GPU.
+std::string resolved_kind(const std::string& kind) {
+  if (kind != kAutoKind) return kind;
+  int count = 0;
+  cudaDeviceProp p{};
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0 || cudaGetDeviceProperties(&p, 0) != cudaSuccess)
+    return tile::kEveryKind;
+  return tile::device_kind(p.name);
+}
+
 // The model tune ranks with on the GPU kind of --device-kind
 // (tile::model_for_device), or the analytical one alone.
 tile::LearnedModel ranking_model(const TileArgs& a) {
-  return a.device_kind == "analytical" ? tile::LearnedModel{} : tile::model_for_device(a.device_kind);
+  const std::string kind = resolved_kind(a.device_kind);
+  return kind == "analytical" ? tile::LearnedModel{} : tile::model_for_device(kind);
 }
 
 void cmd_check(const TileArgs& a) {
@@ -180,7 +194,8 @@ void setup(CLI::App& root) {
   list->add_flag("--model", args->model, "the cost model's order (what tune measures first) with its predictions");
   const auto device_kind = [&](CLI::App* c) {
     c->add_option("--device-kind", args->device_kind,
-                  "the cost model's order: this GPU kind's learned model (h200, h100, ...; all: the pooled one), or analytical")
+                  "the cost model's order: this GPU kind's learned model (h200, h100, ...; all: the pooled one; "
+                  "auto: this machine's GPU's, as tune ranks, or the pooled one without a GPU), or analytical")
         ->capture_default_str();
   };
   device_kind(list);

@@ -19,6 +19,7 @@
 namespace tessera::cli {
 
 inline constexpr const char* kDefaultTileShape = "4096x4096x4096";
+inline constexpr const char* kAutoKind = "auto";  // --device-kind: the local GPU's kind
 
 struct TileArgs {
   std::string config;
@@ -32,7 +33,8 @@ struct TileArgs {
   bool json = false;
   SandboxArgs sandbox;  // eval/tune: --mode, --compile-only
   bool model = false;  // list: the cost model's order
-  std::string device_kind = "all";  // list --model, check: whose learned model ranks ("analytical": none)
+  // list --model, check: whose learned model ranks ("analytical": none; kAutoKind: the local GPU's kind).
+  std::string device_kind = kAutoKind;
 };
 
 Task task_of(const TileArgs& a);

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -57,6 +59,28 @@ TEST(TileCli, ListModelPrintsTheCostModelsOrderWithPredictions) {
   }
   EXPECT_TRUE(from_json(j[0].at("config")).swap_ab) << "decode: swap-AB first";
   EXPECT_EQ(j[0].at("prediction").at("bound").get<std::string>(), "memory");
+}
+
+// By default list ranks as tune would on this machine's GPU (--device-kind
+// auto); without a GPU, with the pooled model. --device-kind names another.
+TEST(TileCli, ListModelRanksForTheLocalGpuOrWithThePooledModel) {
+  TESSERA_REQUIRE_BINARY();
+  const std::string list = "tile list --model --shape 4096x4096x4096 --limit 3";
+  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  const std::optional<std::string> saved = visible ? std::optional<std::string>(visible) : std::nullopt;
+  ::setenv("CUDA_VISIBLE_DEVICES", "", 1);  // no GPU, on a GPU machine too
+  const CliRun none = tessera(list + " --json");
+  if (saved) ::setenv("CUDA_VISIBLE_DEVICES", saved->c_str(), 1); else ::unsetenv("CUDA_VISIBLE_DEVICES");
+  ASSERT_EQ(none.code, 0) << none.out;
+  const CliRun pooled = tessera(list + " --device-kind all --json");
+  ASSERT_EQ(pooled.code, 0) << pooled.out;
+  EXPECT_EQ(nlohmann::json::parse(none.out), nlohmann::json::parse(pooled.out)) << "no GPU: the pooled model's order";
+  const CliRun h200 = tessera(list + " --device-kind h200");
+  ASSERT_EQ(h200.code, 0) << h200.out;
+  if (h200.out.find("learned") == std::string::npos) GTEST_SKIP() << "no learned model in this build: " << h200.out;
+  EXPECT_NE(h200.out.find("learned h200"), std::string::npos) << "the shipped H200 model: " << h200.out;
+  EXPECT_NE(tessera(list + " --device-kind h100").out.find("learned all"), std::string::npos)
+      << "a kind without a model of its own takes the pooled one";
 }
 
 TEST(TileCli, EmitPrintsSourceForANameOrJson) {
