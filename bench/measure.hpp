@@ -25,6 +25,9 @@ struct MeasureSettings {
   int max_algos = baselines::kDefaultAutotuneMaxAlgos;  // cuBLASLt algorithms the autotuner times
   bool remeasure = false;  // autotune cuBLASLt again instead of using the cached choice
   bool compile_only = false;
+  // search:N: the search times the baselines on a shape's first evaluation
+  // only (SearchConfig::reuse_baselines); its confirmation still times them beside it.
+  bool reuse_baselines = false;
   int device = 0;
   // What changes the figures (kept in bench.json; a run continues only with the same).
   nlohmann::json to_json() const;

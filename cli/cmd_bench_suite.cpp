@@ -125,6 +125,7 @@ void arguments_from_run(SuiteArgs& a) {
   a.measure.max_timing_ms = m.value("max_timing_ms", 0.0);
   a.measure.max_algos = m.value("max_algos", a.measure.max_algos);
   a.measure.compile_only = m.value("compile_only", false);
+  a.measure.reuse_baselines = m.value("reuse_baselines", false);
   const auto& b = c.options.value("build", nlohmann::json::object());
   a.build.include_dirs = b.value("include_dirs", std::vector<std::string>{});
   a.build.nvcc_flags = b.value("nvcc_flags", std::vector<std::string>{});
@@ -156,6 +157,7 @@ std::vector<std::string> child_arguments(const SuiteArgs& a) {
   if (a.measure.hot) v.push_back("--hot");
   if (a.measure.counters) v.push_back("--counters");
   if (a.measure.remeasure) v.push_back("--remeasure");
+  if (a.measure.reuse_baselines) v.push_back("--reuse-baselines");
   if (a.measure.max_timing_ms > 0) v.insert(v.end(), {"--max-timing-ms", fmt::format("{}", a.measure.max_timing_ms)});
   v.insert(v.end(), {"--max-algos", std::to_string(a.measure.max_algos)});
   if (a.max_minutes > 0) v.insert(v.end(), {"--max-minutes", fmt::format("{}", a.max_minutes)});
@@ -319,6 +321,9 @@ void add_bench_suite_command(CLI::App* bench) {
                   "baselines-only sweeps: cap each cold measurement at this many ms (default: the protocol's 2000)");
   cmd->add_option("--max-algos", a->measure.max_algos, "cuBLASLt algorithms the autotuner times")->capture_default_str();
   cmd->add_flag("--remeasure", a->measure.remeasure, "autotune cuBLASLt again instead of using the cached choice");
+  cmd->add_flag("--reuse-baselines", a->measure.reuse_baselines,
+                "search:N: the search times the baselines on a shape's first evaluation only and ranks the rest "
+                "against them (its confirmation times them beside the kernel, as always)");
   cmd->add_option("--max-minutes", a->max_minutes, "stop after this long: between shapes, or cutting the shape in flight short, unrecorded (exit 5; run again to continue)");
   cmd->add_option("--bucket", a->buckets,
                   "only the task file's shapes in this size bucket (small, medium, large, or the file's own; repeatable)");

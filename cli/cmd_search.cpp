@@ -39,6 +39,7 @@ struct Args {
   std::string endpoints_file;
   tessera::cli::SandboxArgs sandbox;
   bool no_noise_aware = false;
+  bool reuse_baselines = false;
   bool quiet = false;
   CLI::App* cmd = nullptr;
 };
@@ -159,6 +160,7 @@ void run(Args& a) {
       tasks = {tessera::cli::resolve_task(a.task)};
     }
     config.noise_aware = !a.no_noise_aware;
+    config.reuse_baselines = a.reuse_baselines;
     tessera::EvalMode mode = tessera::cli::mode_of(a.sandbox);
     std::string why;
     if (mode == tessera::EvalMode::auto_detect && !tessera::gpu_present(&why)) {
@@ -290,6 +292,9 @@ void setup(CLI::App& root) {
   cmd->add_option("--pipeline-depth", a.config.pipeline_depth, "steps in flight (0 = 2 per GPU)")->capture_default_str();
   cmd->add_option("--temperature", a.config.temperature, "LLM sampling temperature (<0: endpoint default)");
   cmd->add_flag("--no-noise-aware", a.no_noise_aware, "accept any faster median (ablation of noise-aware acceptance)");
+  cmd->add_flag("--reuse-baselines", a.reuse_baselines,
+                "time the baselines on each task's first evaluation only and rank the rest against them "
+                "(default: beside every evaluation)");
   // --no-progress as in bench suite and bench scale; --quiet, its first spelling, still works.
   cmd->add_flag("--no-progress,--quiet", a.quiet, "no progress output");
   cmd->callback([] { run(a); });

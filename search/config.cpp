@@ -10,7 +10,7 @@ namespace tessera::search {
 TESSERA_JSON_STRUCT(Budget, evals, seconds, tokens, usd, stop_at_peak_fraction)
 TESSERA_JSON_STRUCT(SearchConfig, run_id, method, seed, budget, islands, island_capacity, migration_interval,
                     selection, tournament_size, exploration_ratio, elite_ratio, inspirations, history, noise_aware,
-                    min_noise_margin, bandit_rule, ucb_c, bandit_cost, kernel_arms, saturated_pct, pipeline_depth,
+                    min_noise_margin, reuse_baselines, bandit_rule, ucb_c, bandit_cost, kernel_arms, saturated_pct, pipeline_depth,
                     compile_only, counter_set, temperature, proposers)
 
 void SearchConfig::validate() const {

@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agent/accounting.hpp"
+#include "core/lent_baselines.hpp"
 #include "harness/evaluator.hpp"
 #include "harness/pool.hpp"
 #include "search/config.hpp"
@@ -141,6 +142,8 @@ private:
   std::condition_variable cv_;
   unsigned long long events_ = 0;
   std::mutex file_mu_;
+  std::mutex baselines_mu_;
+  std::map<std::string, BaselineRecord> lent_baselines_;  // reuse_baselines: per task id, its first
 
   // Declared last: destroyed first, so no job outlives the members it uses.
   std::unique_ptr<tessera::ThreadPool> proposal_pool_;

@@ -168,7 +168,35 @@ void SearchEngine::run_evaluation(Evaluator& ev, int e, StepOutcome o, Task task
   EvalOptions opts = options_.eval;
   opts.compile_only = opts.compile_only || config_.compile_only;
   opts.counter_set = config_.counter_set;
-  auto evaluate = [&]() -> EvalResult { return evaluate_guarded(ev, o.candidate, task, opts); };
+  // reuse_baselines: the task's first timed evaluation times them; once one
+  // has, the rest borrow its measurement.
+  const bool reuse = config_.reuse_baselines && opts.baselines && !opts.compile_only;
+  std::optional<BaselineRecord> lent;
+  if (reuse) {
+    std::lock_guard g(baselines_mu_);
+    if (const auto it = lent_baselines_.find(task.id()); it != lent_baselines_.end()) lent = it->second;
+  }
+  auto evaluate = [&]() -> EvalResult {
+    if (!lent) {
+      EvalResult r = evaluate_guarded(ev, o.candidate, task, opts);
+      if (const auto record = reuse ? baseline_record_of(r) : std::nullopt) {
+        std::lock_guard g(baselines_mu_);
+        lent_baselines_.emplace(task.id(), *record);  // the first to finish stays
+      }
+      return r;
+    }
+    EvalOptions without = opts;
+    without.baselines = false;
+    EvalResult r = evaluate_guarded(ev, o.candidate, task, without);
+    // Lent from another kind of GPU (evaluators on several): measured again
+    // with its own baselines, as the environment's reuse does.
+    if (r.status == Status::ok && r.device.name != lent->device) {
+      lent.reset();
+      return evaluate_guarded(ev, o.candidate, task, opts);
+    }
+    lend_baselines(r, *lent);
+    return r;
+  };
   const AcceptanceRule rule = config_.acceptance();
   // Incumbents the candidate may beat: its parent and the task's best when planned.
   std::vector<const EvalResult*> incumbents;
@@ -203,6 +231,10 @@ void SearchEngine::run_evaluation(Evaluator& ev, int e, StepOutcome o, Task task
   }
   o.evaluator = e;
   o.device = ev.device().name;
+  if (has_timing(o.result) && opts.baselines) {
+    o.baseline_protocol = lent ? "reused" : "interleaved";
+    if (lent) o.baseline_source = lent->to_json();
+  }
   o.timestamps["evaluated"] = utc_now_iso();
 
   nlohmann::json line = outcome_json(o);

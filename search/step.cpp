@@ -65,6 +65,8 @@ nlohmann::json outcome_json(const StepOutcome& o) {
                       {"verdict_final", o.verdict_final},
                       {"evaluator", o.evaluator},
                       {"device", o.device},
+                      {"baseline_protocol", o.baseline_protocol},
+                      {"baseline_source", o.baseline_source},
                       {"timestamps", o.timestamps}};
   return j;
 }
@@ -92,6 +94,8 @@ StepOutcome outcome_from_json(const nlohmann::json& j) {
   o.verdict_final = j.value("verdict_final", std::string());
   o.evaluator = integer_value<int>(j, "evaluator", -1);
   o.device = j.value("device", std::string());
+  o.baseline_protocol = j.value("baseline_protocol", std::string());
+  o.baseline_source = j.value("baseline_source", nlohmann::json(nullptr));
   o.timestamps = j.value("timestamps", nlohmann::json::object());
   return o;
 }

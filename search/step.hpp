@@ -62,6 +62,11 @@ struct StepOutcome {
   std::string verdict_first, verdict_final;  // against the plan's parent/reference
   int evaluator = -1;
   std::string device;
+  // Timed results: "interleaved" (baselines timed beside the kernel) or
+  // "reused" (SearchConfig::reuse_baselines: lent, baseline_source says from
+  // which measurement); empty when nothing was timed.
+  std::string baseline_protocol;
+  nlohmann::json baseline_source = nullptr;
   nlohmann::json timestamps = nlohmann::json::object();
 };
 nlohmann::json outcome_json(const StepOutcome& o);

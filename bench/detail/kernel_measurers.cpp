@@ -149,8 +149,11 @@ private:
 }  // namespace
 
 nlohmann::json MeasureSettings::to_json() const {
-  return {{"hot", hot}, {"counters", counters}, {"max_timing_ms", max_timing_ms}, {"max_algos", max_algos},
-          {"compile_only", compile_only}};
+  nlohmann::json j = {{"hot", hot}, {"counters", counters}, {"max_timing_ms", max_timing_ms}, {"max_algos", max_algos},
+                      {"compile_only", compile_only}};
+  // Only when set: a run folder recorded before the option continues as it ran.
+  if (reuse_baselines) j["reuse_baselines"] = true;
+  return j;
 }
 
 std::unique_ptr<ShapeMeasurer> make_file_measurer(Evaluator& evaluator, const KernelSource& source,

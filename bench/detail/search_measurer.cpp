@@ -100,6 +100,7 @@ private:
     config.seed = kSearchSeed;
     config.budget.evals = source_.budget;
     config.noise_aware = false;  // N configs measured once each, as tile:N measures them
+    config.reuse_baselines = settings_.reuse_baselines;
     config.compile_only = settings_.compile_only;
     config.counter_set = "fast";
     config.proposers = {"tile"};
@@ -118,7 +119,9 @@ private:
     eo.run_dir = dir;
     // The search's population ranks kernels by their speedup, so its
     // evaluations time the baselines (tile:N's sweep does not): the budgets
-    // are equal in configs measured, not in GPU time.
+    // are equal in configs measured, not in GPU time. With reuse_baselines
+    // only a shape's first evaluation times them, and the search ranks by
+    // cold time under the tune's conditions.
     eo.eval.baselines = true;
     eo.eval.hot = false;
     eo.eval.counters = false;

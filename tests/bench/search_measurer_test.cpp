@@ -28,6 +28,8 @@ constexpr double kPeakBefore = 400, kPeakAfter = 1600;  // TFLOP/s
 class PeakRaisingEvaluator final : public Evaluator {
 public:
   EvalResult evaluate(const Candidate& candidate, const Task& task, const EvalOptions& options) override {
+    ++calls;
+    if (options.baselines) ++with_baselines;
     EvalResult r;
     r.task = task;
     r.candidate_name = candidate.name;
@@ -37,6 +39,7 @@ public:
     timed_ = true;
     const double us = 50.0 + double(std::hash<std::string>{}(candidate.name) % 1000) / 100.0;
     ::tessera::testing::mark_timed_ok(r, us);
+    if (!options.baselines) return r;  // as the worker: no baselines, no speedup
     BaselineResult b{"cublas_tn", "fake", {}, ""};
     b.cold.median_us = 55.0;
     r.baselines = {b};
@@ -47,6 +50,7 @@ public:
     return r;
   }
   std::string describe() const override { return "peak-raising fake"; }
+  std::atomic<int> calls{0}, with_baselines{0};
   DeviceSummary device() const override {
     DeviceSummary d;
     d.name = "NVIDIA H200";
@@ -80,6 +84,26 @@ TEST(SearchMeasurer, TheTuneRanksWithTheDeviceTheShapeStartedOn) {
   const auto& check = r.kernel->tune.at("tile").at("model");
   EXPECT_EQ(check.at("first_pick").get<std::string>(), tile::name(first_before.config));
   EXPECT_DOUBLE_EQ(check.at("first_pick_predicted_us").get<double>(), first_before.prediction.time_us);
+}
+
+// --reuse-baselines: the search times the baselines on the shape's first
+// evaluation only; the confirmation (the shape's figure) still times them.
+TEST(SearchMeasurer, ReusedBaselinesAreTimedOnceBesideTheConfirmation) {
+  const Task task = task_from_shape("1024x1024x1024");
+  for (const bool reuse : {false, true}) {
+    PeakRaisingEvaluator ev;
+    MeasureSettings settings;
+    settings.reuse_baselines = reuse;
+    const auto measurer = make_search_measurer(ev, parse_kernel_source("search:6:evolve:alone"), settings,
+                                               testing::fresh_dir(reuse ? "search_reuse" : "search_no_reuse"));
+    const ShapeRecord r = measurer->measure(task, "medium");
+    ASSERT_TRUE(r.kernel.has_value()) << r.note;
+    EXPECT_GT(r.kernel->result.speedup, 0) << "the confirmation timed its baselines";
+    EXPECT_FALSE(r.kernel->result.baselines.empty());
+    const int searched = ev.calls - 1;  // the last call is the confirmation
+    EXPECT_GE(searched, 6);
+    EXPECT_EQ(ev.with_baselines, reuse ? 2 : searched + 1) << (reuse ? "reused" : "interleaved");
+  }
 }
 
 }  // namespace

@@ -292,5 +292,70 @@ TEST(Engine, SeveralTasksAreVisitedRoundRobin) {
   EXPECT_GT(s.totals.best_speedup, 0);
 }
 
+// SearchConfig::reuse_baselines: each task's first timed evaluation times the
+// baselines, the rest borrow them and say so; off, every one times them.
+TEST(Engine, ReusedBaselinesAreTimedOncePerTaskAndLentToTheRest) {
+  const auto dir = fresh_dir("reuse");
+  FakeRun run;
+  run.tasks = {task_from_shape("256x256x256"), task_from_shape("512x256x128")};
+  SearchConfig config = small_config("bandit", 12);
+  config.reuse_baselines = true;
+  run_fake(config, dir, run);
+  EXPECT_EQ(run.evals[0]->timed_baselines, 2) << "once per task";
+  std::map<std::string, int> interleaved, reused;
+  for (const auto& r : records(dir)) {
+    const auto& e = r["eval"];
+    if (e.is_null() || e["status"] != "ok") continue;
+    const std::string task = r["task_id"], protocol = r["baseline_protocol"];
+    (protocol == "reused" ? reused : interleaved)[task]++;
+    EXPECT_FALSE(e["baselines"].empty()) << r["step"];
+    if (r["first_eval"].is_null()) {  // a re-measured step averages its two ratios
+      EXPECT_NEAR(e["speedup"].get<double>(),
+                  e["best_baseline_us"].get<double>() / e["cold"]["median_us"].get<double>(), 1e-9);
+    }
+    if (protocol == "reused") {
+      EXPECT_EQ(r["baseline_source"]["device"], "FakeGPU0");
+      EXPECT_EQ(r["baseline_source"]["best_baseline_us"], 1000.0);
+    } else {
+      EXPECT_EQ(protocol, "interleaved");
+      EXPECT_TRUE(r["baseline_source"].is_null());
+    }
+  }
+  for (const auto& t : run.tasks) {
+    EXPECT_EQ(interleaved[t.id()], 1) << t.id();
+    EXPECT_GT(reused[t.id()], 0) << t.id();
+  }
+  EXPECT_TRUE(load_run_config(dir).config.reuse_baselines) << "kept in config.json for a resume";
+
+  const auto plain_dir = fresh_dir("no_reuse");
+  FakeRun plain;
+  run_fake(small_config("bandit", 12), plain_dir, plain);
+  EXPECT_EQ(plain.evals[0]->timed_baselines, plain.evals[0]->calls) << "off: beside every evaluation";
+  for (const auto& r : records(plain_dir)) {
+    if (r["eval"].is_null() || r["eval"]["status"] != "ok") continue;
+    EXPECT_EQ(r["baseline_protocol"], "interleaved");
+  }
+}
+
+// Baselines timed on one GPU are not lent to another: an evaluation on a GPU
+// of another name is measured again with its own.
+TEST(Engine, BaselinesAreNotLentAcrossGpus) {
+  const auto dir = fresh_dir("reuse_gpus");
+  FakeRun run;
+  run.evaluators = 2;
+  run.delay_ms = 5;
+  SearchConfig config = small_config("evolve", 16);
+  config.reuse_baselines = true;
+  run_fake(config, dir, run);
+  int reused = 0;
+  for (const auto& r : records(dir)) {
+    if (r["baseline_protocol"] != "reused") continue;
+    ++reused;
+    EXPECT_EQ(r["baseline_source"]["device"], r["device"]) << r["step"];
+  }
+  EXPECT_GT(reused, 0);
+  EXPECT_GE(run.evals[0]->timed_baselines + run.evals[1]->timed_baselines, 2);
+}
+
 }  // namespace
 }  // namespace tessera::search::testing

@@ -36,6 +36,7 @@ struct FakeStats {
   std::atomic<int> max_concurrent{0};
   std::atomic<int> compiled_ahead{0};        // compile_ahead() calls
   std::atomic<int> evaluated_after_ahead{0};  // evaluate() calls whose source was compiled ahead
+  std::atomic<int> timed_baselines{0};        // timed evaluations that timed the baselines too
 };
 
 class FakeEvaluator final : public Evaluator {
