@@ -143,7 +143,7 @@ private:
   unsigned long long events_ = 0;
   std::mutex file_mu_;
   std::mutex baselines_mu_;
-  std::map<std::string, BaselineRecord> lent_baselines_;  // reuse_baselines: per task id, its first
+  std::map<std::string, BaselineRecord> lent_baselines_;  // reuse_baselines: per task and evaluator, the first
 
   // Declared last: destroyed first, so no job outlives the members it uses.
   std::unique_ptr<tessera::ThreadPool> proposal_pool_;

@@ -168,32 +168,29 @@ void SearchEngine::run_evaluation(Evaluator& ev, int e, StepOutcome o, Task task
   EvalOptions opts = options_.eval;
   opts.compile_only = opts.compile_only || config_.compile_only;
   opts.counter_set = config_.counter_set;
-  // reuse_baselines: the task's first timed evaluation times them; once one
-  // has, the rest borrow its measurement.
+  // reuse_baselines: the task's first timed evaluation on this evaluator
+  // (one GPU) times them; once one has, the rest on it borrow its
+  // measurement. Per evaluator, not per GPU model: two GPUs of one name
+  // still differ by their clocks, which interleaved baselines cancel.
   const bool reuse = config_.reuse_baselines && opts.baselines && !opts.compile_only;
+  const std::string lent_key = task.id() + "#" + std::to_string(e);
   std::optional<BaselineRecord> lent;
   if (reuse) {
     std::lock_guard g(baselines_mu_);
-    if (const auto it = lent_baselines_.find(task.id()); it != lent_baselines_.end()) lent = it->second;
+    if (const auto it = lent_baselines_.find(lent_key); it != lent_baselines_.end()) lent = it->second;
   }
   auto evaluate = [&]() -> EvalResult {
     if (!lent) {
       EvalResult r = evaluate_guarded(ev, o.candidate, task, opts);
       if (const auto record = reuse ? baseline_record_of(r) : std::nullopt) {
         std::lock_guard g(baselines_mu_);
-        lent_baselines_.emplace(task.id(), *record);  // the first to finish stays
+        lent_baselines_.emplace(lent_key, *record);  // the first to finish stays
       }
       return r;
     }
     EvalOptions without = opts;
     without.baselines = false;
     EvalResult r = evaluate_guarded(ev, o.candidate, task, without);
-    // Lent from another kind of GPU (evaluators on several): measured again
-    // with its own baselines, as the environment's reuse does.
-    if (r.status == Status::ok && r.device.name != lent->device) {
-      lent.reset();
-      return evaluate_guarded(ev, o.candidate, task, opts);
-    }
     lend_baselines(r, *lent);
     return r;
   };
