@@ -332,15 +332,20 @@ std::vector<std::filesystem::path> model_dirs() {
   return dirs;
 }
 
-}  // namespace
-
-std::filesystem::path stored_model_path(const std::string& kind) {
+// $TESSERA_COST_MODEL, else in the first folder that holds one of `kinds`,
+// the first of them there; empty when none.
+std::filesystem::path find_model(std::initializer_list<std::string> kinds) {
   if (const char* f = std::getenv("TESSERA_COST_MODEL"); f && *f) return f;
   std::error_code ec;
   for (const auto& d : model_dirs())
-    if (std::filesystem::exists(d / (kind + ".json"), ec)) return d / (kind + ".json");
+    for (const auto& k : kinds)
+      if (std::filesystem::exists(d / (k + ".json"), ec)) return d / (k + ".json");
   return {};
 }
+
+}  // namespace
+
+std::filesystem::path stored_model_path(const std::string& kind) { return find_model({kind}); }
 
 LearnedModel model_for_device(const std::string& kind) {
   if (!LearnedModel::available()) return {};
@@ -352,17 +357,14 @@ LearnedModel model_for_device(const std::string& kind) {
       return {};
     }
   };
-  if (const char* f = std::getenv("TESSERA_COST_MODEL"); f && *f) return try_load(f);
   // Folder by folder, the kind's own model before the pooled one: a pooled
   // model a user trained (the cache, $TESSERA_COST_MODEL_DIR) comes before a
   // kind's model shipped with the project.
-  std::error_code ec;
-  for (const auto& d : model_dirs())
-    for (const auto& k : {kind, std::string(kEveryKind)})
-      if (std::filesystem::exists(d / (k + ".json"), ec)) return try_load(d / (k + ".json"));
+  if (const auto found = find_model({kind, kEveryKind}); !found.empty()) return try_load(found);
   // No model of this kind: another kind's, as the prior a search adapts from
   // its first measurements. The one trained on most rows.
   LearnedModel best;
+  std::error_code ec;
   for (const auto& d : model_dirs()) {
     if (!std::filesystem::is_directory(d, ec)) continue;
     for (const auto& e : std::filesystem::directory_iterator(d, ec)) {
