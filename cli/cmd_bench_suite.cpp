@@ -43,7 +43,14 @@ struct SuiteArgs {
   std::string out;
   std::string resume;
   BuildOptions build;
-  bench::MeasureSettings measure;
+  // search:N's search lends each shape's first baseline timing to its later
+  // evaluations unless --no-reuse-baselines (measured: the same configs then
+  // time as the tune's sweep times them); other kernels ignore it.
+  bench::MeasureSettings measure = [] {
+    bench::MeasureSettings m;
+    m.reuse_baselines = true;
+    return m;
+  }();
   SandboxArgs sandbox;  // --mode full (the default) or compile_only, --compile-only
   double max_minutes = 0;
   bool no_progress = false;
@@ -157,7 +164,7 @@ std::vector<std::string> child_arguments(const SuiteArgs& a) {
   if (a.measure.hot) v.push_back("--hot");
   if (a.measure.counters) v.push_back("--counters");
   if (a.measure.remeasure) v.push_back("--remeasure");
-  if (a.measure.reuse_baselines) v.push_back("--reuse-baselines");
+  v.push_back(a.measure.reuse_baselines ? "--reuse-baselines" : "--no-reuse-baselines");
   if (a.measure.max_timing_ms > 0) v.insert(v.end(), {"--max-timing-ms", fmt::format("{}", a.measure.max_timing_ms)});
   v.insert(v.end(), {"--max-algos", std::to_string(a.measure.max_algos)});
   if (a.max_minutes > 0) v.insert(v.end(), {"--max-minutes", fmt::format("{}", a.max_minutes)});
@@ -213,6 +220,8 @@ void run_suite_command(SuiteArgs a) {
   if (a.measure.max_timing_ms < 0) fail_bad_input("--max-timing-ms must be >= 0");
   if (a.measure.max_algos < 1) fail_bad_input("--max-algos must be >= 1");
   const bench::KernelSource source = bench::parse_kernel_source(a.kernels);
+  // Only a search times baselines it could reuse: other sweeps keep no such option in bench.json.
+  if (source.kind != bench::KernelSourceKind::search) a.measure.reuse_baselines = false;
   (void)build_arguments(a.build);  // bad folders and flags fail before any work
   if (!a.build.empty() && source.kind != bench::KernelSourceKind::run && source.kind != bench::KernelSourceKind::dir &&
       source.kind != bench::KernelSourceKind::file)
@@ -321,9 +330,10 @@ void add_bench_suite_command(CLI::App* bench) {
                   "baselines-only sweeps: cap each cold measurement at this many ms (default: the protocol's 2000)");
   cmd->add_option("--max-algos", a->measure.max_algos, "cuBLASLt algorithms the autotuner times")->capture_default_str();
   cmd->add_flag("--remeasure", a->measure.remeasure, "autotune cuBLASLt again instead of using the cached choice");
-  cmd->add_flag("--reuse-baselines", a->measure.reuse_baselines,
+  cmd->add_flag("--reuse-baselines,!--no-reuse-baselines", a->measure.reuse_baselines,
                 "search:N: the search times the baselines on a shape's first evaluation only and ranks the rest "
-                "against them (its confirmation times them beside the kernel, as always)");
+                "against them, as tile:N's sweep ranks by cold time alone (the default; --no-reuse-baselines "
+                "times them beside every evaluation); the confirmation times them beside the kernel, as always");
   cmd->add_option("--max-minutes", a->max_minutes, "stop after this long: between shapes, or cutting the shape in flight short, unrecorded (exit 5; run again to continue)");
   cmd->add_option("--bucket", a->buckets,
                   "only the task file's shapes in this size bucket (small, medium, large, or the file's own; repeatable)");

@@ -292,9 +292,9 @@ void setup(CLI::App& root) {
   cmd->add_option("--pipeline-depth", a.config.pipeline_depth, "steps in flight (0 = 2 per GPU)")->capture_default_str();
   cmd->add_option("--temperature", a.config.temperature, "LLM sampling temperature (<0: endpoint default)");
   cmd->add_flag("--no-noise-aware", a.no_noise_aware, "accept any faster median (ablation of noise-aware acceptance)");
-  cmd->add_flag("--reuse-baselines", a.reuse_baselines,
+  cmd->add_flag("--reuse-baselines,!--no-reuse-baselines", a.reuse_baselines,
                 "time the baselines on each task's first evaluation only and rank the rest against them "
-                "(default: beside every evaluation)");
+                "(default: --no-reuse-baselines, beside every evaluation)");
   // --no-progress as in bench suite and bench scale; --quiet, its first spelling, still works.
   cmd->add_flag("--no-progress,--quiet", a.quiet, "no progress output");
   cmd->callback([] { run(a); });

@@ -344,6 +344,46 @@ TEST(BenchCli, BucketKeepsOnlyItsShapesAndTheRunKeepsTheFilter) {
   EXPECT_NE(r.out.find("cannot be continued"), std::string::npos) << r.out;
 }
 
+// search:N lends each shape's first baseline timing to the search's later
+// evaluations by default (the sweep then ranks as tile:N's does), in one
+// process and in every child of --gpus; --no-reuse-baselines times them
+// beside every evaluation. A sweep of other kernels keeps no such option.
+TEST(BenchCli, SearchSweepsReuseBaselinesUnlessToldNot) {
+  const auto dir = testing::fresh_dir("cli-reuse");
+  const auto tasks = task_file(dir, {"128x128x256"});
+  const std::string args = "bench suite --no-progress --compile-only --tasks " + tasks.string();
+  const auto measure_of = [](const fs::path& out) {
+    return nlohmann::json::parse(read_file(out / kConfigFile)).at("options").at("measure");
+  };
+  // Each shape's search keeps its config: what it was told.
+  const auto searches_reuse = [](const fs::path& out) {
+    std::vector<bool> v;
+    for (const auto& e : fs::directory_iterator(out / "search"))
+      v.push_back(nlohmann::json::parse(read_file(e.path() / "config.json")).at("config").at("reuse_baselines"));
+    return v;
+  };
+  struct Case {
+    std::string name, extra;
+    bool reuse;
+  };
+  for (const Case& c : {Case{"default", "", true}, Case{"interleaved", " --no-reuse-baselines", false},
+                        Case{"gpus", " --gpus 0,1", true}, Case{"gpus-interleaved", " --gpus 0,1 --no-reuse-baselines", false}}) {
+    const fs::path out = dir / c.name;
+    const CliRun r = run(args + " --kernels search:2:alone --out " + out.string() + c.extra, dir / "cache");
+    ASSERT_EQ(r.code, 0) << c.name << "\n" << r.out;
+    EXPECT_EQ(measure_of(out).value("reuse_baselines", false), c.reuse) << c.name << ": " << measure_of(out).dump();
+    EXPECT_EQ(searches_reuse(out), std::vector<bool>{c.reuse}) << c.name;
+  }
+  // Continued with its own arguments, an interleaved run stays interleaved.
+  const CliRun resumed = run("bench suite --no-progress --resume " + (dir / "interleaved").string(), dir / "cache");
+  ASSERT_EQ(resumed.code, 0) << resumed.out;
+  EXPECT_FALSE(measure_of(dir / "interleaved").contains("reuse_baselines"));
+  const auto kernels = kernel_dir(dir, {"128x128x256"});
+  const CliRun files = run(args + " --kernels dir:" + kernels.string() + " --out " + (dir / "files").string(), dir / "cache");
+  ASSERT_EQ(files.code, 0) << files.out;
+  EXPECT_FALSE(measure_of(dir / "files").contains("reuse_baselines")) << measure_of(dir / "files").dump();
+}
+
 TEST(BenchCli, TorchExtensionKernelGoesThroughTheSuite) {
   const auto dir = testing::fresh_dir("cli-torch");
   const auto tasks = task_file(dir, {"256x256x256"});
