@@ -317,6 +317,12 @@ std::string final_summary(const RunView& run) {
                      t.cublaslt_autotuned_tflops > 0 ? fmt::format("{:.1f}", t.cublaslt_autotuned_tflops) : "n/a",
                      integer_value<long long>(t.best, "step", -1), t.evaluations);
   }
+  // A lent baseline was timed beside another kernel, the candidates without
+  // cuBLAS just before them: on the H200 such a speedup ran 0.2-0.25% above an
+  // interleaved one of the same kernel (docs/search.md).
+  if (run.config.config.reuse_baselines && !run.compile_only)
+    s += "baselines timed on each task's first evaluation and lent to the rest (--reuse-baselines): these speedups run "
+         "a little above an interleaved measurement; tessera eval times a kernel beside them\n";
   // What the tile proposer's steps were (report.md has the table).
   const TileMoves t = tile_moves(run.records);
   if (t.steps > 0) {

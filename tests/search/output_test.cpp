@@ -84,6 +84,10 @@ TEST(Report, WritesMarkdownAndSvgPlots) {
   }
   const std::string summary = final_summary(run);
   EXPECT_NE(summary.find("cuBLASLt autotuned"), std::string::npos);
+  EXPECT_EQ(summary.find("lent"), std::string::npos) << "interleaved baselines: nothing to say";
+  RunView lent = run;
+  lent.config.config.reuse_baselines = true;
+  EXPECT_NE(final_summary(lent).find("lent to the rest (--reuse-baselines)"), std::string::npos) << final_summary(lent);
   EXPECT_EQ(md.find("Compile-only run"), std::string::npos);
 }
 
