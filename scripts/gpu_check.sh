@@ -52,7 +52,10 @@
 #            bench harness --compile-batch $COMPILE_BATCH (one process: one-shot children against servers)
 #   integrity  tessera bench protocol: what the integrity guards cost, A/B on the same kernels
 #   (the tests stage writes the red-team corpus table to $OUT/adversarial_corpus.md; CTEST_LABELS, a
-#   regular expression over the test folders (harness, tile, ...), splits ctest over several calls)
+#   regular expression over the test folders (harness, tile, ...), splits ctest over several calls: on one
+#   H200 on 2026-11-29 the whole suite outgrew a 600 s call with its 146 s build, cut after 549 tests in
+#   about 450 s, the other 203 in 197 s (per-label times not measured there); two calls cover it, e.g.
+#   CTEST_LABELS='core|harness|tile' then CTEST_LABELS='worker|agent|search|adversarial|bench|env|faults|fuzz|serve')
 set -uo pipefail
 cd "$(dirname "$0")/.."
 STAGES=${1:-all}
