@@ -1,6 +1,7 @@
 #include "worker/tu_graph.hpp"
 
 #include "core/error.hpp"
+#include "core/json_read.hpp"
 
 namespace tessera::worker {
 
@@ -14,7 +15,8 @@ constexpr std::size_t kMaxArgBytes = 32768;  // the kernel parameter limit on Ho
 constexpr std::size_t kMaxNameBytes = 4096;
 
 unsigned dim(const nlohmann::json& a, std::size_t i) {
-  const auto v = a.at(i).get<long long>();
+  // integer_of: a float out of range would be undefined behaviour in get<>().
+  const auto v = integer_of<long long>(a.at(i), "captured launch dimension");
   if (v < 0 || v > 0x7fffffffLL) fail_bad_input("captured launch dimension out of range");
   return static_cast<unsigned>(v);
 }
@@ -94,7 +96,7 @@ CapturedCall captured_call_from_json(const nlohmann::json& j) {
         k.grid = dims(jn, "grid");
         k.block = dims(jn, "block");
         k.cluster = dims(jn, "cluster");
-        k.shared_bytes = jn.at("shared_bytes").get<unsigned>();
+        k.shared_bytes = integer_of<unsigned>(jn.at("shared_bytes"), "captured kernel shared_bytes");
         const auto& args = jn.at("args");
         if (!args.is_array() || args.size() > kMaxArgs) fail_bad_input("captured kernel: bad argument list");
         std::size_t total = 0;
@@ -106,12 +108,12 @@ CapturedCall captured_call_from_json(const nlohmann::json& j) {
       } else if (kind == "memset") {
         n.kind = CapturedNode::Kind::memset;
         auto& m = n.memset;
-        m.dst = jn.at("dst").get<std::uint64_t>();
-        m.value = jn.at("value").get<unsigned>();
-        m.element_size = jn.at("element_size").get<unsigned>();
-        m.width = jn.at("width").get<std::uint64_t>();
-        m.height = jn.at("height").get<std::uint64_t>();
-        m.pitch = jn.at("pitch").get<std::uint64_t>();
+        m.dst = integer_of<std::uint64_t>(jn.at("dst"), "captured memset dst");
+        m.value = integer_of<unsigned>(jn.at("value"), "captured memset value");
+        m.element_size = integer_of<unsigned>(jn.at("element_size"), "captured memset element_size");
+        m.width = integer_of<std::uint64_t>(jn.at("width"), "captured memset width");
+        m.height = integer_of<std::uint64_t>(jn.at("height"), "captured memset height");
+        m.pitch = integer_of<std::uint64_t>(jn.at("pitch"), "captured memset pitch");
         if (m.element_size != 1 && m.element_size != 2 && m.element_size != 4)
           fail_bad_input("captured memset: element size must be 1, 2 or 4 bytes");
       } else {

@@ -7,6 +7,7 @@
 
 #include "confine/confine.hpp"
 #include "core/error.hpp"
+#include "core/json_read.hpp"
 #include "confine/detail/confine_parts.hpp"
 
 namespace tessera {
@@ -76,7 +77,7 @@ void to_json(nlohmann::json& j, const ProtectionReport& r) {
 void from_json(const nlohmann::json& j, ProtectionReport& r) {
   r.seccomp = j.value("seccomp", false);
   r.landlock = j.value("landlock", false);
-  r.landlock_abi = j.value("landlock_abi", 0);
+  r.landlock_abi = integer_value<int>(j, "landlock_abi", 0);  // a float out of range: bad input, not UB
   r.rlimits = j.value("rlimits", false);
   r.own_session = j.value("own_session", false);
   r.gpu_isolated = j.value("gpu_isolated", false);

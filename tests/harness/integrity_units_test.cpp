@@ -68,6 +68,20 @@ TEST(CapturedCall, HostileDescriptionsAreBadInputNeverACrash) {
   bad = j;
   bad["nodes"][0]["grid"] = {-1, 1, 1};
   expect_bad(bad);
+  // Numbers that are not integers in range: a cast would be undefined behaviour (as the wire fuzzer
+  // found for a protections report) or quietly round.
+  bad = j;
+  bad["nodes"][0]["grid"] = {1e300, 1, 1};
+  expect_bad(bad);
+  bad = j;
+  bad["nodes"][0]["shared_bytes"] = 3.5;
+  expect_bad(bad);
+  bad = j;
+  bad["nodes"][1]["width"] = 1e30;
+  expect_bad(bad);
+  bad = j;
+  bad["nodes"][1]["value"] = -1;
+  expect_bad(bad);
   bad = j;
   bad["nodes"][0]["args"] = {"zz"};
   expect_bad(bad);

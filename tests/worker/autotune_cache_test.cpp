@@ -94,6 +94,9 @@ TEST_F(AutotuneCacheTest, CorruptFileIsAMissNotAnError) {
   EXPECT_FALSE(cache.load(key()).has_value());
   atomic_write_file(cache.path_for(key()), R"({"version":1,"algo_words":[1,2]})");
   EXPECT_FALSE(cache.load(key()).has_value());
+  // Numbers no int holds (a cast would be undefined behaviour): a miss too.
+  atomic_write_file(cache.path_for(key()), R"({"version":1e300,"algo_words":[1,2]})");
+  EXPECT_FALSE(cache.load(key()).has_value());
 }
 
 // Only the harness writes the cache; an entry edited by anyone else (an

@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "core/fs.hpp"
 #include "core/hash.hpp"
+#include "core/json_read.hpp"
 
 namespace tessera::baselines {
 
@@ -62,7 +63,7 @@ nlohmann::json to_json(const CacheKey& key, const AutotuneEntry& e) {
 
 std::optional<AutotuneEntry> entry_from_json(const nlohmann::json& j, const CacheKey& key) {
   try {
-    if (!j.is_object() || j.value("version", 0) != kAutotuneCacheVersion || !digest_matches(j)) return std::nullopt;
+    if (!j.is_object() || integer_or(j, "version", 0) != kAutotuneCacheVersion || !digest_matches(j)) return std::nullopt;
     if (j.value("key", std::string()) != key.canonical()) return std::nullopt;
     const auto& words = j.at("algo_words");
     AutotuneEntry e;
@@ -75,7 +76,7 @@ std::optional<AutotuneEntry> entry_from_json(const nlohmann::json& j, const Cach
     }
     e.algo_desc = j.value("algo", std::string());
     e.median_us = j.value("median_us", 0.0);
-    e.algos_tried = j.value("algos_tried", 0);
+    e.algos_tried = integer_value<int>(j, "algos_tried", 0);
     e.tuned_at = j.value("tuned_at", std::string());
     if (j.contains("last_times_us") && j.at("last_times_us").is_object()) e.last_times_us = j.at("last_times_us");
     return e;
@@ -92,7 +93,7 @@ std::optional<AutotuneEntry> AutotuneCache::load(const CacheKey& key) const {
   if (!std::filesystem::exists(path, ec)) return std::nullopt;
   try {
     const auto j = nlohmann::json::parse(read_file(path));
-    if (j.is_object() && j.value("version", 0) == kAutotuneCacheVersion && !digest_matches(j)) {
+    if (j.is_object() && integer_or(j, "version", 0) == kAutotuneCacheVersion && !digest_matches(j)) {
       spdlog::warn("ignoring baseline cache entry {}: its digest does not match its content (edited or damaged); "
                    "the baselines are measured again",
                    path.string());
