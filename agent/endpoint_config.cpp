@@ -7,6 +7,7 @@
 #include "agent/endpoint.hpp"
 #include "core/error.hpp"
 #include "core/fs.hpp"
+#include "core/json_read.hpp"
 
 namespace tessera::agent {
 
@@ -71,12 +72,12 @@ RetryPolicy parse_retry(const nlohmann::json& j) {
   RetryPolicy p;
   for (const auto& [k, v] : j.items()) {
     if (!v.is_number()) fail_bad_input(fmt::format("endpoint config: retry.{} must be a number", k));
-    if (k == "max_attempts") p.max_attempts = v.get<int>();
-    else if (k == "initial_backoff_ms") p.initial_backoff = Millis(v.get<long long>());
+    if (k == "max_attempts") p.max_attempts = integer_of<int>(v, "retry.max_attempts");
+    else if (k == "initial_backoff_ms") p.initial_backoff = Millis(integer_of<long long>(v, "retry.initial_backoff_ms"));
     else if (k == "multiplier") p.multiplier = v.get<double>();
-    else if (k == "max_backoff_ms") p.max_backoff = Millis(v.get<long long>());
+    else if (k == "max_backoff_ms") p.max_backoff = Millis(integer_of<long long>(v, "retry.max_backoff_ms"));
     else if (k == "jitter") p.jitter = v.get<double>();
-    else if (k == "max_retry_after_ms") p.max_retry_after = Millis(v.get<long long>());
+    else if (k == "max_retry_after_ms") p.max_retry_after = Millis(integer_of<long long>(v, "retry.max_retry_after_ms"));
     else fail_bad_input(fmt::format("endpoint config: unknown retry key '{}' (max_attempts, initial_backoff_ms, multiplier, max_backoff_ms, jitter, max_retry_after_ms)", k));
   }
   if (p.max_attempts < 1) fail_bad_input("endpoint config: retry.max_attempts must be >= 1");
@@ -99,8 +100,8 @@ EndpointConfig parse_endpoint_config(const nlohmann::json& j) {
   if (j.contains("api_key_env")) c.api_key_env = get_as<std::string>(j, "api_key_env", "a string");
   if (j.contains("temperature")) { require_number(j, "temperature"); c.temperature = j["temperature"].get<double>(); }
   if (j.contains("top_p")) { require_number(j, "top_p"); c.top_p = j["top_p"].get<double>(); }
-  if (j.contains("max_tokens")) { require_number(j, "max_tokens"); c.max_tokens = j["max_tokens"].get<int>(); }
-  if (j.contains("seed")) { require_number(j, "seed"); c.seed = j["seed"].get<std::uint64_t>(); }
+  if (j.contains("max_tokens")) { require_number(j, "max_tokens"); c.max_tokens = integer_of<int>(j["max_tokens"], "max_tokens"); }
+  if (j.contains("seed")) { require_number(j, "seed"); c.seed = integer_of<std::uint64_t>(j["seed"], "seed"); }
   if (j.contains("extra_body")) {
     if (!j["extra_body"].is_object()) fail_bad_input("endpoint config: 'extra_body' must be an object");
     c.extra_body = j["extra_body"];
@@ -110,9 +111,9 @@ EndpointConfig parse_endpoint_config(const nlohmann::json& j) {
   if (j.contains("stream")) c.stream = get_as<bool>(j, "stream", "a boolean");
   if (j.contains("connect_timeout_s")) { require_number(j, "connect_timeout_s"); c.connect_timeout_s = j["connect_timeout_s"].get<double>(); }
   if (j.contains("total_timeout_s")) { require_number(j, "total_timeout_s"); c.total_timeout_s = j["total_timeout_s"].get<double>(); }
-  if (j.contains("max_response_bytes")) { require_number(j, "max_response_bytes"); c.max_response_bytes = j["max_response_bytes"].get<std::size_t>(); }
+  if (j.contains("max_response_bytes")) { require_number(j, "max_response_bytes"); c.max_response_bytes = integer_of<std::size_t>(j["max_response_bytes"], "max_response_bytes"); }
   if (j.contains("retry")) c.retry = parse_retry(j["retry"]);
-  if (j.contains("max_concurrency")) { require_number(j, "max_concurrency"); c.max_concurrency = j["max_concurrency"].get<int>(); }
+  if (j.contains("max_concurrency")) { require_number(j, "max_concurrency"); c.max_concurrency = integer_of<int>(j["max_concurrency"], "max_concurrency"); }
   if (j.contains("requests_per_second")) { require_number(j, "requests_per_second"); c.requests_per_second = j["requests_per_second"].get<double>(); }
   if (j.contains("weight")) { require_number(j, "weight"); c.weight = j["weight"].get<double>(); }
   if (c.connect_timeout_s <= 0 || c.total_timeout_s <= 0) fail_bad_input("endpoint config: timeouts must be > 0 seconds");

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/json_read.hpp"
 
 namespace tessera::bench {
 
@@ -57,7 +58,7 @@ ShapeRecord record_from_json(const nlohmann::json& j) {
     r.note = j.value("note", "");
     r.device = j.value("device", DeviceSummary{});
     r.wall_s = j.value("wall_s", 0.0);
-    r.gpu = j.value("gpu", -1);
+    r.gpu = integer_value<int>(j, "gpu", -1);
     r.finished_at = j.value("finished_at", "");
     return r;
   } catch (const nlohmann::json::exception& e) {

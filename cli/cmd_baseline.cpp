@@ -12,6 +12,7 @@
 #include "core/error.hpp"
 #include "core/result.hpp"
 #include "core/counter_set.hpp"
+#include "core/json_read.hpp"
 
 namespace tessera::cli {
 
@@ -86,7 +87,7 @@ void print_table(const Task& task, const std::string& device, const baselines::B
     for (const auto& t : baselines::autotune_trials(rep))
       if (t.final_us > 0) finals += fmt::format("{}#{} {:.2f} us", finals.empty() ? "" : ", ", t.index, t.final_us);
     fmt::print("autotune: timed {} cuBLASLt algorithms interleaved{}; chose #{}\n", rep.at("tried").size(),
-               finals.empty() ? std::string() : "; re-timed the fastest: " + finals, rep.value("chosen", -1));
+               finals.empty() ? std::string() : "; re-timed the fastest: " + finals, integer_or(rep, "chosen", -1));
   }
   const auto& prev = m.previous_times_us;
   if (!prev.empty()) fmt::print("previous run (display only, not used in any ratio): {}\n", prev.dump());

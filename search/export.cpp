@@ -41,11 +41,11 @@ json prompt_of(const json& r, const std::map<long long, const json*>& by_step) {
   if (!out.empty()) return out;
   const json task = r.value("task", json::object());
   std::string text = fmt::format("Task: HGEMM fp16 in/out, fp32 accumulate, M={} N={} K={}, layout {}.\nStrategy: {}.\n",
-                                 task.value("m", 0), task.value("n", 0), task.value("k", 0),
+                                 integer_or(task, "m", 0), integer_or(task, "n", 0), integer_or(task, "k", 0),
                                  task.value("layout", std::string("TN")), str(r.value("proposer", json::object()), "strategy"));
   const json parents = r.value("parents", json::array());
   if (!parents.empty()) {
-    auto it = by_step.find(parents[0].get<long long>());
+    auto it = by_step.find(parents[0].is_number_integer() ? parents[0].get<long long>() : -1);
     if (it != by_step.end()) {
       const json& p = *it->second;
       const json pe = p.value("eval", json::object());
@@ -73,7 +73,7 @@ double speedup(const json& r) { return timed(r) ? num(r.value("eval", json::obje
 std::string status(const json& r) { return str(r.value("reward", json::object()), "status"); }
 long long parent_of(const json& r) {
   const json p = r.value("parents", json::array());
-  return p.empty() ? -1 : p[0].get<long long>();
+  return p.empty() || !p[0].is_number_integer() ? -1 : p[0].get<long long>();
 }
 double improvement(const json& r) {
   const json rw = r.value("reward", json::object());

@@ -111,7 +111,7 @@ RunView load_run(const fs::path& run_dir) {
     if (acc.contains("archive") && acc["archive"].value("accepted", false) && r["descriptor"].is_object()) {
       const auto& d = r["descriptor"];
       CellView c;
-      c.structure = d.value("tile_class", std::string("unknown")) + "/s" + std::to_string(d.value("stages", 0));
+      c.structure = d.value("tile_class", std::string("unknown")) + "/s" + std::to_string(integer_or(d, "stages", 0));
       c.behaviour = d.value("occupancy", std::string("unknown")) + "/" + d.value("bottleneck", std::string("unknown"));
       c.speedup = r["eval"].value("speedup", 0.0);
       c.step = integer_value<long long>(r, "step", -1);
@@ -242,8 +242,8 @@ fs::path write_report(const RunView& run) {
   md += fmt::format("Method **{}**, seed {}, proposers {}, {} task(s). ", cfg.method, cfg.seed,
                     join(cfg.proposers, ", "), run.tasks.size());
   md += fmt::format("{} steps, {} evaluations ({} re-measured), {} tokens, ${:.4f}.\n\n",
-                    run.totals.value("steps", 0), run.totals.value("evaluations", 0),
-                    run.totals.value("remeasured", 0), run.totals.value("tokens", 0),
+                    integer_or(run.totals, "steps", 0), integer_or(run.totals, "evaluations", 0),
+                    integer_or(run.totals, "remeasured", 0), integer_or(run.totals, "tokens", 0),
                     run.totals.value("cost_usd", 0.0));
   if (run.compile_only)
     md += "**Compile-only run: no kernel was verified or timed on a GPU; no speedup is claimed.**\n\n";
@@ -273,14 +273,14 @@ fs::path write_report(const RunView& run) {
         "achieved occupancy bucket / bottleneck from the CUPTI counters (memory, tensor, latency).\n\n";
   Table outcomes({"status", "steps"});
   const nlohmann::json by_status = run.totals.value("by_status", nlohmann::json::object());
-  for (const auto& [status, n] : by_status.items()) outcomes.add_row({status, std::to_string(n.get<long long>())});
-  outcomes.add_row({"duplicate (not evaluated)", std::to_string(run.totals.value("duplicates", 0))});
-  outcomes.add_row({"no proposal", std::to_string(run.totals.value("proposal_failures", 0))});
+  for (const auto& [status, n] : by_status.items()) outcomes.add_row({status, n.is_number_integer() ? std::to_string(n.get<long long>()) : n.dump()});
+  outcomes.add_row({"duplicate (not evaluated)", std::to_string(integer_or(run.totals, "duplicates", 0))});
+  outcomes.add_row({"no proposal", std::to_string(integer_or(run.totals, "proposal_failures", 0))});
   md += "## Outcomes\n\n" + to_markdown(outcomes) + "\n";
   md += fmt::format("{} proposal(s) repeated a kernel that was already evaluated and were asked again.\n\n",
-                    run.totals.value("repeated_proposals", 0));
+                    integer_or(run.totals, "repeated_proposals", 0));
   md += fmt::format("Noise-aware acceptance changed {} decision(s) compared with a plain median comparison.\n\n",
-                    run.totals.value("noise_changed_decisions", 0));
+                    integer_or(run.totals, "noise_changed_decisions", 0));
   md += proposers_table(run.records);
   md += tile_moves_section(run.records);
   const fs::path state = run.dir / "state.json";

@@ -17,6 +17,7 @@
 #include "tile/detail/xgboost.hpp"
 #endif
 #include "tile/detail/learned_layer.hpp"
+#include "core/json_read.hpp"
 
 namespace tessera::tile {
 
@@ -279,9 +280,9 @@ LearnedModel LearnedModel::from_json(const nlohmann::json& j) {
   for (const auto& l : j.at("layers")) {
     auto layer = std::make_shared<Layer>();
     layer->device_kind = l.at("device_kind").get<std::string>();
-    layer->rows = l.at("rows").get<int>();
+    layer->rows = integer_of<int>(l.at("rows"), "rows");
     layer->options = l.value("options", nlohmann::json::object());
-    const int role = l.value("role", 0);
+    const int role = integer_value<int>(l, "role", 0);
     if (role < int(detail::Role::residual) || role > int(detail::Role::blend))
       fail_bad_input(fmt::format("cost model layer role {} is not one this tessera knows; train the model again", role));
     layer->role = detail::Role(role);

@@ -1,6 +1,10 @@
 #include "agent/detail/wire.hpp"
 
+#include <cmath>
+
 #include <fmt/format.h>
+
+#include "core/json_read.hpp"
 
 namespace tessera::agent::detail {
 
@@ -28,8 +32,14 @@ std::string str_or_empty(const nlohmann::json& j, const char* key) {
 }
 
 long long int_or_zero(const nlohmann::json& j, const char* key) {
-  if (j.is_object() && j.contains(key) && j[key].is_number()) return j[key].get<long long>();
-  return 0;
+  const auto& v = field_or_null(j, key);
+  // A count some server wrote as a float: kept when a long long holds it (a
+  // cast of one out of range would be undefined behaviour), else 0.
+  if (v.is_number_float()) {
+    const double d = v.get<double>();
+    return std::isfinite(d) && std::fabs(d) < 9.0e18 ? static_cast<long long>(d) : 0;
+  }
+  return integer_or(j, key, 0);
 }
 
 // Content may be a string, null, or (some servers) an array of {type,text} parts.

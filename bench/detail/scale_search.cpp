@@ -21,6 +21,7 @@
 #include "core/error.hpp"
 #include "harness/subprocess.hpp"
 #include "search/engine.hpp"
+#include "core/json_read.hpp"
 
 namespace tessera::bench::detail {
 
@@ -115,7 +116,7 @@ ScalePoint measure(ScaleRun& run, const std::vector<int>& devices, const Task& t
     ++p.statuses[to_string(r.status)];
     if (r.compile.cached) ++p.compile_cache_hits;
     ++p.evals;
-    const int e = rec.value("evaluator", -1);
+    const int e = int(integer_or(rec, "evaluator", -1));
     if (e >= 0 && std::size_t(e) < busy_ms.size()) busy_ms[e] += r.wall_ms;
     const auto ts = rec.value("timestamps", nlohmann::json::object());
     if (auto t = seconds_of(ts.value("planned", "")); t && (!first || *t < *first)) first = t;

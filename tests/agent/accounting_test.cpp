@@ -200,6 +200,16 @@ TEST(Config, ParsesFilesAndEnvironment) {
     EXPECT_NE(std::string(e.what()).find("unknown key 'temprature'"), std::string::npos);
   }
   EXPECT_THROW(parse_endpoint_config({{"model", "m"}}), Error);
+  // Integers must be integers in range: a float is refused with its key, never cast.
+  for (const nlohmann::json& bad : {nlohmann::json(3.5), nlohmann::json(1e300), nlohmann::json(-1e300)}) {
+    try {
+      (void)parse_endpoint_config({{"base_url", "http://h/v1"}, {"model", "m"}, {"max_tokens", bad}});
+      FAIL() << "max_tokens " << bad.dump() << " was read";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), Error::Kind::bad_input);
+      EXPECT_NE(std::string(e.what()).find("max_tokens"), std::string::npos) << e.what();
+    }
+  }
 
   ::unsetenv("TESSERA_LLM_BASE_URL");
   EXPECT_FALSE(endpoint_from_env());

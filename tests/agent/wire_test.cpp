@@ -39,6 +39,17 @@ TEST(Wire, ToleratesNullContentArraysOfPartsAndAlternateReasoningFields) {
   EXPECT_EQ(r.content, "x");
 }
 
+// Token counts a server wrote as floats: kept when a long long holds them,
+// else 0 (a cast out of range would be undefined behaviour).
+TEST(Wire, TokenCountsWrittenAsFloatsAreReadSafely) {
+  const auto r = parse_reply(
+      Provider::openai,
+      R"({"choices":[{"message":{"content":"x"}}],"usage":{"prompt_tokens":1e300,"completion_tokens":12.0}})", false);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.usage.prompt_tokens, 0);
+  EXPECT_EQ(r.usage.completion_tokens, 12);
+}
+
 TEST(Wire, BodiesFollowEachProvider) {
   EndpointConfig c;
   c.base_url = "http://h/v1/";
