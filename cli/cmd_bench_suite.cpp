@@ -46,11 +46,7 @@ struct SuiteArgs {
   // search:N's search lends each shape's first baseline timing to its later
   // evaluations unless --no-reuse-baselines (measured: the same configs then
   // time as the tune's sweep times them); other kernels ignore it.
-  bench::MeasureSettings measure = [] {
-    bench::MeasureSettings m;
-    m.reuse_baselines = true;
-    return m;
-  }();
+  bench::MeasureSettings measure{.reuse_baselines = true};
   SandboxArgs sandbox;  // --mode full (the default) or compile_only, --compile-only
   double max_minutes = 0;
   bool no_progress = false;

@@ -27,6 +27,12 @@ double num(const json& j, const char* key) {
   return j.is_object() && j.contains(key) && j[key].is_number() ? j[key].get<double>() : 0.0;
 }
 
+// The step's first parent, -1 when it has none (or one that is not a step number).
+long long parent_of(const json& r) {
+  const json p = r.value("parents", json::array());
+  return p.empty() || !p[0].is_number_integer() ? -1 : p[0].get<long long>();
+}
+
 // The prompt part of a step: the chat messages before the last assistant
 // reply. Steps without chat (the tile proposer) get a short synthetic prompt
 // naming the task, the strategy and the parent's action.
@@ -45,7 +51,7 @@ json prompt_of(const json& r, const std::map<long long, const json*>& by_step) {
                                  task.value("layout", std::string("TN")), str(r.value("proposer", json::object()), "strategy"));
   const json parents = r.value("parents", json::array());
   if (!parents.empty()) {
-    auto it = by_step.find(parents[0].is_number_integer() ? parents[0].get<long long>() : -1);
+    auto it = by_step.find(parent_of(r));
     if (it != by_step.end()) {
       const json& p = *it->second;
       const json pe = p.value("eval", json::object());
@@ -71,10 +77,6 @@ std::string completion_of(const json& r) {
 bool timed(const json& r) { return r.value("reward", json::object()).value("timed", false); }
 double speedup(const json& r) { return timed(r) ? num(r.value("eval", json::object()), "speedup") : 0.0; }
 std::string status(const json& r) { return str(r.value("reward", json::object()), "status"); }
-long long parent_of(const json& r) {
-  const json p = r.value("parents", json::array());
-  return p.empty() || !p[0].is_number_integer() ? -1 : p[0].get<long long>();
-}
 double improvement(const json& r) {
   const json rw = r.value("reward", json::object());
   return rw.contains("improvement_over_parent") && rw["improvement_over_parent"].is_number()

@@ -155,8 +155,8 @@ ExtremeRow extreme_row(const ReportData& d, const ShapeRow& r) {
   e.tensor = counter(r.counters, "tensor_pipe_pct");
   e.occupancy = counter(r.counters, "achieved_occupancy_pct");
   e.kernels = d.kernels;
-  if (r.model.is_object() && integer_or(r.model, "winner_rank", 0) > 0)
-    e.model = fmt::format("#{}, {:.2f}", integer_or(r.model, "winner_rank", 0), r.model.value("winner_predicted_us", 0.0));
+  if (const long long rank = integer_or(r.model, "winner_rank", 0); rank > 0)
+    e.model = fmt::format("#{}, {:.2f}", rank, r.model.value("winner_predicted_us", 0.0));
   e.spread = spread(d);
   e.gpu = r.gpu.empty() ? "-" : r.gpu;
   return e;
