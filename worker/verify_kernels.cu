@@ -48,11 +48,6 @@ extern "C" __global__ void tessera_harness_digest(const unsigned char* src, std:
 }
 
 // 64×64 output tile per block, 256 threads, 4×4 outputs per thread, fp64 sums.
-// Thread (tx, ty) holds rows ty*4 + i and columns tx + 16*j: the sixteen tx of
-// a warp read sixteen consecutive doubles of a Bs row, 128 bytes without a
-// bank conflict (columns tx*4 + j lay 32 bytes apart, four on each pair of
-// banks), and store sixteen consecutive outputs. Each output's sum still runs
-// in k order, one fused multiply-add at a time.
 extern "C" __global__ void tessera_harness_reference(const __half* A, const __half* B, double* acc_out, double* absref, int M, int N,
                                  int K, int layout) {
   __shared__ double As[kRefK][kRefTile + 1];
@@ -81,7 +76,7 @@ extern "C" __global__ void tessera_harness_reference(const __half* A, const __ha
         const double a = As[kk][ty * 4 + i];
 #pragma unroll
         for (int j = 0; j < 4; ++j) {
-          const double b = Bs[kk][tx + 16 * j];
+          const double b = Bs[kk][tx * 4 + j];
           acc[i][j] = fma(a, b, acc[i][j]);
           aacc[i][j] = fma(fabs(a), fabs(b), aacc[i][j]);
         }
@@ -95,7 +90,7 @@ extern "C" __global__ void tessera_harness_reference(const __half* A, const __ha
     if (r >= M) continue;
 #pragma unroll
     for (int j = 0; j < 4; ++j) {
-      int c = col0 + tx + 16 * j;
+      int c = col0 + tx * 4 + j;
       if (c >= N) continue;
       acc_out[std::size_t(r) * N + c] = acc[i][j];
       absref[std::size_t(r) * N + c] = aacc[i][j];
