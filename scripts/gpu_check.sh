@@ -54,8 +54,10 @@
 #   (the tests stage writes the red-team corpus table to $OUT/adversarial_corpus.md; CTEST_LABELS, a
 #   regular expression over the test folders (harness, tile, ...), splits ctest over several calls: on one
 #   H200 on 2026-11-29 the whole suite outgrew a 600 s call with its 146 s build, cut after 549 tests in
-#   about 450 s, the other 203 in 197 s (per-label times not measured there); two calls cover it, e.g.
-#   CTEST_LABELS='core|harness|tile' then CTEST_LABELS='worker|agent|search|adversarial|bench|env|faults|fuzz|serve')
+#   about 450 s, the other 203 in 197 s; two calls cover it: CTEST_LABELS='core|harness|tile' (278 tests,
+#   272 s of ctest on 2026-11-29, with the build about 420 s: no room for perf) then, on the warm machine,
+#   CTEST_LABELS='worker|agent|search|adversarial|bench|env|faults|fuzz|serve' (476 tests, 274 s, and 45-60 s
+#   of the fault corpus); perf (about 150 s after the build) fits beside the second)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 STAGES=${1:-all}
@@ -82,9 +84,10 @@ step() {  # step NAME COMMAND...: runs it, logs to $LOGS/NAME.log, records PASS/
   local t0=$SECONDS
   if "$@" >"$LOGS/$name.log" 2>&1; then ROWS+=("$name|PASS|$((SECONDS - t0))"); else ROWS+=("$name|FAIL|$((SECONDS - t0))"); fi
   echo "[$name] $(tail -n 1 "$LOGS/$name.log")"
-  # Kept current after every step: a call cut off by its time limit still
-  # returns how far it got.
-  table > "$OUT/summary.txt"
+  # Kept current after every step, evaluations included: a call cut off by
+  # its time limit still returns how far it got (on 2026-11-29 a cut call lost
+  # the perf stage's evaluations, which only the closing summary printed).
+  { table; python3 scripts/summarize_results.py "$LOGS" 2>/dev/null; } > "$OUT/summary.txt"
 }
 
 # bounded_suite NAME SECONDS ARGS...: `tessera bench suite ARGS` as step NAME, killed SECONDS after it
