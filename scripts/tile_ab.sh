@@ -12,13 +12,16 @@
 # names) and times them interleaved. Files already in OUT_DIR are reused, so
 # kernels emitted on another machine can be carried in instead of a binary.
 # COUNTERS=1 profiles each run as well (CUPTI) and adds its DRAM throughput
-# and L2 hit rate to the line.
+# and L2 hit rate to the line. After each shape, OUT_DIR/summary.md gets a row
+# per config: its passes, their spread, its median speedup and its time against
+# the line's first config (scripts/tile_ab_report.py); a new run starts it afresh.
 set -euo pipefail
 PLAN=${1:?usage: scripts/tile_ab.sh PLAN [OUT_DIR]}
 OUT=${2:-runs/tile_ab}
 T=${TESSERA:-build/bin/tessera}
 REPEAT=${REPEAT:-2}
 mkdir -p "$OUT"
+rm -f "$OUT/summary.md"
 while read -r shape configs; do
   [[ -z "$shape" || "$shape" == \#* ]] && continue
   files=()
@@ -33,22 +36,5 @@ while read -r shape configs; do
     done
   done
   "$T" eval "${files[@]}" --shape "$shape" --layout "${LAYOUT:-TN}" --epilogue "${EPILOGUE:-none}" $([ "${COUNTERS:-0}" = 1 ] || echo --no-counters) --json > "$OUT/$shape.json" || true
-  python3 - "$OUT/$shape.json" "$shape" <<'PY'
-import json, sys
-# One JSON record per line, or one pretty-printed record (a single candidate),
-# with the harness's log lines in between: decode every object that parses.
-txt, dec, recs, i = open(sys.argv[1]).read(), json.JSONDecoder(), [], 0
-while (j := txt.find('{', i)) >= 0:
-    try:
-        r, i = dec.raw_decode(txt, j)
-        if isinstance(r, dict) and 'cold' in r: recs.append(r)
-    except ValueError:
-        i = j + 1
-for r in recs:
-    name = r.get("candidate_name", "?").split("_", 1)[-1].removesuffix(".cu")
-    print(f"{sys.argv[2]:>14} {name:62} {r.get('status','?'):8} {r['cold']['median_us']:8.2f} us "
-          f"{r.get('speedup', 0):6.3f}x  vs {r.get('best_baseline','')} {r.get('best_baseline_us',0):.2f}"
-          + (f"  dram {k.get('dram_throughput_pct', 0):.0f}% l2 hit {k.get('l2_hit_rate_pct', 0):.0f}%"
-             if (k := r.get('counters') or {}) else ""))
-PY
+  python3 scripts/tile_ab_report.py "$OUT/$shape.json" "$shape" "$OUT/summary.md"
 done < "$PLAN"
