@@ -14,6 +14,7 @@
 
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "cli/command.hpp"
@@ -70,12 +71,17 @@ void cmd_check(const TileArgs& a) {
   const tile::Limits limits = limits_of(a);
   const auto l = tile::legality(c, task, limits);
   // A legal config's place in the cost model's order: why a tune measured it
-  // early or late (or found it only by refining a neighbour).
+  // early or late, found it only by refining a neighbour, or could not reach it
+  // (a knob value off the space's axes, which every move keeps to).
   tile::Prediction p;
   int rank = 0;
   std::size_t ranked_count = 0;
   bool shortlisted = false;
+  std::vector<std::string> off_axes;
   if (l.ok) {
+    const tile::Space space = tile::default_space(task, limits);
+    for (const auto& knob : tile::off_axes(c, space))
+      off_axes.push_back(knob == "backend" ? knob : fmt::format("{} {}", knob, tile::get_knob(c, knob)));
     const tile::LearnedModel model = ranking_model(a);
     const auto ranking = tile::rank_configs(task, limits, std::size_t(-1), model);
     ranked_count = ranking.size();
@@ -87,7 +93,7 @@ void cmd_check(const TileArgs& a) {
     nlohmann::json j{{"name", tile::name(c)}, {"legal", l.ok}, {"reason", l.reason}, {"config", tile::to_json(c)}};
     if (l.ok)
       j["model"] = {{"prediction", prediction_json(p)}, {"rank", rank}, {"shortlisted", shortlisted},
-                    {"ranked", ranked_count}};
+                    {"ranked", ranked_count}, {"off_axes", off_axes}};
     fmt::print("{}\n", j.dump(2));
   } else if (l.ok) {
     fmt::print("legal: {} on {} ({}, {} B smem, {} threads)\n", tile::name(c), task.id(), a.arch,
@@ -97,7 +103,11 @@ void cmd_check(const TileArgs& a) {
                limits.sm_count, limits.peak_tflops, limits.dram_gbps, p.time_us, p.bound, p.ctas, p.waves,
                p.tail_efficiency, p.pad_efficiency,
                shortlisted ? fmt::format("#{}", rank)
-                           : fmt::format("not in its shortlist (a refine neighbour); it would be #{}", rank),
+               : off_axes.empty()
+                   ? fmt::format("not in its shortlist (a refine or search move can reach it); it would be #{}", rank)
+                   : fmt::format("not in its shortlist, and off the search space's axes ({}): no refine or search "
+                                 "move reaches it from a config without that value; it would be #{}",
+                                 fmt::join(off_axes, ", "), rank),
                ranked_count);
   } else {
     fmt::print("illegal: {}: {}\n", tile::name(c), l.reason);

@@ -218,6 +218,15 @@ std::optional<Config> sample(const Space& space, const Task& task, const Limits&
   return std::nullopt;
 }
 
+std::vector<std::string> off_axes(const Config& c, const Space& space) {
+  std::vector<std::string> out;
+  const SubSpace* part = part_for(space, c.backend);
+  if (!part) return {"backend"};
+  for (const auto& a : part->axes)
+    if (std::find(a.values.begin(), a.values.end(), get_knob(c, a.knob)) == a.values.end()) out.push_back(a.knob);
+  return out;
+}
+
 std::vector<Config> neighbours(const Config& c, const Space& space, const Task& task, const Limits& limits) {
   std::vector<Config> out;
   const SubSpace* part = part_for(space, c.backend);

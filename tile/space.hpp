@@ -64,6 +64,12 @@ std::vector<Config> enumerate(const Space& space, const Task& task, const Limits
 // nullopt when none was found.
 std::optional<Config> sample(const Space& space, const Task& task, const Limits& limits, std::mt19937_64& rng,
                              int max_tries = 2000);
+// The axis knobs of c whose values its backend's axes do not hold ("split_k"
+// for a split of 3). Neighbours, crossover and sampling move along the axes, so
+// a tune's refine and the search reach such a value only from a config that
+// has it already (the model's shortlist, a seed); every knob when the space
+// has no part for c's backend.
+std::vector<std::string> off_axes(const Config& c, const Space& space);
 // Legal configs that differ from c in exactly one axis (dependent knobs follow).
 std::vector<Config> neighbours(const Config& c, const Space& space, const Task& task, const Limits& limits);
 // Each axis taken from a or b at random (the backend from one of them); nullopt
