@@ -68,9 +68,8 @@ public:
       measure(planned(all, "exhaustive"));
     } else {
       out.plan = "model + explore + refine";
-      const tile::LearnedModel learned =
-          o_.learned ? tile::model_for_device(tile::device_kind(ev_.device().name)) : tile::LearnedModel{};
-      for (auto& r : tile::rank_configs(task_, limits_, std::size_t(-1), learned))
+      if (o_.learned) learned_ = tile::model_for_device(tile::device_kind(ev_.device().name));
+      for (auto& r : tile::rank_configs(task_, limits_, std::size_t(-1), learned_))
         if (in_backend(r.config, o_.backend)) model_.push_back(std::move(r));
       // The model's first picks always run; refine gets its share of the rest.
       const int refine = std::clamp(int(std::lround(o_.budget * o_.refine)), 0, o_.budget - 1);
@@ -142,8 +141,9 @@ private:
       if (e.name == m.first_pick && e.result.status == Status::ok) m.first_pick_measured_us = e.result.cold.median_us;
     if (!done_.empty() && done_.front().result.status == Status::ok) {
       const auto& w = done_.front();
-      m.winner_rank = tile::model_rank(model_, w.config, task_, limits_);
-      m.winner_predicted_us = tile::predict(w.config, task_, limits_).time_us;
+      // By the model that ranked the sweep, as the first pick's prediction is.
+      m.winner_rank = tile::model_rank(model_, w.config, task_, limits_, learned_);
+      m.winner_predicted_us = tile::predict_all({w.config}, task_, limits_, learned_).front().time_us;
       m.winner_measured_us = w.result.cold.median_us;
     }
     return m;
@@ -207,6 +207,7 @@ private:
   EvalOptions opt_;
   std::set<std::string> seen_;
   std::vector<TunedConfig> done_;
+  tile::LearnedModel learned_;       // the model that ranked model_ (empty: the analytical one)
   std::vector<tile::Ranked> model_;  // the cost model's order (of the backend asked for)
   std::size_t next_model_ = 0;
   int from_model_ = 0;

@@ -54,16 +54,18 @@ struct Ranked {
 // variants of one family tend to rise and fall together and the tuner's
 // refine rounds explore them anyway. At most max_count. With a learned model
 // (learned_model.hpp) its corrected times order the list and stand in
-// time_us; the analytical ones stay in analytical_us.
+// time_us; the analytical ones stay in analytical_us. `extra` configs join the
+// candidates (where legal): where one would stand had the shortlist held it.
 std::vector<Ranked> rank_configs(const Task& task, const Limits& limits, std::size_t max_count,
-                                 const LearnedModel& learned = LearnedModel{});
+                                 const LearnedModel& learned = LearnedModel{}, const std::vector<Config>& extra = {});
 
 // predict() for many configs of one task, corrected by `learned` (when not empty).
 std::vector<Prediction> predict_all(const std::vector<Config>& configs, const Task& task, const Limits& limits,
                                     const LearnedModel& learned);
 
-// 1-based rank of `config` in `ranking` (by name); when absent, 1 + the number
-// of ranked configs predicted faster than it.
+// 1-based rank of `config` in `ranking` (by name); when absent, the place it
+// would take had the shortlist held it (ranked with `learned`, as `ranking` was,
+// and diversified as rank_configs does), among the configs `ranking` holds.
 int model_rank(const std::vector<Ranked>& ranking, const Config& config, const Task& task, const Limits& limits,
                const LearnedModel& learned = LearnedModel{});
 

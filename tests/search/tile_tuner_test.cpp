@@ -267,7 +267,11 @@ TEST(TileTuner, TheFirstConfigsAreTheCostModelsBest) {
   EXPECT_DOUBLE_EQ(m.first_pick_measured_us, failed ? 0.0 : TimedByConfig::time_us(ranking[0].config));
   EXPECT_GE(m.winner_rank, 1);
   EXPECT_DOUBLE_EQ(m.winner_measured_us, out.evaluated.front().result.cold.median_us);
-  EXPECT_DOUBLE_EQ(m.winner_predicted_us, tile::predict(out.evaluated.front().config, kTask, tile::Limits{}).time_us);
+  // The winner's place and prediction by the model that ranked the sweep, as the first pick's are.
+  EXPECT_EQ(m.winner_rank, tile::model_rank(tile::rank_configs(kTask, tile::Limits{}, std::size_t(-1), learned),
+                                            out.evaluated.front().config, kTask, tile::Limits{}, learned));
+  EXPECT_DOUBLE_EQ(m.winner_predicted_us,
+                   tile::predict_all({out.evaluated.front().config}, kTask, tile::Limits{}, learned).front().time_us);
   // Without the learned model: the analytical order.
   TimedByConfig plain;
   TileTuneOptions po = with_budget(kModelFirst);
