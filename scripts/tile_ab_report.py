@@ -59,20 +59,20 @@ def summary(shape: str, recs: list[dict]) -> list[str]:
         by.setdefault(config_of(r), []).append(r)
     if not by:
         return []
-    medians = {c: statistics.median(t) if (t := [u for r in rs if (u := cold_us(r))]) else None
-               for c, rs in by.items()}
-    ref = medians[next(iter(by))]
-    ok = {c: m for c, m in medians.items() if m}
-    best = min(ok, key=ok.get) if ok else None
+    # Each config's timed passes: (cold µs, speedup), failed runs left out.
+    timed = {c: [(u, r.get("speedup", 0)) for r in rs if (u := cold_us(r))] for c, rs in by.items()}
+    medians = {c: statistics.median(u for u, _ in t) for c, t in timed.items() if t}
+    ref = medians.get(next(iter(by)))
+    best = min(medians, key=medians.get) if medians else None
     rows = []
     for c, rs in by.items():
-        times = [u for r in rs if (u := cold_us(r))]
-        if not times:
+        if not timed[c]:
             statuses = ", ".join(sorted({r.get("status", "?") for r in rs}))
             rows.append(f"| {shape} | `{c}` | {statuses} | | | |")
             continue
+        times = [u for u, _ in timed[c]]
         spread = (max(times) - min(times)) / min(times) * 100
-        speed = statistics.median([r.get("speedup", 0) for r in rs if cold_us(r)])
+        speed = statistics.median(s for _, s in timed[c])
         vs = f"{medians[c] / ref:.3f}" if ref else "n/a"
         mark = "**" if c == best else ""
         rows.append(f"| {shape} | {mark}`{c}`{mark} | {' / '.join(f'{t:.2f}' for t in times)} | "
