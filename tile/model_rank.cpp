@@ -97,14 +97,19 @@ std::vector<TileShape> wgmma_tiles(const Task& t, const Limits& l) {
 const std::vector<TileShape> kMmaSyncTiles = {
     {128, 256, 2, 4}, {128, 128, 2, 2}, {64, 128, 2, 2}, {64, 64, 2, 2}, {32, 128, 1, 4}, {32, 64, 1, 2}};
 
-// Split factors whose CTAs fill about 1, 2 or 3 waves of SMs, each split
-// keeping kMinKTilesPerSplit k-tiles.
-std::vector<int> split_factors(int tiles, int k_tiles, int sms) {
+// Split factors whose CTAs fill about 1, 2 or 3 waves of SMs, and the largest
+// whose grid the SMs hold at once at `per_sm` CTAs an SM; each split keeping
+// kMinKTilesPerSplit k-tiles. Rounding a wave target up runs the last few CTAs
+// as one more wave: on the H200 the 64x104 swap-AB tile of 100x5120x32768 at
+// four stages (two CTAs an SM) measured 0.89x cuBLAS at split 4 (320 CTAs, the
+// target's rounding) and 0.98-0.99x at split 3 (240 of 264 places).
+std::vector<int> split_factors(int tiles, int k_tiles, int sms, int per_sm) {
   std::set<int> out;
-  for (int w = 1; w <= kSplitWaveTargets; ++w) {
-    const int s = (w * sms + tiles - 1) / tiles;
+  const auto add = [&](int s) {
     if (s >= 2 && s <= kMaxSplitK && k_tiles >= s * kMinKTilesPerSplit) out.insert(s);
-  }
+  };
+  for (int w = 1; w <= kSplitWaveTargets; ++w) add((w * sms + tiles - 1) / tiles);
+  add(std::max(1, per_sm) * sms / std::max(1, tiles));
   return {out.begin(), out.end()};
 }
 
@@ -162,7 +167,7 @@ void add_schedules(const Config& base, const Task& t, const Limits& l, std::vect
   // A one-wave grid draws its k-tiles from L2 on every SM at once; multicast
   // halves the shared operand's share of that.
   add_pairs(tiled, out);
-  for (int s : split_factors(tiles, kt, l.sm_count)) {
+  for (int s : split_factors(tiles, kt, l.sm_count, predict(base, t, l).ctas_per_sm)) {
     Config sk = base;
     sk.split_k = s;
     sk.split_k_mode = SplitKMode::parallel;  // no serial chain

@@ -326,9 +326,9 @@ TEST(TileCostModel, RankingIsLegalUniqueAndDiversifiedFirst) {
 TEST(TileCostModel, AnAbsentConfigsRankIsThePlaceTheShortlistWouldGiveIt) {
   const Task t = task_from_shape("100x5120x32768");
   const Limits l;
-  // Split 3 fits 240 CTAs in the 264 places of two CTAs an SM; the shortlist's splits (2, 4, 5) do not
-  // include it. On the H200 it measured 3.5-4% faster than the model's first pick (docs/tile.md).
-  const Config c = parse_config("w64x104x64_g1x1_s4p4_pa_d1_sw_es_r8_k3a_t_c1x1_swapab_none");
+  // Five stages are neither of the tile's shortlisted rings (the deepest, ten; the deepest at two
+  // CTAs an SM, four).
+  const Config c = parse_config("w64x104x64_g1x1_s5p5_pa_d1_sw_es_r8_k3a_t_c1x1_swapab_none");
   const auto r = rank_configs(t, l, kAll);
   for (const auto& x : r) ASSERT_NE(name(x.config), name(c));
   const auto with = rank_configs(t, l, kAll, LearnedModel{}, {c});
@@ -349,6 +349,24 @@ TEST(TileCostModel, AnAbsentConfigsRankIsThePlaceTheShortlistWouldGiveIt) {
   const Config too_deep = parse_config("w64x104x64_g1x1_s16p16_pa_d1_sw_es_r8_k3a_t_c1x1_swapab_none");
   ASSERT_FALSE(legality(too_deep, t, l).ok);
   EXPECT_EQ(model_rank(top, too_deep, t, l), 6);
+}
+
+// A split whose grid fits the SMs' places at once is shortlisted beside the
+// wave targets, which round up. At 100x5120x32768 the 64x104 swap-AB tile at
+// four stages holds two CTAs an SM: split 3 puts 240 CTAs in 264 places, the
+// targets give 2, 4 and 5 (ceil(132/80), ceil(264/80), ...). On the H200 split
+// 3 measured 0.98-0.99x cuBLAS, split 4 0.89x, the model's former first pick
+// 0.95x (docs/tile.md); at ten stages (one CTA an SM) nothing fits past 1.
+TEST(TileCostModel, TheShortlistSplitsKToFitTheSMsPlaces) {
+  const Task t = task_from_shape("100x5120x32768");
+  const auto r = rank_configs(t, Limits{}, kAll);
+  const auto has = [&](const char* c) {
+    return std::any_of(r.begin(), r.end(), [&](const Ranked& x) { return name(x.config) == c; });
+  };
+  ASSERT_EQ(predict(parse_config("w64x104x64_g1x1_s4p4_pa_d1_sw_es_r8_k1s_t_c1x1_swapab_none"), t, Limits{}).ctas_per_sm, 2);
+  EXPECT_TRUE(has("w64x104x64_g1x1_s4p4_pa_d1_sw_es_r8_k3a_t_c1x1_swapab_none"));
+  EXPECT_TRUE(has("w64x104x64_g1x1_s4p4_pa_d1_sw_es_r8_k4a_t_c1x1_swapab_none"));  // the wave target stays
+  EXPECT_FALSE(has("w64x104x64_g1x1_s10p10_pa_d1_sw_es_r8_k3a_t_c1x1_swapab_none"));
 }
 
 TEST(TileCostModel, Sm80RanksOnlyMmaSyncAndKOff8FallsBackToIt) {
