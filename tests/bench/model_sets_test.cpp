@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -20,19 +21,24 @@
 namespace tessera::bench {
 namespace {
 
-// The model's first 6 configs of each shape with swap-AB and its first 6
-// without, timed at the analytical prediction with swap-AB twice as slow: a
-// factor the trees can learn from any set and the analytical model does not
-// know. Both kinds from every shape, so every shape shows the factor (a
-// shape's first 12 alone may hold no swap-AB config: 128x5120x3072's do not).
+// Of each shape's ranked configs, the first 6 with swap-AB and the first 6
+// without, each of a predicted time none before it had, timed at the
+// analytical prediction with swap-AB twice as slow: a factor the trees can
+// learn from any set and the analytical model does not know. Both kinds from
+// every shape, so every shape shows the factor (the first 12 alone may hold
+// no swap-AB config: 128x5120x3072's do not), and distinct times, so the
+// analytical order is not one tie (the first 12 of 128x4096x4096 are all
+// predicted 11.71 us, which Spearman's rho cannot rank).
 std::vector<tile::Measurement> sweep(const std::vector<std::string>& shapes) {
   std::vector<tile::Measurement> rows;
   for (const auto& s : shapes) {
     const Task t = task_from_shape(s);
-    int taken[2] = {0, 0};
-    for (const auto& r : tile::rank_configs(t, tile::Limits{}, 200))
-      if (taken[r.config.swap_ab]++ < 6)
+    std::set<double> seen[2];
+    for (const auto& r : tile::rank_configs(t, tile::Limits{}, 400)) {
+      auto& times = seen[r.config.swap_ab];
+      if (times.size() < 6 && times.insert(r.prediction.time_us).second)
         rows.push_back({t, r.config, tile::Limits{}, "h200", r.prediction.time_us * (r.config.swap_ab ? 2.0 : 1.0)});
+    }
   }
   return rows;
 }

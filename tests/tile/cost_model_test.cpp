@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <set>
 
 #include "tile/cost_model.hpp"
@@ -285,7 +286,7 @@ TEST(TileCostModel, TheDeviceFiguresMatter) {
 }
 
 TEST(TileCostModel, RankingIsLegalUniqueAndDiversifiedFirst) {
-  const Task t = task_from_shape("257x4096x4096", "TN", "bias_gelu");
+  const Task t = task_from_shape("600x6144x4096", "TN", "bias_gelu");
   const Limits l;
   const auto r = rank_configs(t, l, kAll);
   ASSERT_GT(r.size(), 50u);
@@ -309,12 +310,12 @@ TEST(TileCostModel, RankingIsLegalUniqueAndDiversifiedFirst) {
         << name(c);
   }
   // It hedges across schedules: the best tiled, split-K and persistent configs (those predicted
-  // within 1.5x of the best) come before the second config of any schedule. Stream-K, measured slow
-  // everywhere, gets no such slot.
+  // within 1.15x of the best: kScheduleHedge) come before the second config of any schedule.
+  // Stream-K, measured slow everywhere, gets no such slot.
   const auto schedule = [](const Config& c) { return c.stream_k ? 's' : c.persistent ? 'p' : c.split_k > 1 ? 'k' : 't'; };
   std::set<char> leaders;
   for (const auto& x : r)
-    if (!x.config.stream_k && x.prediction.time_us <= 1.5 * r[0].prediction.time_us) leaders.insert(schedule(x.config));
+    if (!x.config.stream_k && x.prediction.time_us <= 1.15 * r[0].prediction.time_us) leaders.insert(schedule(x.config));
   ASSERT_GE(leaders.size(), 2u);
   std::set<char> first;
   for (std::size_t i = 0; i < leaders.size(); ++i) EXPECT_TRUE(first.insert(schedule(r[i].config)).second) << name(r[i].config);
@@ -367,6 +368,34 @@ TEST(TileCostModel, TheShortlistSplitsKToFitTheSMsPlaces) {
   EXPECT_TRUE(has("w64x104x64_g1x1_s4p4_pa_d1_sw_es_r8_k3a_t_c1x1_swapab_none"));
   EXPECT_TRUE(has("w64x104x64_g1x1_s4p4_pa_d1_sw_es_r8_k4a_t_c1x1_swapab_none"));  // the wave target stays
   EXPECT_FALSE(has("w64x104x64_g1x1_s10p10_pa_d1_sw_es_r8_k3a_t_c1x1_swapab_none"));
+}
+
+// A schedule whose best config is predicted more than 1.15x the best of all
+// is not hoisted before the families: on the H200's kept measurements such
+// hedges were a shape's fastest once in 185 (model_rank.cpp, kScheduleHedge).
+// At 257x4096x4096 with bias+GELU the analytical model predicts a tiled
+// config best and the other schedules' best 1.15-1.5x slower.
+TEST(TileCostModel, ASchedulePredictedFarSlowerIsNotHedged) {
+  const Task t = task_from_shape("257x4096x4096", "TN", "bias_gelu");
+  const auto r = rank_configs(t, Limits{}, kAll);
+  const auto schedule = [](const Config& c) { return c.stream_k ? 's' : c.persistent ? 'p' : c.split_k > 1 ? 'k' : 't'; };
+  std::map<char, std::size_t> best;  // each schedule's fastest predicted config, by its place in r
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    const Config& c = r[i].config;
+    if (c.stream_k || c.pingpong) continue;
+    const auto at = best.find(schedule(c));
+    if (at == best.end() || r[i].prediction.time_us < r[at->second].prediction.time_us) best[schedule(c)] = i;
+  }
+  int far = 0;
+  for (const auto& [s, i] : best) {
+    const double ratio = r[i].prediction.time_us / r[0].prediction.time_us;
+    if (ratio <= 1.15) continue;
+    ++far;
+    EXPECT_LE(ratio, 1.5) << "the shape no longer shows what the test is for";
+    // Hoisted, it would stand among the first configs, one per schedule.
+    EXPECT_GT(i, best.size()) << name(r[i].config) << " predicted " << ratio << "x the best";
+  }
+  EXPECT_GE(far, 1) << "no schedule predicted 1.15-1.5x the best here: pick another shape";
 }
 
 TEST(TileCostModel, Sm80RanksOnlyMmaSyncAndKOff8FallsBackToIt) {
