@@ -53,7 +53,7 @@
 #   integrity  tessera bench protocol: what the integrity guards cost, A/B on the same kernels
 #   ab       scripts/tile_ab.sh over $AB_PLAN (SHAPE CONFIG... lines, each shape one process, the first config the
 #            reference; $AB_REPEAT passes, default 2; AB_COUNTERS=1 adds DRAM and L2 figures): the table in
-#            $OUT/ab.md, the records in $OUT/ab.tgz
+#            $OUT/ab.md, the records in $OUT/ab.tgz, each timed kernel as a cost-model row in $OUT/ab_rows.jsonl
 #   (the tests stage writes the red-team corpus table to $OUT/adversarial_corpus.md; CTEST_LABELS, a
 #   regular expression over the test folders (harness, tile, ...), splits ctest over several calls: on one
 #   H200 on 2026-11-29 the whole suite outgrew a 600 s call with its 146 s build, cut after 549 tests in
@@ -458,7 +458,7 @@ if has ab; then
   # Tile configs A/B'd by scripts/tile_ab.sh with this build, fresh kernels each call (the folder's
   # kernels would otherwise be reused from an earlier build on a warm machine).
   rm -rf "$BUILD/ab"
-  step ab env TESSERA="$T" COUNTERS="${AB_COUNTERS:-0}" REPEAT="${AB_REPEAT:-2}" scripts/tile_ab.sh \
+  step ab env TESSERA="$T" COUNTERS="${AB_COUNTERS:-0}" REPEAT="${AB_REPEAT:-2}" ROWS="$OUT/ab_rows.jsonl" scripts/tile_ab.sh \
     "${AB_PLAN:?the ab stage needs AB_PLAN, a plan file of SHAPE CONFIG... lines (scripts/tile_ab.sh)}" "$BUILD/ab"
   [ -f "$BUILD/ab/summary.md" ] && cp "$BUILD/ab/summary.md" "$OUT/ab.md" && cat "$OUT/ab.md"
   tar czf "$OUT/ab.tgz" --exclude '*.cu' -C "$BUILD" ab

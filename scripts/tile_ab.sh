@@ -15,6 +15,8 @@
 # and L2 hit rate to the line. After each shape, OUT_DIR/summary.md gets a row
 # per config: its passes, their spread, its median speedup and its time against
 # the line's first config (scripts/tile_ab_report.py); a new run starts it afresh.
+# ROWS=file.jsonl appends each timed kernel as a cost-model training row
+# (`tessera eval --rows`; `tessera tile model train|eval` read it).
 set -euo pipefail
 PLAN=${1:?usage: scripts/tile_ab.sh PLAN [OUT_DIR]}
 OUT=${2:-runs/tile_ab}
@@ -35,6 +37,6 @@ while read -r shape configs; do
       done
     done
   done
-  "$T" eval "${files[@]}" --shape "$shape" --layout "${LAYOUT:-TN}" --epilogue "${EPILOGUE:-none}" $([ "${COUNTERS:-0}" = 1 ] || echo --no-counters) --json > "$OUT/$shape.json" || true
+  "$T" eval "${files[@]}" --shape "$shape" --layout "${LAYOUT:-TN}" --epilogue "${EPILOGUE:-none}" $([ "${COUNTERS:-0}" = 1 ] || echo --no-counters) ${ROWS:+--rows "$ROWS"} --json > "$OUT/$shape.json" || true
   python3 scripts/tile_ab_report.py "$OUT/$shape.json" "$shape" "$OUT/summary.md"
 done < "$PLAN"

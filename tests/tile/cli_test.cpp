@@ -5,11 +5,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "tests/testing.hpp"
 #include "tile/config.hpp"
 
 namespace tessera::tile {
@@ -148,6 +150,64 @@ TEST(TileCli, CheckSaysWhenNoRefineOrSearchMoveReachesAConfig) {
   ASSERT_EQ(r.code, 0) << r.out;
   j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j.at("model").at("off_axes"), nlohmann::json::array({"stages 10", "split_k 3"})) << r.out;
+}
+
+// `tessera eval --rows`: the rows file is checked before any work; nothing
+// timed (compile-only) appends nothing and says so.
+TEST(TileCli, EvalRowsFileIsCheckedBeforeAnyWork) {
+  TESSERA_REQUIRE_BINARY();
+  const auto dir = std::filesystem::temp_directory_path() / "tessera_eval_rows_cli";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const auto kernel = dir / "k.cu";
+  CliRun r = tessera("tile emit w64x104x64_g1x1_s4p4_pa_d1_sw_es_r8_k3a_t_c1x1_swapab_none --shape 100x5120x32768 > " +
+                     kernel.string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  r = tessera("eval " + kernel.string() + " --shape 100x5120x32768 --rows " + (dir / "rows.txt").string());
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("ends in .jsonl"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find('\n'), r.out.size() - 1) << "not one line: " << r.out;
+  r = tessera("eval " + kernel.string() + " --shape 100x5120x32768 --rows " + (dir / "no" / "such" / "rows.jsonl").string());
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("cannot be written"), std::string::npos) << r.out;
+  const auto rows = dir / "rows.jsonl";
+  r = tessera("eval " + kernel.string() + " --shape 100x5120x32768 --compile-only --rows " + rows.string());
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("0 training rows appended"), std::string::npos) << r.out;
+  EXPECT_TRUE(std::filesystem::exists(rows));
+  EXPECT_EQ(std::filesystem::file_size(rows), 0u);
+}
+
+// On a GPU, each timed kernel that is tile emit's unedited output for the task
+// becomes one row (its config, the task, the device, its cold time); an edited
+// copy is timed but filed under no config.
+TEST(TileCli, EvalAppendsARowForEachTimedTileKernel) {
+  TESSERA_REQUIRE_BINARY();
+  TESSERA_REQUIRE_GPU();
+  const auto dir = std::filesystem::temp_directory_path() / "tessera_eval_rows_gpu";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string config = "w128x128x64_g2x1_s4p4_pa_d1_sw_ed_r8_k1s_t_c1x1_none";
+  const auto kernel = dir / "k.cu", edited = dir / "edited.cu", rows = dir / "rows.jsonl";
+  CliRun r = tessera("tile emit " + config + " --shape 512x512x512 > " + kernel.string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  std::filesystem::copy_file(kernel, edited);
+  std::ofstream(edited, std::ios::app) << "// edited\n";
+  r = tessera("eval " + kernel.string() + " " + edited.string() + " --shape 512x512x512 --no-counters --rows " +
+              rows.string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("1 training rows appended"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 timed kernels have no row"), std::string::npos) << r.out;
+  std::ifstream in(rows);
+  std::string line;
+  ASSERT_TRUE(std::getline(in, line));
+  const auto j = nlohmann::json::parse(line);
+  EXPECT_EQ(j.at("config"), config);
+  EXPECT_EQ(j.at("task").at("m"), 512);
+  EXPECT_GT(j.at("cold_us").get<double>(), 0);
+  EXPECT_FALSE(j.at("device_kind").get<std::string>().empty());
+  EXPECT_GT(j.at("limits").at("sm_count").get<int>(), 0);
+  EXPECT_FALSE(std::getline(in, line)) << "a second row: " << line;
 }
 
 TEST(TileCli, BadInputIsOneLineAndExitCode2) {

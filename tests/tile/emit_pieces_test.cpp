@@ -68,5 +68,32 @@ TEST(TileEmitPieces, UnknownFileIsAnInternalError) {
   }
 }
 
+// A measurement is filed under a config only when the source is that config's
+// kernel for the task as the emitter writes it now (tessera eval --rows).
+TEST(TileEmit, TheConfigOfASourceIsReadBackOnlyFromItsUneditedKernel) {
+  const Task t = task_from_shape("100x5120x32768");
+  for (const char* n : {"w64x104x64_g1x1_s4p4_pa_d1_sw_es_r8_k3a_t_c1x1_swapab_none",
+                        "m128x128x32_g2x2_s4p3_pa_d1_sw_es_r8_k1s_t_c1x1_none"}) {
+    const Config c = parse_config(n);
+    const std::string src = emit(c, t);
+    const auto back = emitted_config(src, t);
+    ASSERT_TRUE(back) << n;
+    EXPECT_EQ(name(*back), n);
+    std::string edited = src;
+    edited.insert(edited.rfind('}'), "// tuned by hand\n");
+    EXPECT_FALSE(emitted_config(edited, t)) << "an edited kernel";
+    EXPECT_FALSE(emitted_config(src, task_from_shape("100x5120x16384"))) << "emitted for another task";
+    EXPECT_FALSE(emitted_config(src, task_from_shape("100x5120x32768", "NN"))) << "another layout";
+  }
+  EXPECT_FALSE(emitted_config("// config: not_a_config\n__global__ void k() {}\n", t));
+  EXPECT_FALSE(emitted_config("__global__ void k() {}\n", t));
+  // The right header over another config's kernel.
+  const std::string other = emit(parse_config("w64x104x64_g1x1_s4p4_pa_d1_sw_es_r8_k2a_t_c1x1_swapab_none"), t);
+  std::string relabelled = other;
+  const std::string from = "k2a_t_c1x1_swapab_none", to = "k3a_t_c1x1_swapab_none";
+  relabelled.replace(relabelled.find(from), from.size(), to);
+  EXPECT_FALSE(emitted_config(relabelled, t));
+}
+
 }  // namespace
 }  // namespace tessera::tile
