@@ -106,9 +106,10 @@ const std::vector<TileShape> kMmaSyncTiles = {
 // Split factors whose CTAs fill about 1, 2 or 3 waves of SMs, and the largest
 // whose grid the SMs hold at once at `per_sm` CTAs an SM; each split keeping
 // kMinKTilesPerSplit k-tiles. Rounding a wave target up runs the last few CTAs
-// as one more wave: on the H200 the 64x104 swap-AB tile of 100x5120x32768 at
-// four stages (two CTAs an SM) measured 0.89x cuBLAS at split 4 (320 CTAs, the
-// target's rounding) and 0.98-0.99x at split 3 (240 of 264 places).
+// as one more wave: on the H200 the 64x104 swap-AB tile of 100x5120x32768
+// measured 0.98-0.99x cuBLAS at four stages and split 3 (240 CTAs in the 264
+// places of two an SM), and 0.65x and 0.89x at split 4 (320 CTAs, the target's
+// rounding) with three and ten stages.
 std::vector<int> split_factors(int tiles, int k_tiles, int sms, int per_sm) {
   std::set<int> out;
   const auto add = [&](int s) {

@@ -356,8 +356,8 @@ TEST(TileCostModel, AnAbsentConfigsRankIsThePlaceTheShortlistWouldGiveIt) {
 // wave targets, which round up. At 100x5120x32768 the 64x104 swap-AB tile at
 // four stages holds two CTAs an SM: split 3 puts 240 CTAs in 264 places, the
 // targets give 2, 4 and 5 (ceil(132/80), ceil(264/80), ...). On the H200 split
-// 3 measured 0.98-0.99x cuBLAS, split 4 0.89x, the model's former first pick
-// 0.95x (docs/tile.md); at ten stages (one CTA an SM) nothing fits past 1.
+// 3 measured 0.98-0.99x cuBLAS, the model's former first pick 0.95x
+// (docs/tile.md); at ten stages (one CTA an SM) nothing fits past 1.
 TEST(TileCostModel, TheShortlistSplitsKToFitTheSMsPlaces) {
   const Task t = task_from_shape("100x5120x32768");
   const auto r = rank_configs(t, Limits{}, kAll);
