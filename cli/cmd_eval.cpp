@@ -43,11 +43,10 @@ struct Args {
   std::string rows;  // the cost model's rows of the timed tile kernels appended here (.jsonl)
 };
 
-// The cost model's row of a timed kernel, when the candidate is the tile
+// The cost model's row of a timed kernel (has_cold_time), when the candidate is the tile
 // compiler's unedited output for the task (tile::emitted_config).
 std::optional<tessera::tile::Measurement> row_of(const tessera::Candidate& c, const tessera::EvalResult& r,
                                                  const tessera::Task& task, const tessera::DeviceSummary& device) {
-  if (r.status != tessera::Status::ok || r.cold.status != "measured" || r.cold.median_us <= 0) return std::nullopt;
   const auto config = tessera::tile::emitted_config(c.source, task);
   if (!config) return std::nullopt;
   return tessera::tile::Measurement{task, *config, tessera::tile::with_device(tessera::tile::Limits{}, device),
@@ -89,11 +88,11 @@ void run(const Args& a) {
     }
     std::fflush(stdout);
     code = std::max(code, tessera::cli::exit_code_for(r.status));
-    if (a.rows.empty() || r.cold.status != "measured") continue;
+    if (a.rows.empty() || !tessera::has_cold_time(r)) continue;
     if (const auto row = row_of(cands[i], r, task, ev->device())) {
       tessera::append_line_durable(a.rows, tessera::tile::to_json(*row).dump());  // kept if a later kernel fails
       ++rows;
-    } else if (r.status == tessera::Status::ok) {
+    } else {
       ++not_tile;
     }
   }

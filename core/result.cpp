@@ -7,6 +7,10 @@ namespace tessera {
 
 std::string to_string(Status s) { return nlohmann::json(s).get<std::string>(); }
 
+bool has_cold_time(const EvalResult& r) {
+  return r.status == Status::ok && r.cold.status == "measured" && r.cold.median_us > 0;
+}
+
 Status parse_status(const std::string& s) {
   Status st = Status::infra_error;
   nlohmann::json(s).get_to(st);

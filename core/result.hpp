@@ -196,6 +196,10 @@ struct EvalResult {
   std::string started_at;  // ISO-8601 UTC
 };
 
+// A verified candidate whose cold kernel time was measured: what the search
+// ranks by and the cost model's rows record.
+bool has_cold_time(const EvalResult& r);
+
 void to_json(nlohmann::json& j, const CompileInfo& v);
 void from_json(const nlohmann::json& j, CompileInfo& v);
 void to_json(nlohmann::json& j, const Resources& v);

@@ -52,8 +52,7 @@ agent::Evaluated evaluated(const IndividualPtr& i) { return {i->candidate, i->re
 
 agent::Measured measured(const IndividualPtr& i) {
   const auto& r = i->result;
-  const bool timed = r.status == Status::ok && r.cold.status == "measured" && r.cold.median_us > 0;
-  return {i->candidate.name, i->candidate.meta, r.status, timed ? r.cold.median_us : 0.0};
+  return {i->candidate.name, i->candidate.meta, r.status, has_cold_time(r) ? r.cold.median_us : 0.0};
 }
 
 bool is_masked(const StepOutcome& o) { return o.evaluated && o.result.status == Status::infra_error; }

@@ -247,7 +247,7 @@ std::vector<tile::Measurement> tune_rows(const TileTuneOutcome& outcome, const t
                                          const std::string& device_kind) {
   std::vector<tile::Measurement> rows;
   for (const auto& e : outcome.evaluated)
-    if (e.result.status == Status::ok && e.result.cold.status == "measured" && e.result.cold.median_us > 0)
+    if (has_cold_time(e.result))
       rows.push_back({outcome.task, e.config, limits, device_kind, e.result.cold.median_us});
   return rows;
 }

@@ -67,7 +67,7 @@ std::optional<Config> sample(const Space& space, const Task& task, const Limits&
 // The axis knobs of c whose values its backend's axes do not hold ("split_k"
 // for a split of 3). Neighbours, crossover and sampling move along the axes, so
 // a tune's refine and the search reach such a value only from a config that
-// has it already (the model's shortlist, a seed); every knob when the space
+// has it already (the model's shortlist, a seed); {"backend"} when the space
 // has no part for c's backend.
 std::vector<std::string> off_axes(const Config& c, const Space& space);
 // Legal configs that differ from c in exactly one axis (dependent knobs follow).

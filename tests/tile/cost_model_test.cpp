@@ -17,6 +17,9 @@ namespace {
 
 constexpr std::size_t kAll = 1u << 20;
 
+// The schedule the model's hedge tells apart: stream-K, persistent, split-K, tiled.
+char schedule(const Config& c) { return c.stream_k ? 's' : c.persistent ? 'p' : c.split_k > 1 ? 'k' : 't'; }
+
 Config first_pick(const Task& t, const Limits& l = {}) {
   const auto r = rank_configs(t, l, kAll);
   EXPECT_FALSE(r.empty());
@@ -312,7 +315,6 @@ TEST(TileCostModel, RankingIsLegalUniqueAndDiversifiedFirst) {
   // It hedges across schedules: the best tiled, split-K and persistent configs (those predicted
   // within 1.15x of the best: kScheduleHedge) come before the second config of any schedule.
   // Stream-K, measured slow everywhere, gets no such slot.
-  const auto schedule = [](const Config& c) { return c.stream_k ? 's' : c.persistent ? 'p' : c.split_k > 1 ? 'k' : 't'; };
   std::set<char> leaders;
   for (const auto& x : r)
     if (!x.config.stream_k && x.prediction.time_us <= 1.15 * r[0].prediction.time_us) leaders.insert(schedule(x.config));
@@ -378,7 +380,6 @@ TEST(TileCostModel, TheShortlistSplitsKToFitTheSMsPlaces) {
 TEST(TileCostModel, ASchedulePredictedFarSlowerIsNotHedged) {
   const Task t = task_from_shape("257x4096x4096", "TN", "bias_gelu");
   const auto r = rank_configs(t, Limits{}, kAll);
-  const auto schedule = [](const Config& c) { return c.stream_k ? 's' : c.persistent ? 'p' : c.split_k > 1 ? 'k' : 't'; };
   std::map<char, std::size_t> best;  // each schedule's fastest predicted config, by its place in r
   for (std::size_t i = 0; i < r.size(); ++i) {
     const Config& c = r[i].config;
