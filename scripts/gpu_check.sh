@@ -53,7 +53,10 @@
 #   integrity  tessera bench protocol: what the integrity guards cost, A/B on the same kernels
 #   ab       scripts/tile_ab.sh over $AB_PLAN (SHAPE CONFIG... lines, each shape one process, the first config the
 #            reference; $AB_REPEAT passes, default 2; AB_COUNTERS=1 adds DRAM and L2 figures): the table in
-#            $OUT/ab.md, the records in $OUT/ab.tgz, each timed kernel as a cost-model row in $OUT/ab_rows.jsonl
+#            $OUT/ab.md, the records in $OUT/ab.tgz, each timed kernel as a cost-model row in $OUT/ab_rows.jsonl.
+#            A line takes 4-12 s on an H200 (more for the larger shapes); no shape starts after $AB_SECONDS (default:
+#            what is left of 540 s since the script started); the rest continue in the next call with
+#            AB_CONTINUE=1 and runs/ab carried (unpack ab.tgz into runs/; carry: ["runs/ab"])
 #   (the tests stage writes the red-team corpus table to $OUT/adversarial_corpus.md; CTEST_LABELS, a
 #   regular expression over the test folders (harness, tile, ...), splits ctest over several calls: on one
 #   H200 on 2026-11-29 the whole suite outgrew a 600 s call with its 146 s build, cut after 549 tests in
@@ -455,13 +458,20 @@ if has vs; then
 fi
 
 if has ab; then
-  # Tile configs A/B'd by scripts/tile_ab.sh with this build, fresh kernels each call (the folder's
-  # kernels would otherwise be reused from an earlier build on a warm machine).
-  rm -rf "$BUILD/ab"
-  step ab env TESSERA="$T" COUNTERS="${AB_COUNTERS:-0}" REPEAT="${AB_REPEAT:-2}" ROWS="$OUT/ab_rows.jsonl" scripts/tile_ab.sh \
-    "${AB_PLAN:?the ab stage needs AB_PLAN, a plan file of SHAPE CONFIG... lines (scripts/tile_ab.sh)}" "$BUILD/ab"
-  [ -f "$BUILD/ab/summary.md" ] && cp "$BUILD/ab/summary.md" "$OUT/ab.md" && cat "$OUT/ab.md"
-  tar czf "$OUT/ab.tgz" --exclude '*.cu' -C "$BUILD" ab
+  # Tile configs A/B'd by scripts/tile_ab.sh with this build into runs/ab. Kernels are emitted afresh
+  # each call (a warm machine's folder would reuse an earlier build's); records are kept only to
+  # continue a cut plan (AB_CONTINUE=1, runs/ab carried). No shape starts after AB_SECONDS (default:
+  # what is left of 540 s since this script started), so a 600 s call ends between shapes with its table.
+  [ "${AB_CONTINUE:-0}" = 1 ] || rm -rf runs/ab
+  mkdir -p runs/ab && find runs/ab -name '*.cu' -delete
+  ab_seconds=${AB_SECONDS:-$((540 - SECONDS))}
+  [ "$ab_seconds" -ge 60 ] || ab_seconds=60
+  # Exit 5: stopped at its time with lines left (not a failure: the summary's last line says so).
+  step ab env TESSERA="$T" COUNTERS="${AB_COUNTERS:-0}" REPEAT="${AB_REPEAT:-2}" ROWS="$OUT/ab_rows.jsonl" \
+    MAX_SECONDS="$ab_seconds" bash -c 'scripts/tile_ab.sh "$@"; rc=$?; [ $rc -eq 5 ] && rc=0; exit $rc' tile_ab \
+    "${AB_PLAN:?the ab stage needs AB_PLAN, a plan file of SHAPE CONFIG... lines (scripts/tile_ab.sh)}" runs/ab
+  [ -f runs/ab/summary.md ] && cp runs/ab/summary.md "$OUT/ab.md" && cat "$OUT/ab.md"
+  tar czf "$OUT/ab.tgz" --exclude '*.cu' -C runs ab
 fi
 
 if has replay; then

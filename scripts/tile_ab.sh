@@ -17,6 +17,13 @@
 # the line's first config (scripts/tile_ab_report.py); a new run starts it afresh.
 # ROWS=file.jsonl appends each timed kernel as a cost-model training row
 # (`tessera eval --rows`; `tessera tile model train|eval` read it).
+# A cut run continues: a shape's record (OUT_DIR/SHAPE.json) is written only
+# when its process finishes, beside the plan line it measured (SHAPE.line), so
+# a run into the same folder keeps every shape measured for the same line and
+# times the rest (use a fresh OUT_DIR to measure again). MAX_SECONDS=N starts
+# no shape after N seconds and exits 5 with the count of lines left: a GPU
+# call's time limit then cuts between shapes, not in one (on 2026-11-29 a
+# 600 s call killed mid-plan returned no table).
 set -euo pipefail
 PLAN=${1:?usage: scripts/tile_ab.sh PLAN [OUT_DIR]}
 OUT=${2:-runs/tile_ab}
@@ -24,8 +31,20 @@ T=${TESSERA:-build/bin/tessera}
 REPEAT=${REPEAT:-2}
 mkdir -p "$OUT"
 rm -f "$OUT/summary.md"
+kept=0 timed=0 left=0
 while read -r shape configs; do
   [[ -z "$shape" || "$shape" == \#* ]] && continue
+  line="$shape $configs REPEAT=$REPEAT LAYOUT=${LAYOUT:-TN} EPILOGUE=${EPILOGUE:-none} EMITTERS=${EMITTERS:-} COUNTERS=${COUNTERS:-0}"
+  if [ -f "$OUT/$shape.json" ] && [ "$(cat "$OUT/$shape.line" 2>/dev/null)" = "$line" ]; then
+    echo "$shape: measured by an earlier run into $OUT (kept)"
+    python3 scripts/tile_ab_report.py "$OUT/$shape.json" "$shape" "$OUT/summary.md"
+    kept=$((kept + 1))
+    continue
+  fi
+  if [ "${MAX_SECONDS:-0}" -gt 0 ] && [ "$SECONDS" -ge "$MAX_SECONDS" ]; then
+    left=$((left + 1))
+    continue
+  fi
   files=()
   for ((r = 0; r < REPEAT; ++r)); do
     for c in $configs; do
@@ -37,6 +56,14 @@ while read -r shape configs; do
       done
     done
   done
-  "$T" eval "${files[@]}" --shape "$shape" --layout "${LAYOUT:-TN}" --epilogue "${EPILOGUE:-none}" $([ "${COUNTERS:-0}" = 1 ] || echo --no-counters) ${ROWS:+--rows "$ROWS"} --json > "$OUT/$shape.json" || true
+  rm -f "$OUT/$shape.json" "$OUT/$shape.line"
+  "$T" eval "${files[@]}" --shape "$shape" --layout "${LAYOUT:-TN}" --epilogue "${EPILOGUE:-none}" $([ "${COUNTERS:-0}" = 1 ] || echo --no-counters) ${ROWS:+--rows "$ROWS"} --json > "$OUT/$shape.json.part" || true
+  mv "$OUT/$shape.json.part" "$OUT/$shape.json" && echo "$line" > "$OUT/$shape.line"
   python3 scripts/tile_ab_report.py "$OUT/$shape.json" "$shape" "$OUT/summary.md"
+  timed=$((timed + 1))
 done < "$PLAN"
+echo "tile_ab: $timed shapes timed, $kept kept from an earlier run, $left left"
+if [ "$left" -gt 0 ]; then
+  echo "tile_ab: stopped at MAX_SECONDS=$MAX_SECONDS with $left plan lines left: run again into $OUT to continue"
+  exit 5
+fi
