@@ -10,7 +10,9 @@ task whose first TOP configs differ: the former first pick (the line's
 reference), the former second, then every config the change puts in its first
 ENTER that the former first two are not. Timing those on a GPU
 (`AB_PLAN=plan.txt scripts/gpu_check.sh ab`) shows whether what the change
-brings forward beats what it displaces, before the change ships. Tasks of
+brings forward beats what it displaces, before the change ships. Each line
+follows a comment (`# rank SHAPE before=A,B,C after=D,E,F`, the first ENTER
+of both orders) from which scripts/ranking_ab_report.py sums the A/B up. Tasks of
 another layout or epilogue than --layout/--epilogue (tile_ab.sh times one of
 each per run) are left out and counted on stderr.
 """
@@ -42,14 +44,16 @@ def ranking(binary: str, shape: str, args: argparse.Namespace) -> list[str]:
 
 
 def plan_line(shape: str, before: list[str], after: list[str], enter: int) -> str | None:
-    """None when the change brings no config into the first `enter` (whatever it moves below them)."""
+    """None when the change brings no config into the first `enter` (whatever it moves below them).
+    Otherwise the rank comment (tile_ab.sh skips it) and the line."""
     if not before or not [c for c in after[:enter] if c not in before[:enter]]:
         return None
     configs: list[str] = []
     for c in before[:2] + after[:enter]:
         if c not in configs:
             configs.append(c)
-    return " ".join([shape, *configs])
+    rank = f"# rank {shape} before={','.join(before[:enter])} after={','.join(after[:enter])}"
+    return rank + "\n" + " ".join([shape, *configs])
 
 
 def main() -> None:

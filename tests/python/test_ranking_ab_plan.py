@@ -60,7 +60,8 @@ def test_a_line_for_each_task_the_change_brings_a_config_forward(tmp_path: Path)
     lines = done.stdout.splitlines()
     assert lines[0].startswith("# ranking A/B")
     # The former #1 first (the reference), the former #2, then what the change brings into its first 3.
-    assert lines[1:] == ["4x5x6 a b e"]
+    # Each line after a comment with both orders' first 3 (tile_ab.sh skips it; ranking_ab_report.py reads it).
+    assert lines[1:] == ["# rank 4x5x6 before=a,b,c after=a,e,b", "4x5x6 a b e"]
     assert "3 tasks change their first 4 configs (1 their first 3" in done.stderr
     assert "1 do not" in done.stderr and "1 of another layout or epilogue left out" in done.stderr
 
