@@ -15,6 +15,7 @@ BuiltProposer build_tile(const ProposerOptions& o) {
   TileProposerOptions t;
   t.seed = o.seed;
   if (!o.arch.empty()) t.arch = o.arch;
+  if (o.far_slower > 0) t.far_slower = o.far_slower;
   return {"tile", make_tile_proposer(t), {""}};
 }
 

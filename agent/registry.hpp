@@ -20,6 +20,7 @@ namespace tessera::agent {
 struct ProposerOptions {
   std::uint64_t seed = 0;                 // tile: its stream of mutations
   std::string arch;                       // tile: the GPU's architecture (sm_80 on Ampere); empty: its default
+  double far_slower = 0;                  // tile: its far-slower bound (TileProposerOptions); 0: its default
   std::filesystem::path replay;           // replay: the trajectories.jsonl it serves
   std::optional<LlmProposerOptions> llm;  // llm: the endpoints (an ensemble) and their cache, budget, prices
 };

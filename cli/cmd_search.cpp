@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "agent/llm_proposer.hpp"
+#include "agent/proposers.hpp"
 #include "agent/registry.hpp"
 #include "cli/command.hpp"
 #include "cli/sandbox_args.hpp"
@@ -41,6 +42,7 @@ struct Args {
   bool no_noise_aware = false;
   bool reuse_baselines = false;
   bool quiet = false;
+  double far_slower = 0;  // 0: the tile proposer's own bound
   CLI::App* cmd = nullptr;
 };
 
@@ -148,6 +150,7 @@ void run(Args& a) {
     extra = file.extra;
     a.proposers = extra.value("proposers", a.proposers);
     a.replay = extra.value("replay", a.replay);
+    a.far_slower = extra.value("far_slower", 0.0);  // the run's own bound, whatever --far-slower says now
     if (!a.cmd->count("--gpus")) a.gpus = extra.value("gpus", a.gpus);
     a.sandbox.mode = extra.value("mode", a.sandbox.mode);  // the run's own mode, whatever --mode says now
     a.sandbox.compile_only = false;
@@ -178,6 +181,11 @@ void run(Args& a) {
     // Endpoints given: the LLM proposes, unless --proposers says otherwise.
     if (!a.endpoints_file.empty() && !a.cmd->count("--proposers")) a.proposers = "llm";
     extra = {{"proposers", a.proposers}, {"replay", a.replay}, {"gpus", a.gpus}, {"mode", a.sandbox.mode}};
+    if (a.far_slower != 0) {
+      if (!(a.far_slower >= 1)) fail_bad_input(fmt::format("--far-slower {} must be at least 1 (a multiple of the "
+                                                           "incumbent's predicted time)", a.far_slower));
+      extra["far_slower"] = a.far_slower;
+    }
   }
   if (!a.endpoints_file.empty() && !has_proposer(a.proposers, "llm"))
     fail_bad_input("--config gives LLM endpoints, but the proposers (" + a.proposers + ") do not include llm");
@@ -201,6 +209,7 @@ void run(Args& a) {
   po.seed = config.seed;
   po.arch = evaluators.front()->device().arch;
   po.replay = a.replay;
+  po.far_slower = a.far_slower;
   if (has_proposer(a.proposers, "llm")) {
     po.llm = llm_options(a, recorded_llm);
     if (po.llm) {
@@ -291,6 +300,10 @@ void setup(CLI::App& root) {
       ->capture_default_str();
   cmd->add_option("--pipeline-depth", a.config.pipeline_depth, "steps in flight (0 = 2 per GPU)")->capture_default_str();
   cmd->add_option("--temperature", a.config.temperature, "LLM sampling temperature (<0: endpoint default)");
+  cmd->add_option("--far-slower", a.far_slower,
+                  fmt::format("tile proposer: a move predicted slower than this multiple of the incumbent's "
+                              "predicted time gives way to the model's next pick, except as exploration (default {})",
+                              tessera::agent::TileProposerOptions{}.far_slower));
   cmd->add_flag("--no-noise-aware", a.no_noise_aware, "accept any faster median (ablation of noise-aware acceptance)");
   cmd->add_flag("--reuse-baselines,!--no-reuse-baselines", a.reuse_baselines,
                 "time the baselines on each task's first evaluation only and rank the rest against them "

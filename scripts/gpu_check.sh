@@ -17,7 +17,8 @@
 #            and `tessera tile tune --shape S --budget-evals $VS_EVALS`, one process each; the table
 #            (scripts/search_vs_tune.py) in $OUT/search_vs_tune.md, every search step in
 #            $OUT/search_vs_tune_steps.md, the runs kept in $OUT/search_vs_tune.tgz, the tunes' sweeps as
-#            training rows in $OUT/search_vs_tune_rows.jsonl
+#            training rows in $OUT/search_vs_tune_rows.jsonl; $VS_SEARCH_ARGS go to each search (e.g. "--far-slower 1.5",
+#            the bound before 2026-11-29, against a call without it)
 #   replay   a search driven by recorded LLM replies (the replay proposer) on the GPU
 #   python   the tessera Python package built by pip into $BUILD/pysite (on PYTHONPATH, next to
 #            the carried wheels in .whl/: gymnasium, httpx, scikit-build-core), its tests, the
@@ -446,7 +447,7 @@ if has vs; then
     dir="$BUILD/runs/vs/search-$shape" tune="$BUILD/runs/vs/tune-$shape.json"
     rm -rf "$dir" && mkdir -p "$BUILD/runs/vs"
     step "vs_search_$shape" "$T" search --shape "$shape" --budget-evals "${VS_EVALS:-24}" --seed 0 --no-progress \
-      --out "$dir"
+      ${VS_SEARCH_ARGS:-} --out "$dir"
     step "vs_tune_$shape" bash -c "'$T' tile tune --shape $shape --budget-evals ${VS_EVALS:-24} --json \
       --rows '$OUT/search_vs_tune_rows.jsonl' > '$tune'"
     [ -s "$dir/trajectories.jsonl" ] && [ -s "$tune" ] && vs_args+=("$dir" "$tune")

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "agent/proposers.hpp"
+#include "agent/registry.hpp"
 #include "agent/tile_proposer.hpp"
 #include "tile/cost_model.hpp"
 #include "tile/learned_model.hpp"
@@ -361,6 +362,36 @@ TEST(TileProposer, NoMoveButExplorationIsPredictedMoreThanFifteenPercentSlower) 
   }
   EXPECT_GT(checked, 0);
   EXPECT_GT(gave_way, 0) << "no move was predicted far slower: the test checks nothing";
+}
+
+// `tessera search --far-slower X` reaches the tile proposer through the registry:
+// at a bound no prediction passes, no move gives way; at one every move passes, some do.
+TEST(TileProposer, TheRegistryPassesTheFarSlowerBoundOn) {
+  auto gave_way = [](double bound) {
+    ProposerOptions po;
+    po.far_slower = bound;
+    const auto built = ProposerRegistry::builtin().build("tile", po);
+    auto ctx = context("4096x4096x4096");
+    // The model's first picks measured, so the moves leave the model's list.
+    const auto first = tile::rank_configs(ctx.task, tile::Limits{}, 8);
+    for (std::size_t i = 0; i < first.size(); ++i) {
+      Evaluated e;
+      e.candidate.name = tile::name(first[i].config);
+      e.candidate.meta["tile_config"] = tile::to_json(first[i].config);
+      ctx.measured.push_back({e.candidate.name, e.candidate.meta, Status::ok, 180.0 + double(i)});
+      if (i == 0) ctx.parent = e;
+    }
+    int n = 0;
+    for (int i = 0; i < 16; ++i) {
+      ctx.seed = std::uint64_t(i);
+      const Proposal p = built.proposer->propose(ctx);
+      EXPECT_TRUE(p.ok) << p.error;
+      n += p.proposer_info.contains("far_slower");
+    }
+    return n;
+  };
+  EXPECT_EQ(gave_way(1e9), 0);
+  EXPECT_GT(gave_way(1e-6), 0);
 }
 
 TEST(TileProposer, GuidedNeverRepeatsAMeasuredConfig) {

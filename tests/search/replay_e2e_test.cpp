@@ -112,5 +112,31 @@ TEST(SearchCli, ReplayRunCompletesInCompileOnlyModeAndExports) {
   EXPECT_NE(nollm.find("TESSERA_LLM"), std::string::npos) << nollm;
 }
 
+// --far-slower is checked before any work and kept with the run, so a resume
+// proposes under the bound the run started with.
+TEST(SearchCli, TheFarSlowerBoundIsCheckedAndKeptWithTheRun) {
+  if (!fs::exists(TESSERA_BINARY)) GTEST_SKIP() << "the tessera binary is not built: " << TESSERA_BINARY;
+  const auto dir = fresh_dir("cli_far_slower");
+  std::string bad;
+  EXPECT_EQ(run_cli("search --shape 256x256x256 --compile-only --far-slower 0.5 --out " + (dir / "bad").string(), &bad),
+            2);
+  EXPECT_NE(bad.find("--far-slower 0.5 must be at least 1"), std::string::npos) << bad;
+  EXPECT_FALSE(fs::exists(dir / "bad")) << "nothing written for a refused run";
+  std::string out;
+  const std::string run = (dir / "run").string();
+  ASSERT_EQ(run_cli("search --shape 256x256x256 --compile-only --far-slower 1.3 --budget-evals 2 --quiet --out " + run,
+                    &out),
+            0)
+      << out;
+  const auto config = nlohmann::json::parse(read_file(dir / "run" / "config.json"));
+  EXPECT_EQ(config.at("extra").value("far_slower", 0.0), 1.3) << config.dump();
+  ASSERT_EQ(run_cli("search --resume " + run + " --budget-evals 3 --quiet", &out), 0) << out;
+  EXPECT_EQ(records(dir / "run").size(), 3u);
+  std::string plain;
+  ASSERT_EQ(run_cli("search --shape 256x256x256 --compile-only --budget-evals 1 --quiet --out " +
+                        (dir / "plain").string(), &plain), 0) << plain;
+  EXPECT_FALSE(nlohmann::json::parse(read_file(dir / "plain" / "config.json")).at("extra").contains("far_slower"));
+}
+
 }  // namespace
 }  // namespace tessera::search::testing
