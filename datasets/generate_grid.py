@@ -22,6 +22,10 @@ N x K pairs); grid1000_model_train.json keeps N_TRAIN shapes of the other
 families, leaving out every family of llm_shapes.json too and every shape
 above TRAIN_MAX_FLOPS (a training sweep measures many configs per shape),
 interleaved like the sample300 so that any prefix covers every bucket.
+The H200's model (cost_models/h200.json) has since learned from sweeps of
+grid1000_heldout100's shapes, so grid1000_unseen100.json keeps 100 shapes of
+the families in none of those files nor llm_shapes.json (the N x K pairs the
+training sample happened to leave out): no shipped model has seen them.
 
 Re-running this script reproduces the files byte for byte.
 
@@ -45,6 +49,7 @@ N_SAMPLE = 300
 N_HELDOUT_FAMILIES = 20
 N_HELDOUT = 100
 N_TRAIN = 96
+N_UNSEEN = 100
 TRAIN_MAX_FLOPS = 2**37
 
 
@@ -102,6 +107,12 @@ def model_split(grid, llm_families):
     train = [s for s in grid if (s[1], s[2]) not in held and (s[1], s[2]) not in llm_families
              and 2 * s[0] * s[1] * s[2] <= TRAIN_MAX_FLOPS]
     return interleaved_sample(train, N_TRAIN), interleaved_sample(heldout, N_HELDOUT)
+
+
+def unseen_split(grid, train, heldout, llm_families):
+    """The shapes of the families that neither the training sample, the held-out set nor the LLM set holds."""
+    seen = {(s[1], s[2]) for s in train + heldout} | llm_families
+    return interleaved_sample([s for s in grid if (s[1], s[2]) not in seen], N_UNSEEN)
 
 
 def write(path, doc, one_task_per_line=False):
@@ -164,6 +175,16 @@ def main():
                           "model is never trained on, interleaved over the buckets (datasets/generate_grid.py).",
            "buckets": BUCKETS,
            "tasks": [task(*s) for s in heldout]}, one_task_per_line=True)
+    unseen = unseen_split(grid, train, heldout, llm_families)
+    write(os.path.join(a.out_dir, "grid1000_unseen100.json"),
+          {"name": "grid1000_unseen100",
+           "description": f"{len(unseen)} grid1000 shapes of the "
+                          f"{len({(s[1], s[2]) for s in unseen})} N x K families in none of "
+                          "grid1000_model_train.json, grid1000_heldout100.json (which the H200 model has since "
+                          "learned from) or llm_shapes.json: held out from every shipped cost model, interleaved "
+                          "over the buckets (datasets/generate_grid.py).",
+           "buckets": BUCKETS,
+           "tasks": [task(*s) for s in unseen]}, one_task_per_line=True)
     # The issue's acceptance runs: 4096^3 and two small grid shapes (one square, one skinny).
     write(os.path.join(a.out_dir, "acceptance.json"),
           {"name": "acceptance", "description": "4096^3 TN plus two small CUDA-L2 grid shapes (issue 4).",

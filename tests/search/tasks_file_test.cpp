@@ -54,6 +54,26 @@ TEST(TasksFile, SecondHeldOutLlmSetSharesNoWeightWithAnySweptSet) {
   for (const auto& t : held) EXPECT_FALSE(seen.count({t.n, t.k})) << t.id() << ": a weight already swept";
 }
 
+// The unseen grid sample shares no family with any set a kept sweep measured
+// (every H200 row in datasets/cost_rows came from one of them) or a shipped
+// model trained on: the grid's held-out set for the H200 model, which has
+// learned from grid1000_heldout100.json's families.
+TEST(TasksFile, UnseenGridSampleSharesNoFamilyWithAnySweptSet) {
+  const fs::path root(TESSERA_SOURCE_DIR);
+  std::set<std::pair<long long, long long>> seen;
+  for (const char* f : {"llm_shapes.json", "llm_shapes_heldout.json", "llm_shapes_heldout2.json",
+                        "grid1000_model_train.json", "grid1000_heldout100.json"})
+    for (const auto& t : load_tasks_file(root / "datasets" / f)) seen.insert({t.n, t.k});
+  const auto held = load_tasks_file(root / "datasets" / "grid1000_unseen100.json");
+  EXPECT_EQ(held.size(), 100u);
+  std::set<std::string> buckets;
+  for (const auto& t : held) {
+    EXPECT_FALSE(seen.count({t.n, t.k})) << t.id() << ": a family already swept";
+    buckets.insert(t.flops() <= 1073741824.0 ? "small" : t.flops() <= 68719476736.0 ? "medium" : "large");
+  }
+  EXPECT_EQ(buckets.size(), 3u) << "every bucket";
+}
+
 TEST(TasksFile, AcceptsArraysAndShapeStringsAndRejectsMistakes) {
   const auto dir = fresh_dir("tasks_files");
   atomic_write_file(dir / "a.json", R"(["256x256x256", {"op":"hgemm","m":64,"n":64,"k":64,"layout":"NN"}])");
