@@ -313,9 +313,13 @@ Limits with_device(Limits base, const DeviceSummary& dev) {
   if (!dev.arch.empty()) base.arch = dev.arch;
   if (dev.smem_per_block_optin > 0) base.smem_optin_bytes = dev.smem_per_block_optin;
   if (dev.sm_count > 0) base.sm_count = dev.sm_count;
-  if (dev.peak_tflops > 0) base.peak_tflops = dev.peak_tflops;
   if (dev.l2_bytes > 0) base.l2_bytes = dev.l2_bytes;
   if (dev.sm_clock_mhz > 0) base.sm_clock_mhz = dev.sm_clock_mhz;
+  if (base.arch.rfind("sm_90", 0) == 0)
+    base.peak_tflops = kH200PeakTflops * (double(base.sm_count) / kH100SmCount) *
+                       (double(base.sm_clock_mhz) / kHopperSmClockMhz);
+  else if (dev.peak_tflops > 0)
+    base.peak_tflops = dev.peak_tflops;
   return base;
 }
 

@@ -39,7 +39,11 @@ inline constexpr int kStreamKMaxCtas = 264;
 inline constexpr double kH200PeakTflops = 770.0;        // dense fp16 x fp16 -> fp32 (TFLOP/s), cuBLAS at its best
 inline constexpr double kH200DramGBps = 4300.0;         // copy bandwidth (GB/s)
 inline constexpr long long kH200L2Bytes = 60LL << 20;   // L2 capacity (bytes)
-inline constexpr int kHopperSmClockMhz = 1830;          // SM clock under load (MHz), for per-clock rates
+// The SM clock the per-clock rates are taken at (MHz): what an H100 SXM and an
+// H200 report (cudaDevAttrClockRate), so a ranking made without a GPU is the
+// one with_device gives on them (it was 1830, which moved the first pick among
+// the measured configs of 108 of the 284 shapes with kept H200 rows).
+inline constexpr int kHopperSmClockMhz = 1980;
 
 struct Limits {
   std::string arch = "sm_90a";  // sm_80, sm_86, sm_89, sm_90, sm_90a ...
@@ -66,6 +70,13 @@ Legality legality(const Config& c, const Task& task, const Limits& limits = {});
 // shared memory, SMs, measured peak, L2, clock); what it leaves unknown
 // (empty, 0: compile-only mode) keeps base's value. Bandwidth is not
 // reported: it stays base's.
+// The device's fields, but for a Hopper its peak: the cost model takes the
+// kind's (kH200PeakTflops at 132 SMs and kHopperSmClockMhz, scaled by the
+// device's SMs and clock), not this process's measured ceiling, which moved
+// from 665 to 806 TFLOP/s between processes on one H200 kind and with it the
+// model's first pick on 27 of 67 held-out shapes, at the same accuracy
+// (docs/tile.md). Other architectures take the measured peak: no constant of
+// theirs is known here.
 Limits with_device(Limits base, const DeviceSummary& dev);
 
 // Derived sizes, shared by legality and the emitter.

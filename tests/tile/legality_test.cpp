@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "tile/legality.hpp"
+#include "tile/cost_model.hpp"
 #include "tile/space.hpp"
 
 namespace tessera::tile {
@@ -59,6 +60,33 @@ TEST(TileLegality, DeviceLimitsOverrideOnlyWhatTheDeviceReports) {
   EXPECT_EQ(l.smem_optin_bytes, 232448);
   EXPECT_EQ(l.sm_count, 114);
   EXPECT_EQ(l.max_threads_per_block, base.max_threads_per_block);
+}
+
+// A Hopper's peak in the cost model is its kind's, whatever ceiling this
+// process measured (the H200 rows hold 665 to 806 TFLOP/s for one kind), so
+// two processes rank a shape alike, and as `tile list` ranks it without a GPU.
+TEST(TileLegality, AHopperIsRankedAtItsKindsPeakNotTheMeasuredCeiling) {
+  DeviceSummary dev;
+  dev.arch = "sm_90a", dev.sm_count = 132, dev.sm_clock_mhz = 1980, dev.smem_per_block_optin = 232448;
+  dev.peak_tflops = 671;
+  const Limits low = with_device(Limits{}, dev);
+  dev.peak_tflops = 788;
+  const Limits high = with_device(Limits{}, dev);
+  EXPECT_DOUBLE_EQ(low.peak_tflops, kH200PeakTflops);
+  EXPECT_DOUBLE_EQ(high.peak_tflops, kH200PeakTflops);
+  const Task t = task_from_shape("100x24576x8192");
+  const auto a = rank_configs(t, low, 8), b = rank_configs(t, high, 8), offline = rank_configs(t, Limits{}, 8);
+  ASSERT_EQ(a.size(), 8u);
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(name(a[i].config), name(b[i].config)) << i;
+    EXPECT_EQ(name(a[i].config), name(offline[i].config)) << i;
+  }
+  // Fewer SMs or a lower clock scale it (an H100 PCIe: 114 SMs at 1755 MHz).
+  dev.sm_count = 114, dev.sm_clock_mhz = 1755;
+  EXPECT_NEAR(with_device(Limits{}, dev).peak_tflops, kH200PeakTflops * 114 / 132 * 1755 / 1980, 1e-9);
+  // Off Hopper, the measured peak: no constant of the kind is known.
+  dev.arch = "sm_80", dev.peak_tflops = 280;
+  EXPECT_DOUBLE_EQ(with_device(Limits{"sm_80", 100 * 1024}, dev).peak_tflops, 280);
 }
 
 TEST(TileLegality, BackendNeedsItsArchitecture) {
