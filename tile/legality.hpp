@@ -68,16 +68,14 @@ struct Legality {
 Legality legality(const Config& c, const Task& task, const Limits& limits = {});
 
 // `base` with what a device reports (an evaluator's DeviceSummary: arch, opt-in
-// shared memory, SMs, measured peak, L2, clock); what it leaves unknown
-// (empty, 0: compile-only mode) keeps base's value. Bandwidth is not
-// reported: it stays base's.
-// The device's fields, but for a Hopper its peak: the cost model takes the
-// kind's (kH200PeakTflops at 132 SMs and kHopperSmClockMhz, scaled by the
-// device's SMs and clock), not this process's measured ceiling, which moved
-// from 665 to 806 TFLOP/s between processes on one H200 kind and with it the
-// model's first pick on 27 of 67 held-out shapes, at the same accuracy
-// (docs/tile.md). Other architectures take the measured peak: no constant of
-// theirs is known here.
+// shared memory, SMs, L2, clock); what it leaves unknown (empty, 0:
+// compile-only mode) keeps base's value. Bandwidth is not reported: it stays
+// base's. The peak: a Hopper's is its kind's (kH200PeakTflops at 132 SMs and
+// kHopperSmClockMhz, scaled by its SMs and clock), not this process's measured
+// ceiling, which moved from 665 to 806 TFLOP/s between processes on one H200
+// kind and with it the model's first pick on 27 of 67 held-out shapes, at the
+// same accuracy (docs/tile.md); other architectures take the measured peak
+// (no constant of theirs is known here).
 Limits with_device(Limits base, const DeviceSummary& dev);
 
 // Derived sizes, shared by legality and the emitter.
