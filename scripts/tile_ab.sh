@@ -18,9 +18,10 @@
 # ROWS=file.jsonl appends each timed kernel as a cost-model training row
 # (`tessera eval --rows`; `tessera tile model train|eval` read it).
 # A cut run continues: a shape's record (OUT_DIR/SHAPE.json) is written only
-# when its process finishes, beside the plan line it measured (SHAPE.line), so
-# a run into the same folder keeps every shape measured for the same line and
-# times the rest (use a fresh OUT_DIR to measure again). MAX_SECONDS=N starts
+# when its process finishes, beside the plan line it measured and its kernels'
+# checksum (SHAPE.line), so a run into the same folder keeps every shape measured
+# for the same line and the same kernels, and times the rest (a changed emitter's
+# kernels are timed again; use a fresh OUT_DIR to measure everything again). MAX_SECONDS=N starts
 # no shape after N seconds and exits 5 with the count of lines left: a GPU
 # call's time limit then cuts between shapes, not in one (on 2026-11-29 a
 # 600 s call killed mid-plan returned no table).
@@ -32,20 +33,11 @@ REPEAT=${REPEAT:-2}
 mkdir -p "$OUT"
 rm -f "$OUT/summary.md"
 kept=0 timed=0 left=0
-while read -r shape configs; do
-  [[ -z "$shape" || "$shape" == \#* ]] && continue
-  line="$shape $configs REPEAT=$REPEAT LAYOUT=${LAYOUT:-TN} EPILOGUE=${EPILOGUE:-none} EMITTERS=${EMITTERS:-} COUNTERS=${COUNTERS:-0}"
-  if [ -f "$OUT/$shape.json" ] && [ "$(cat "$OUT/$shape.line" 2>/dev/null)" = "$line" ]; then
-    echo "$shape: measured by an earlier run into $OUT (kept)"
-    python3 scripts/tile_ab_report.py "$OUT/$shape.json" "$shape" "$OUT/summary.md"
-    kept=$((kept + 1))
-    continue
-  fi
-  if [ "${MAX_SECONDS:-0}" -gt 0 ] && [ "$SECONDS" -ge "$MAX_SECONDS" ]; then
-    left=$((left + 1))
-    continue
-  fi
+# Emits the line's kernels (each config by each emitter, REPEAT passes) into files[] and
+# their sources' checksum into $kernels. Files already in OUT_DIR are used as they are.
+emit_all() {
   files=()
+  local r c e label bin f
   for ((r = 0; r < REPEAT; ++r)); do
     for c in $configs; do
       for e in ${EMITTERS:-"=$T"}; do
@@ -56,6 +48,25 @@ while read -r shape configs; do
       done
     done
   done
+  kernels="kernels=$(cat "${files[@]}" | cksum | cut -d' ' -f1)"
+}
+while read -r shape configs; do
+  [[ -z "$shape" || "$shape" == \#* ]] && continue
+  line="$shape $configs REPEAT=$REPEAT LAYOUT=${LAYOUT:-TN} EPILOGUE=${EPILOGUE:-none} EMITTERS=${EMITTERS:-} COUNTERS=${COUNTERS:-0}"
+  # A record is kept only for the same kernels: their sources' checksum joins the line,
+  # so a continued run with a changed emitter times the shape again.
+  if [ -f "$OUT/$shape.json" ] && emit_all && [ "$(cat "$OUT/$shape.line" 2>/dev/null)" = "$line $kernels" ]; then
+    echo "$shape: measured by an earlier run into $OUT (kept)"
+    python3 scripts/tile_ab_report.py "$OUT/$shape.json" "$shape" "$OUT/summary.md"
+    kept=$((kept + 1))
+    continue
+  fi
+  if [ "${MAX_SECONDS:-0}" -gt 0 ] && [ "$SECONDS" -ge "$MAX_SECONDS" ]; then
+    left=$((left + 1))
+    continue
+  fi
+  emit_all
+  line="$line $kernels"
   rm -f "$OUT/$shape.json" "$OUT/$shape.line"
   "$T" eval "${files[@]}" --shape "$shape" --layout "${LAYOUT:-TN}" --epilogue "${EPILOGUE:-none}" $([ "${COUNTERS:-0}" = 1 ] || echo --no-counters) ${ROWS:+--rows "$ROWS"} --json > "$OUT/$shape.json.part" || true
   mv "$OUT/$shape.json.part" "$OUT/$shape.json" && echo "$line" > "$OUT/$shape.line"

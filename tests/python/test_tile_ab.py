@@ -22,7 +22,7 @@ from pathlib import Path
 args = sys.argv[1:]
 shape = args[args.index("--shape") + 1]
 if args[:2] == ["tile", "emit"]:
-    print(f"// config: {args[2]}")
+    print(f"// config: {args[2]} {os.environ.get('FAKE_EMITTER', '')}")
     sys.exit(0)
 assert args[0] == "eval", args
 Path(os.environ["FAKE_LOG"]).open("a").write(shape + "\n")
@@ -97,3 +97,19 @@ def test_a_changed_plan_line_is_timed_again(tmp_path: Path) -> None:
     # So is the same line at another number of passes.
     assert run(plan, out, env, REPEAT="2").returncode == 0
     assert evals(env) == ["64x64x64"] * 3
+
+
+def test_kernels_from_a_changed_emitter_are_timed_again(tmp_path: Path) -> None:
+    plan, out, env = setup(tmp_path, ["64x64x64 cfgA", "96x96x96 cfgB"])
+    assert run(plan, out, env).returncode == 0
+    # A new build emits afresh (gpu_check.sh deletes the kernels between calls): the same
+    # sources keep the records, changed ones time the shape again.
+    for f in out.glob("*.cu"):
+        f.unlink()
+    same = run(plan, out, env)
+    assert same.returncode == 0 and "0 shapes timed, 2 kept" in same.stdout, same.stdout + same.stderr
+    for f in out.glob("*.cu"):
+        f.unlink()
+    changed = run(plan, out, env, FAKE_EMITTER="v2")
+    assert changed.returncode == 0 and "2 shapes timed, 0 kept" in changed.stdout, changed.stdout + changed.stderr
+    assert evals(env) == ["64x64x64", "96x96x96"] * 2
