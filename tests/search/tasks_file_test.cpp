@@ -54,10 +54,11 @@ TEST(TasksFile, SecondHeldOutLlmSetSharesNoWeightWithAnySweptSet) {
   for (const auto& t : held) EXPECT_FALSE(seen.count({t.n, t.k})) << t.id() << ": a weight already swept";
 }
 
-// The unseen grid sample shares no family with any set a kept sweep measured
-// (every H200 row in datasets/cost_rows came from one of them) or a shipped
-// model trained on: the grid's held-out set for the H200 model, which has
-// learned from grid1000_heldout100.json's families.
+// The unseen grid sample shares no family with any set a kept training sweep
+// measured (every H200 row in datasets/cost_rows but its own,
+// h200_grid_unseen_search24, which no model trains on, came from one of them)
+// or a shipped model trained on: the grid's held-out set for the H200 model,
+// which has learned from grid1000_heldout100.json's families.
 TEST(TasksFile, UnseenGridSampleSharesNoFamilyWithAnySweptSet) {
   const fs::path root(TESSERA_SOURCE_DIR);
   std::set<std::pair<long long, long long>> seen;
