@@ -89,9 +89,14 @@ def run(cmd: list[str]) -> None:
 def out_of_fold(paths: list[str], args: argparse.Namespace, work: Path) -> list[tuple[str, str, float, float]]:
     folds: list[list[str]] = [[] for _ in range(args.folds)]
     for path in paths:
-        for line in Path(path).read_text().splitlines():
-            if line.strip():
-                folds[fold_of(json.loads(line)["task"], args.folds)].append(line)
+        for number, line in enumerate(Path(path).read_text().splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                task = json.loads(line)["task"]
+            except (json.JSONDecodeError, KeyError, TypeError) as e:
+                sys.exit(f"{path}:{number}: not a row of `tessera tile model rows` ({e})")
+            folds[fold_of(task, args.folds)].append(line)
     rows = []
     for k in range(args.folds):
         if not folds[k]:

@@ -49,3 +49,12 @@ def test_bad_input_is_a_clear_error(tmp_path: Path) -> None:
     assert done.returncode != 0 and "no tessera binary" in done.stderr
     done = subprocess.run([sys.executable, str(SCRIPT), str(tmp_path / "r.jsonl.gz")], capture_output=True, text=True)
     assert done.returncode != 0 and "not a rows file" in done.stderr
+
+
+def test_a_malformed_row_is_named_by_its_line(tmp_path: Path) -> None:
+    rows = tmp_path / "r.jsonl"
+    rows.write_text('{"task": {"m": 1, "n": 64, "k": 64}, "config": "c", "cold_us": 1}\n\n{"config": "no task"}\n')
+    fake = tmp_path / "tessera"  # never run: the rows are read before any model is trained
+    fake.write_text("#!/bin/sh\nexit 1\n")
+    done = subprocess.run([sys.executable, str(SCRIPT), str(rows), "--tessera", str(fake)], capture_output=True, text=True)
+    assert done.returncode != 0 and f"{rows}:3: not a row" in done.stderr and "Traceback" not in done.stderr
