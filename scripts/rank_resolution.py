@@ -5,7 +5,7 @@ rho over all of them (the figure `tessera tile model eval` reports), and Spearma
 configs within a band of the shape's fastest (can it order the near-tied ones a tune and a search
 mostly measure?).
 
-    scripts/rank_resolution.py FEATURES.csv [--near 1.1] [--columns model_us,analytical_us]
+    scripts/rank_resolution.py FEATURES.csv [--near 1.1] [--columns model_us,analytical_us] [--knobs]
 
 FEATURES.csv is `tessera tile model features ROWS --model M --out FEATURES.csv` (its `model_us`
 is M's prediction, `analytical_us` the analytical model's). Each row counts, as `tessera tile
@@ -14,7 +14,10 @@ rows in the band. Ties share their mean rank. The rho column is `tile model eval
 shape's rows share their device limits (rows recorded since the H200 is ranked at its kind's peak);
 on older rows, whose recorded peaks vary between a shape's sweeps, `features` predicts each row at
 its own limits and `eval` a shape's rows at its first row's, so the two differ a little (0.580
-against 0.606 on `h200_llm_heldout2_tile8`).
+against 0.606 on `h200_llm_heldout2_tile8`). With --knobs, per value of each knob column, the
+mean error of the first column's log prediction over the rows within the band (each error taken
+from its shape's median error, so a shape's level does not count): a knob the model misjudges
+shows as a value far from 0.
 """
 from __future__ import annotations
 
@@ -81,6 +84,28 @@ def resolution(rows: list[dict], column: str, near: float) -> dict:
             "near_shapes": len(rho_near), "near_share": mean(share)}
 
 
+KNOBS = ["bm", "bn", "stages", "split_k", "stream_k", "persistent", "pingpong", "swap_ab", "cluster_m", "raster",
+         "epilogue_store", "reg_double_buffer"]
+
+
+def knob_errors(rows: list[dict], column: str, near: float, least: int = 8) -> list[tuple[str, str, int, float]]:
+    """(knob, value, rows, mean error of log time) over the rows within the band, values with at least `least` rows."""
+    by_shape: dict[str, list[dict]] = defaultdict(list)
+    for r in rows:
+        by_shape[r["task"]].append(r)
+    errors: dict[tuple[str, str], list[float]] = defaultdict(list)
+    for rs in by_shape.values():
+        err = [math.log(float(r[column]) / float(r["cold_us"])) for r in rs]
+        level = statistics.median(err)
+        fastest = min(float(r["cold_us"]) for r in rs)
+        for r, e in zip(rs, err):
+            if float(r["cold_us"]) <= fastest * near:
+                for k in KNOBS:
+                    if k in r:
+                        errors[(k, r[k])].append(e - level)
+    return [(k, v, len(es), statistics.fmean(es)) for (k, v), es in sorted(errors.items()) if len(es) >= least]
+
+
 def table(results: list[dict], near: float) -> str:
     band = f"within {near:g}x of the fastest"
     lines = [f"| model | shapes | r of log times | rho | rho {band} (shapes) | configs {band} |",
@@ -96,6 +121,7 @@ def main() -> None:
     p.add_argument("features", help="CSV of `tessera tile model features ROWS --model M --out FILE`")
     p.add_argument("--near", type=float, default=1.1, help="the band of the fastest config (default 1.1)")
     p.add_argument("--columns", default="model_us,analytical_us", help="prediction columns to judge")
+    p.add_argument("--knobs", action="store_true", help="the first column's error per knob value within the band")
     args = p.parse_args()
     if args.near <= 1:
         sys.exit("--near must be above 1")
@@ -109,6 +135,10 @@ def main() -> None:
     if not rows or not needed <= set(rows[0]):
         sys.exit(f"{path}: not a features table with columns {', '.join(sorted(needed))}")
     print(table([resolution(rows, c, args.near) for c in columns], args.near))
+    if args.knobs:
+        print(f"\n| knob | value | rows within {args.near:g}x | mean error of log {columns[0]} |\n|---|---|---|---|")
+        for k, v, n, e in knob_errors(rows, columns[0], args.near):
+            print(f"| {k} | {v} | {n} | {e:+.3f} |")
 
 
 if __name__ == "__main__":

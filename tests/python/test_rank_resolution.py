@@ -34,6 +34,22 @@ def test_magnitudes_right_and_the_near_tied_reversed() -> None:
     assert "| model_us | 1 | " in text and "| -1.000 (1) | 50% |" in text
 
 
+def test_a_misjudged_knob_stands_out() -> None:
+    # Within the band, configs with swap_ab=1 are predicted 20% slower than measured; the rest exactly.
+    rows = []
+    for t in range(3):
+        for i in range(8):
+            swap = i % 2
+            measured = 10.0 + 0.1 * i
+            rows.append({"task": f"t{t}", "config": f"c{i}", "cold_us": str(measured),
+                         "model_us": str(measured * (1.2 if swap else 1.0)), "swap_ab": str(swap), "bm": "128"})
+    by = {(k, v): (n, e) for k, v, n, e in rr.knob_errors(rows, "model_us", 1.1)}
+    # Each shape's median error lies between 0 and log 1.2: the two values sit either side of it.
+    assert by[("swap_ab", "1")][0] == 12 and by[("swap_ab", "0")][0] == 12
+    assert abs(by[("swap_ab", "1")][1] - by[("swap_ab", "0")][1] - 0.18232) < 1e-4
+    assert abs(by[("bm", "128")][1]) < 0.1 and ("stages", "2") not in by
+
+
 def test_ties_share_their_rank_and_small_shapes_are_left_out() -> None:
     assert rr.ranks([3.0, 1.0, 3.0, 2.0]) == [2.5, 0.0, 2.5, 1.0]
     few = rows_of([1.0, 2.0, 3.0, 4.0], [1.0, 2.0, 3.0, 4.0], task="few")
