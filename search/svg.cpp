@@ -42,9 +42,10 @@ std::vector<double> ticks(double& lo, double& hi, int count = 5) {
   return out;
 }
 
+// Ticks of one axis read alike: 5, 10, 15 (not 5, 10.0, 15.0), and 12.5 keeps its digit.
 std::string fmt_num(double v) {
   if (std::abs(v) >= 1000) return fmt::format("{:.0f}", v);
-  if (std::abs(v) >= 10) return fmt::format("{:.1f}", v);
+  if (std::abs(v) >= 10) return fmt::format("{:.4g}", v);
   return fmt::format("{:.3g}", v);
 }
 

@@ -135,6 +135,18 @@ TEST(Svg, EscapesTextAndDrawsEveryBar) {
   EXPECT_NE(h.find("#f4f4f4"), std::string::npos);  // the empty cell
 }
 
+TEST(Svg, TicksOfOneAxisReadAlike) {
+  svg::Series best;
+  best.name = "search";
+  best.x = {1, 8, 16, 24};
+  best.y = {1.0, 1.02, 1.05, 1.1};
+  const std::string s = svg::line_chart("t", "evaluations", "speedup", {best});
+  EXPECT_NE(s.find(">5</text>"), std::string::npos) << s;
+  EXPECT_NE(s.find(">10</text>"), std::string::npos) << s;
+  EXPECT_EQ(s.find(">10.0</text>"), std::string::npos) << "one axis, one spelling: 5, 10, 15";
+  EXPECT_NE(s.find(">1.02</text>"), std::string::npos) << s;
+}
+
 // The HF `datasets` JSON loader needs one object per line, the same keys on
 // every line and one JSON type per key.
 void expect_consistent(const std::vector<nlohmann::json>& lines) {
