@@ -181,7 +181,8 @@ void run(Args& a) {
     // Endpoints given: the LLM proposes, unless --proposers says otherwise.
     if (!a.endpoints_file.empty() && !a.cmd->count("--proposers")) a.proposers = "llm";
     extra = {{"proposers", a.proposers}, {"replay", a.replay}, {"gpus", a.gpus}, {"mode", a.sandbox.mode}};
-    if (a.far_slower != 0) {
+    // Checked when given, not by value: 0 would otherwise pass as "the default" unannounced.
+    if (a.cmd->count("--far-slower")) {
       if (!(a.far_slower >= 1)) fail_bad_input(fmt::format("--far-slower {} must be at least 1 (a multiple of the "
                                                            "incumbent's predicted time)", a.far_slower));
       extra["far_slower"] = a.far_slower;

@@ -122,6 +122,9 @@ TEST(SearchCli, TheFarSlowerBoundIsCheckedAndKeptWithTheRun) {
             2);
   EXPECT_NE(bad.find("--far-slower 0.5 must be at least 1"), std::string::npos) << bad;
   EXPECT_FALSE(fs::exists(dir / "bad")) << "nothing written for a refused run";
+  EXPECT_EQ(run_cli("search --shape 256x256x256 --compile-only --far-slower 0 --out " + (dir / "zero").string(), &bad),
+            2) << "0 is not the default's spelling";
+  EXPECT_NE(bad.find("--far-slower 0 must be at least 1"), std::string::npos) << bad;
   std::string out;
   const std::string run = (dir / "run").string();
   ASSERT_EQ(run_cli("search --shape 256x256x256 --compile-only --far-slower 1.3 --budget-evals 2 --quiet --out " + run,
