@@ -10,11 +10,8 @@ mostly measure?).
 FEATURES.csv is `tessera tile model features ROWS --model M --out FEATURES.csv` (its `model_us`
 is M's prediction, `analytical_us` the analytical model's). Each row counts, as `tessera tile
 model eval` counts it; shapes with fewer than 5 rows are left out, and the near-band rho needs 4
-rows in the band. Ties share their mean rank. The rho column is `tile model eval`'s figure where a
-shape's rows share their device limits (rows recorded since the H200 is ranked at its kind's peak);
-on older rows, whose recorded peaks vary between a shape's sweeps, `features` predicts each row at
-its own limits and `eval` a shape's rows at its first row's, so the two differ a little (0.580
-against 0.606 on `h200_llm_heldout2_tile8`). With --knobs, per value of each knob column, the
+rows in the band. Ties share their mean rank. The rho column is `tile model eval`'s figure: both read
+a Hopper row at its kind's peak, as the GPU ranks. With --knobs, per value of each knob column, the
 mean error of the first column's log prediction over the rows within the band (each error taken
 from its shape's median error, so a shape's level does not count): a knob the model misjudges
 shows as a value far from 0.

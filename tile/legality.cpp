@@ -315,12 +315,14 @@ Limits with_device(Limits base, const DeviceSummary& dev) {
   if (dev.sm_count > 0) base.sm_count = dev.sm_count;
   if (dev.l2_bytes > 0) base.l2_bytes = dev.l2_bytes;
   if (dev.sm_clock_mhz > 0) base.sm_clock_mhz = dev.sm_clock_mhz;
-  if (base.arch.rfind("sm_90", 0) == 0)
-    base.peak_tflops = kH200PeakTflops * (double(base.sm_count) / kH100SmCount) *
-                       (double(base.sm_clock_mhz) / kHopperSmClockMhz);
-  else if (dev.peak_tflops > 0)
-    base.peak_tflops = dev.peak_tflops;
-  return base;
+  if (dev.peak_tflops > 0) base.peak_tflops = dev.peak_tflops;
+  return at_kind_peak(base);
+}
+
+Limits at_kind_peak(Limits l) {
+  if (l.arch.rfind("sm_90", 0) == 0)
+    l.peak_tflops = kH200PeakTflops * (double(l.sm_count) / kH100SmCount) * (double(l.sm_clock_mhz) / kHopperSmClockMhz);
+  return l;
 }
 
 int persistent_ctas_per_sm(const Config& c, const Task& t) {

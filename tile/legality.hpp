@@ -77,6 +77,10 @@ Legality legality(const Config& c, const Task& task, const Limits& limits = {});
 // same accuracy (docs/tile.md); other architectures take the measured peak
 // (no constant of theirs is known here).
 Limits with_device(Limits base, const DeviceSummary& dev);
+// `l` with a Hopper's peak set to its kind's (scaled by its SMs and clock), as
+// with_device sets it; other architectures keep theirs. Rows recorded before
+// the kind's peak (tessera tile model rows) hold the process's measured one.
+Limits at_kind_peak(Limits l);
 
 // Derived sizes, shared by legality and the emitter.
 int dynamic_smem_bytes(const Config& c, const Task& task);

@@ -342,5 +342,21 @@ TEST(LearnedModel, MeasurementsRoundTripThroughJson) {
   EXPECT_THROW(measurement_from_json(nlohmann::json{{"task", "x"}}), Error);
 }
 
+// A Hopper row recorded before the kind's peak (its process's measured
+// ceiling, 665-806 TFLOP/s on one H200) is read at the kind's peak, as the GPU
+// ranks today: eval and features then judge a shape's rows at one peak.
+TEST(LearnedModel, AHopperRowIsReadAtItsKindsPeak) {
+  const Task t = task_from_shape("33x4608x3584");
+  Measurement m{t, rank_configs(t, Limits{}, 1).front().config, Limits{}, "h200", 12.5};
+  m.limits.peak_tflops = 671;
+  EXPECT_DOUBLE_EQ(measurement_from_json(to_json(m)).limits.peak_tflops, kH200PeakTflops);
+  m.limits.sm_count = 114, m.limits.sm_clock_mhz = 1755;
+  EXPECT_NEAR(measurement_from_json(to_json(m)).limits.peak_tflops, kH200PeakTflops * 114 / 132 * 1755 / 1980, 1e-9);
+  // Off Hopper the row's own: no constant of the kind is known.
+  Measurement a{t, rank_configs(t, Limits{"sm_80", 100 * 1024}, 1).front().config, Limits{"sm_80", 100 * 1024}, "a100", 20};
+  a.limits.peak_tflops = 280;
+  EXPECT_DOUBLE_EQ(measurement_from_json(to_json(a)).limits.peak_tflops, 280);
+}
+
 }  // namespace
 }  // namespace tessera::tile
