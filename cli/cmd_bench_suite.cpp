@@ -1,6 +1,7 @@
 // `tessera bench suite`: the baselines, and optionally a kernel per shape,
 // over a task file, resumable (docs/bench.md). The library is bench/; this
 // file turns options into a run folder, a measurer and a sweep.
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -29,6 +30,7 @@
 #include "cli/sandbox_args.hpp"
 #include "core/error.hpp"
 #include "core/fs.hpp"
+#include "core/task.hpp"
 #include "harness/sandbox.hpp"
 #include "core/tasks_file.hpp"
 #include "serve/evaluator_slots.hpp"
@@ -52,6 +54,7 @@ struct SuiteArgs {
   bool no_progress = false;
   std::vector<std::string> retry;  // kernel statuses whose shapes are measured again
   std::vector<std::string> buckets;  // --bucket: only the task file's shapes in these buckets
+  std::vector<std::string> shapes;   // --shape: only these of the task file, or these alone
   std::string gpus;                // --gpus: "all" or ordinals; shapes spread over them
   std::string claims;              // --claims DIR: a --gpus child's shared queue (bench/claims.hpp)
   CLI::Option* device_option = nullptr;
@@ -84,28 +87,73 @@ void keep_buckets(bench::RunConfig& c, const std::vector<std::string>& names) {
   for (const auto& b : c.buckets) known.insert(b.name);
   for (const auto& n : wanted)
     if (!known.count(n))
-      fail_bad_input(fmt::format("--bucket {}: the buckets of {} are {}", n, c.tasks_file, fmt::join(known, ", ")));
+      fail_bad_input(fmt::format("--bucket {}: the buckets of {} are {}", n, c.tasks_file.empty() ? "--shape" : c.tasks_file,
+                                 fmt::join(known, ", ")));
   std::vector<Task> kept;
   for (const auto& t : c.tasks)
     if (wanted.count(bench::bucket_of(t, c.buckets))) kept.push_back(t);
   if (kept.empty())
-    fail_bad_input(fmt::format("no task of {} is in bucket {}", c.tasks_file, fmt::join(wanted, " or ")));
+    fail_bad_input(fmt::format("no task of {} is in bucket {}", c.tasks_file.empty() ? "--shape" : c.tasks_file,
+                               fmt::join(wanted, " or ")));
   c.tasks = std::move(kept);
   c.options["buckets"] = std::vector<std::string>(wanted.begin(), wanted.end());
+}
+
+// --shape: with a task file, its tasks of these shapes (an MxNxK picks every
+// task of those dimensions, a task id that task), each shape one of the file's;
+// without, these shapes themselves (layout TN, no epilogue). Kept in the run's
+// options as given, so that --resume measures the same shapes: a sweep cut short
+// goes on with the shapes it did not reach (`--shape A --shape B`).
+void keep_shapes(bench::RunConfig& c, const std::vector<std::string>& shapes) {
+  if (shapes.empty()) return;
+  std::vector<Task> picked;
+  std::set<std::string> ids, given;
+  for (const auto& s : shapes) {
+    const Task want = task_from_shape(s);  // a bad shape is one clear line
+    const bool dims_only = s.find('_') == std::string::npos;
+    const auto matches = [&](const Task& t) {
+      return dims_only ? t.m == want.m && t.n == want.n && t.k == want.k : t.id() == want.id();
+    };
+    const std::string key = dims_only ? fmt::format("{}x{}x{}", want.m, want.n, want.k) : want.id();
+    if (!given.insert(key).second) fail_bad_input(fmt::format("--shape {}: given twice", s));
+    if (c.tasks_file.empty()) {
+      ids.insert(want.id());
+      picked.push_back(want);
+      continue;
+    }
+    if (std::none_of(c.tasks.begin(), c.tasks.end(), matches))
+      fail_bad_input(fmt::format("--shape {}: no task of {} has that shape", s, c.tasks_file));
+    for (const auto& t : c.tasks)
+      if (matches(t) && ids.insert(t.id()).second) picked.push_back(t);
+  }
+  if (!c.tasks_file.empty()) {  // the file's order, not the flags'
+    std::vector<Task> ordered;
+    for (const auto& t : c.tasks)
+      if (ids.count(t.id())) ordered.push_back(t);
+    picked = std::move(ordered);
+  }
+  c.tasks = std::move(picked);
+  c.options["shapes"] = shapes;
 }
 
 // The run's config from the arguments (a new run, or one to continue with the same ones).
 bench::RunConfig config_from_args(const SuiteArgs& a, const bench::KernelSource& source) {
   bench::RunConfig c;
   c.tasks_file = a.tasks_file;
-  c.tasks = load_tasks_file(a.tasks_file);
-  c.buckets = bench::load_buckets(a.tasks_file);
-  const auto j = nlohmann::json::parse(read_file(a.tasks_file), nullptr, false);
-  c.task_set = j.is_object() && j.contains("name") && j.at("name").is_string()
-                   ? j.at("name").get<std::string>()
-                   : std::filesystem::path(a.tasks_file).stem().string();
+  if (a.tasks_file.empty()) {  // --shape alone
+    c.buckets = bench::default_buckets();
+    c.task_set = "shapes";
+  } else {
+    c.tasks = load_tasks_file(a.tasks_file);
+    c.buckets = bench::load_buckets(a.tasks_file);
+    const auto j = nlohmann::json::parse(read_file(a.tasks_file), nullptr, false);
+    c.task_set = j.is_object() && j.contains("name") && j.at("name").is_string()
+                     ? j.at("name").get<std::string>()
+                     : std::filesystem::path(a.tasks_file).stem().string();
+  }
   c.kernels = source.spec();
   c.options = {{"measure", a.measure.to_json()}, {"build", to_json(a.build)}};
+  keep_shapes(c, a.shapes);
   keep_buckets(c, a.buckets);
   c.created_at = utc_now_iso();
   return c;
@@ -113,15 +161,18 @@ bench::RunConfig config_from_args(const SuiteArgs& a, const bench::KernelSource&
 
 // --resume DIR: the run's own tasks, kernels and options.
 void arguments_from_run(SuiteArgs& a) {
-  if (!a.tasks_file.empty() || a.kernels != "none" || !a.out.empty() || !a.build.empty() || !a.buckets.empty())
+  if (!a.tasks_file.empty() || a.kernels != "none" || !a.out.empty() || !a.build.empty() || !a.buckets.empty() ||
+      !a.shapes.empty())
     fail_bad_input(
-        "--resume continues a run with its own arguments: give no --tasks, --kernels, --out, --bucket or build options");
+        "--resume continues a run with its own arguments: give no --tasks, --shape, --kernels, --out, --bucket or build "
+        "options");
   const bench::Run run = bench::load_run(a.resume);
   const auto& c = run.config;
   a.tasks_file = c.tasks_file;
   a.kernels = c.kernels;
   a.out = a.resume;
   a.buckets = c.options.value("buckets", std::vector<std::string>{});
+  a.shapes = c.options.value("shapes", std::vector<std::string>{});
   const auto& m = c.options.value("measure", nlohmann::json::object());
   a.measure.hot = m.value("hot", false);
   a.measure.counters = m.value("counters", false);
@@ -211,7 +262,8 @@ void run_suite_command(SuiteArgs a) {
     fail_bad_input("bench suite measures in --mode full or compile_only (--compile-only), never auto");
   a.measure.compile_only = mode == EvalMode::compile_only;
   if (!a.resume.empty()) arguments_from_run(a);
-  if (a.tasks_file.empty()) fail_bad_input("no tasks: give --tasks FILE (e.g. datasets/grid1000.json) or --resume DIR");
+  if (a.tasks_file.empty() && a.shapes.empty())
+    fail_bad_input("no tasks: give --tasks FILE (e.g. datasets/grid1000.json), --shape MxNxK or --resume DIR");
   if (a.max_minutes < 0) fail_bad_input("--max-minutes must be >= 0");
   if (a.measure.max_timing_ms < 0) fail_bad_input("--max-timing-ms must be >= 0");
   if (a.measure.max_algos < 1) fail_bad_input("--max-algos must be >= 1");
@@ -331,6 +383,9 @@ void add_bench_suite_command(CLI::App* bench) {
                 "against them, as tile:N's sweep ranks by cold time alone (the default; --no-reuse-baselines "
                 "times them beside every evaluation); the confirmation times them beside the kernel, as always");
   cmd->add_option("--max-minutes", a->max_minutes, "stop after this long: between shapes, or cutting the shape in flight short, unrecorded (exit 5; run again to continue)");
+  cmd->add_option("--shape", a->shapes,
+                  "MxNxK or a task id: only the task file's tasks of this shape, or without --tasks this shape "
+                  "(layout TN; repeatable)");
   cmd->add_option("--bucket", a->buckets,
                   "only the task file's shapes in this size bucket (small, medium, large, or the file's own; repeatable)");
   add_mode_options(cmd, a->sandbox, EvalMode::full);

@@ -93,6 +93,10 @@ TEST(BenchCli, BadInputGetsOneClearLine) {
   expect_clear_error("bench suite --tasks " + tasks.string() + " --kernels tile:2 --bucket huge",
                      "the buckets of " + tasks.string() + " are large, medium, small");
   expect_clear_error("bench suite --tasks " + tasks.string() + " --kernels tile:2 --bucket large", "no task of");
+  expect_clear_error("bench suite --tasks " + tasks.string() + " --kernels tile:2 --shape 64x64x65",
+                     "--shape 64x64x65: no task of " + tasks.string() + " has that shape");
+  expect_clear_error("bench suite --kernels tile:2 --shape 64x64", "bad shape");
+  expect_clear_error("bench suite --kernels tile:2 --shape 64x64x64 --shape 64x64x64", "given twice");
   expect_clear_error("bench suite --resume /nonexistent/run", "no such run folder");
   expect_clear_error("bench report /nonexistent/run", "no such run folder");
   expect_clear_error("bench compare /nonexistent/run --against x.csv", "no such run folder");
@@ -342,6 +346,39 @@ TEST(BenchCli, BucketKeepsOnlyItsShapesAndTheRunKeepsTheFilter) {
   r = run(args + " --out " + out.string(), dir / "cache");
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("cannot be continued"), std::string::npos) << r.out;
+}
+
+// --shape measures only those of the task file's shapes (in the file's order),
+// or without a task file those shapes; the run keeps the filter, so --resume
+// goes on with the same shapes and the folder refuses others.
+TEST(BenchCli, ShapeKeepsOnlyItsShapesAndTheRunKeepsTheFilter) {
+  const auto dir = testing::fresh_dir("cli-shape");
+  const std::vector<std::string> shapes = {"64x64x64", "2048x1024x512", "128x64x64"};
+  const auto tasks = task_file(dir, shapes);
+  const auto kernels = kernel_dir(dir, shapes);
+  const fs::path out = dir / "run";
+  const std::string args = fmt::format("bench suite --no-progress --compile-only --tasks {} --kernels dir:{}",
+                                       tasks.string(), kernels.string());
+  CliRun r = run(args + " --shape 128x64x64 --shape hgemm_64x64x64_TN_none --out " + out.string(), dir / "cache");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("2 of 2 shapes recorded"), std::string::npos) << r.out;
+  EXPECT_EQ(result_ids(out), (std::vector<std::string>{"hgemm_64x64x64_TN_none", "hgemm_128x64x64_TN_none"}));
+  r = run("bench suite --no-progress --resume " + out.string(), dir / "cache");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(result_ids(out).size(), 2u) << "the resumed run keeps to its shapes";
+  r = run(args + " --shape 2048x1024x512 --out " + out.string(), dir / "cache");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("cannot be continued"), std::string::npos) << r.out;
+  // Without a task file: the shapes themselves, and --resume finds them again.
+  const fs::path alone = dir / "alone";
+  r = run(fmt::format("bench suite --no-progress --compile-only --kernels dir:{} --shape 2048x1024x512 --out {}",
+                      kernels.string(), alone.string()),
+          dir / "cache");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(result_ids(alone), std::vector<std::string>{"hgemm_2048x1024x512_TN_none"});
+  r = run("bench suite --no-progress --resume " + alone.string(), dir / "cache");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(result_ids(alone).size(), 1u);
 }
 
 // search:N lends each shape's first baseline timing to the search's later
