@@ -322,17 +322,27 @@ TEST(BenchCli, InterruptedSweepContinuesWithoutLosingOrRepeatingAShape) {
   EXPECT_NE(read_file(out / "report.html").find("Nothing timed yet"), std::string::npos);
 }
 
+// A compile-only sweep over three shapes' kernel files, for the filters' tests.
+// 2*M*N*K: 64x64x64 and 128x64x64 are small (<= 2^30), 2048x1024x512 medium.
+struct FilteredSweep {
+  explicit FilteredSweep(const std::string& name)
+      : dir(testing::fresh_dir(name)),
+        tasks(task_file(dir, shapes)),
+        kernels(kernel_dir(dir, shapes)),
+        out(dir / "run"),
+        args(fmt::format("bench suite --no-progress --compile-only --tasks {} --kernels dir:{}", tasks.string(),
+                         kernels.string())) {}
+  const std::vector<std::string> shapes = {"64x64x64", "2048x1024x512", "128x64x64"};
+  fs::path dir, tasks, kernels, out;
+  std::string args;
+};
+
 // --bucket measures only the task file's shapes in that bucket, and the run
 // keeps the filter: --resume measures the same shapes, not the others.
 TEST(BenchCli, BucketKeepsOnlyItsShapesAndTheRunKeepsTheFilter) {
-  const auto dir = testing::fresh_dir("cli-bucket");
-  // 2*M*N*K: 64x64x64 and 128x64x64 are small (<= 2^30), 2048x1024x512 medium.
-  const std::vector<std::string> shapes = {"64x64x64", "2048x1024x512", "128x64x64"};
-  const auto tasks = task_file(dir, shapes);
-  const auto kernels = kernel_dir(dir, shapes);
-  const fs::path out = dir / "run";
-  const std::string args = fmt::format("bench suite --no-progress --compile-only --tasks {} --kernels dir:{}",
-                                       tasks.string(), kernels.string());
+  const FilteredSweep f("cli-bucket");
+  const fs::path &dir = f.dir, &out = f.out;
+  const std::string& args = f.args;
   CliRun r = run(args + " --bucket medium --out " + out.string(), dir / "cache");
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("1 of 1 shapes recorded"), std::string::npos) << r.out;
@@ -352,13 +362,9 @@ TEST(BenchCli, BucketKeepsOnlyItsShapesAndTheRunKeepsTheFilter) {
 // or without a task file those shapes; the run keeps the filter, so --resume
 // goes on with the same shapes and the folder refuses others.
 TEST(BenchCli, ShapeKeepsOnlyItsShapesAndTheRunKeepsTheFilter) {
-  const auto dir = testing::fresh_dir("cli-shape");
-  const std::vector<std::string> shapes = {"64x64x64", "2048x1024x512", "128x64x64"};
-  const auto tasks = task_file(dir, shapes);
-  const auto kernels = kernel_dir(dir, shapes);
-  const fs::path out = dir / "run";
-  const std::string args = fmt::format("bench suite --no-progress --compile-only --tasks {} --kernels dir:{}",
-                                       tasks.string(), kernels.string());
+  const FilteredSweep f("cli-shape");
+  const fs::path &dir = f.dir, &out = f.out;
+  const std::string& args = f.args;
   CliRun r = run(args + " --shape 128x64x64 --shape hgemm_64x64x64_TN_none --out " + out.string(), dir / "cache");
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("2 of 2 shapes recorded"), std::string::npos) << r.out;
@@ -372,7 +378,7 @@ TEST(BenchCli, ShapeKeepsOnlyItsShapesAndTheRunKeepsTheFilter) {
   // Without a task file: the shapes themselves, and --resume finds them again.
   const fs::path alone = dir / "alone";
   r = run(fmt::format("bench suite --no-progress --compile-only --kernels dir:{} --shape 2048x1024x512 --out {}",
-                      kernels.string(), alone.string()),
+                      f.kernels.string(), alone.string()),
           dir / "cache");
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_EQ(result_ids(alone), std::vector<std::string>{"hgemm_2048x1024x512_TN_none"});
