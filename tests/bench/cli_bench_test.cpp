@@ -322,64 +322,41 @@ TEST(BenchCli, InterruptedSweepContinuesWithoutLosingOrRepeatingAShape) {
   EXPECT_NE(read_file(out / "report.html").find("Nothing timed yet"), std::string::npos);
 }
 
-// A compile-only sweep over three shapes' kernel files, for the filters' tests.
-// 2*M*N*K: 64x64x64 and 128x64x64 are small (<= 2^30), 2048x1024x512 medium.
-struct FilteredSweep {
-  explicit FilteredSweep(const std::string& name)
-      : dir(testing::fresh_dir(name)),
-        tasks(task_file(dir, shapes)),
-        kernels(kernel_dir(dir, shapes)),
-        out(dir / "run"),
-        args(fmt::format("bench suite --no-progress --compile-only --tasks {} --kernels dir:{}", tasks.string(),
-                         kernels.string())) {}
+// --bucket and --shape measure only the task file's shapes in those buckets or
+// of those shapes (in the file's order), and the run keeps the filter: --resume
+// measures the same shapes, not the others, and the folder refuses another
+// filter or none. --shape without a task file measures the shapes given.
+TEST(BenchCli, FiltersKeepOnlyTheirShapesAndTheRunKeepsThem) {
+  const auto dir = testing::fresh_dir("cli-filters");
+  // 2*M*N*K: 64x64x64 and 128x64x64 are small (<= 2^30), 2048x1024x512 medium.
   const std::vector<std::string> shapes = {"64x64x64", "2048x1024x512", "128x64x64"};
-  fs::path dir, tasks, kernels, out;
-  std::string args;
-};
-
-// --bucket measures only the task file's shapes in that bucket, and the run
-// keeps the filter: --resume measures the same shapes, not the others.
-TEST(BenchCli, BucketKeepsOnlyItsShapesAndTheRunKeepsTheFilter) {
-  const FilteredSweep f("cli-bucket");
-  const fs::path &dir = f.dir, &out = f.out;
-  const std::string& args = f.args;
-  CliRun r = run(args + " --bucket medium --out " + out.string(), dir / "cache");
-  ASSERT_EQ(r.code, 0) << r.out;
-  EXPECT_NE(r.out.find("1 of 1 shapes recorded"), std::string::npos) << r.out;
-  EXPECT_EQ(result_ids(out), std::vector<std::string>{"hgemm_2048x1024x512_TN_none"});
-  r = run("bench suite --no-progress --resume " + out.string(), dir / "cache");
-  ASSERT_EQ(r.code, 0) << r.out;
-  EXPECT_EQ(result_ids(out).size(), 1u) << "the resumed run keeps to its bucket";
-  r = run("bench suite --resume " + out.string() + " --bucket small", dir / "cache");
-  EXPECT_EQ(r.code, 2) << r.out;
-  // The same folder without the filter is another run, refused.
-  r = run(args + " --out " + out.string(), dir / "cache");
-  EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_NE(r.out.find("cannot be continued"), std::string::npos) << r.out;
-}
-
-// --shape measures only those of the task file's shapes (in the file's order),
-// or without a task file those shapes; the run keeps the filter, so --resume
-// goes on with the same shapes and the folder refuses others.
-TEST(BenchCli, ShapeKeepsOnlyItsShapesAndTheRunKeepsTheFilter) {
-  const FilteredSweep f("cli-shape");
-  const fs::path &dir = f.dir, &out = f.out;
-  const std::string& args = f.args;
-  CliRun r = run(args + " --shape 128x64x64 --shape hgemm_64x64x64_TN_none --out " + out.string(), dir / "cache");
-  ASSERT_EQ(r.code, 0) << r.out;
-  EXPECT_NE(r.out.find("2 of 2 shapes recorded"), std::string::npos) << r.out;
-  EXPECT_EQ(result_ids(out), (std::vector<std::string>{"hgemm_64x64x64_TN_none", "hgemm_128x64x64_TN_none"}));
-  r = run("bench suite --no-progress --resume " + out.string(), dir / "cache");
-  ASSERT_EQ(r.code, 0) << r.out;
-  EXPECT_EQ(result_ids(out).size(), 2u) << "the resumed run keeps to its shapes";
-  r = run(args + " --shape 2048x1024x512 --out " + out.string(), dir / "cache");
-  EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_NE(r.out.find("cannot be continued"), std::string::npos) << r.out;
-  // Without a task file: the shapes themselves, and --resume finds them again.
+  const auto tasks = task_file(dir, shapes);
+  const auto kernels = kernel_dir(dir, shapes);
+  const std::string args = fmt::format("bench suite --no-progress --compile-only --tasks {} --kernels dir:{}",
+                                       tasks.string(), kernels.string());
+  const std::vector<std::pair<std::string, std::vector<std::string>>> filters = {
+      {"--bucket medium", {"hgemm_2048x1024x512_TN_none"}},
+      {"--shape 128x64x64 --shape hgemm_64x64x64_TN_none", {"hgemm_64x64x64_TN_none", "hgemm_128x64x64_TN_none"}}};
+  for (const auto& [filter, ids] : filters) {
+    SCOPED_TRACE(filter);
+    const fs::path out = dir / ("run" + std::to_string(ids.size()));
+    CliRun r = run(args + " " + filter + " --out " + out.string(), dir / "cache");
+    ASSERT_EQ(r.code, 0) << r.out;
+    EXPECT_NE(r.out.find(fmt::format("{0} of {0} shapes recorded", ids.size())), std::string::npos) << r.out;
+    EXPECT_EQ(result_ids(out), ids);
+    r = run("bench suite --no-progress --resume " + out.string(), dir / "cache");
+    ASSERT_EQ(r.code, 0) << r.out;
+    EXPECT_EQ(result_ids(out).size(), ids.size()) << "the resumed run keeps to its filter";
+    r = run("bench suite --resume " + out.string() + " --bucket small", dir / "cache");
+    EXPECT_EQ(r.code, 2) << r.out;
+    r = run(args + " --out " + out.string(), dir / "cache");  // without the filter: another run
+    EXPECT_EQ(r.code, 2) << r.out;
+    EXPECT_NE(r.out.find("cannot be continued"), std::string::npos) << r.out;
+  }
   const fs::path alone = dir / "alone";
-  r = run(fmt::format("bench suite --no-progress --compile-only --kernels dir:{} --shape 2048x1024x512 --out {}",
-                      f.kernels.string(), alone.string()),
-          dir / "cache");
+  CliRun r = run(fmt::format("bench suite --no-progress --compile-only --kernels dir:{} --shape 2048x1024x512 --out {}",
+                             kernels.string(), alone.string()),
+                 dir / "cache");
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_EQ(result_ids(alone), std::vector<std::string>{"hgemm_2048x1024x512_TN_none"});
   r = run("bench suite --no-progress --resume " + alone.string(), dir / "cache");
