@@ -102,8 +102,9 @@ void keep_buckets(bench::RunConfig& c, const std::vector<std::string>& names) {
 // --shape: with a task file, its tasks of these shapes (an MxNxK picks every
 // task of those dimensions, a task id that task), each shape one of the file's;
 // without, these shapes themselves (layout TN, no epilogue). Kept in the run's
-// options as given, so that --resume measures the same shapes: a sweep cut short
-// goes on with the shapes it did not reach (`--shape A --shape B`).
+// options (sorted, so the flags' order does not make another run), so that
+// --resume measures the same shapes: e.g. the shapes a cut sweep did not reach,
+// on another machine.
 void keep_shapes(bench::RunConfig& c, const std::vector<std::string>& shapes) {
   if (shapes.empty()) return;
   std::vector<Task> picked;
@@ -133,7 +134,7 @@ void keep_shapes(bench::RunConfig& c, const std::vector<std::string>& shapes) {
     picked = std::move(ordered);
   }
   c.tasks = std::move(picked);
-  c.options["shapes"] = shapes;
+  c.options["shapes"] = std::vector<std::string>(given.begin(), given.end());
 }
 
 // The run's config from the arguments (a new run, or one to continue with the same ones).

@@ -353,6 +353,13 @@ TEST(BenchCli, FiltersKeepOnlyTheirShapesAndTheRunKeepsThem) {
     EXPECT_EQ(r.code, 2) << r.out;
     EXPECT_NE(r.out.find("cannot be continued"), std::string::npos) << r.out;
   }
+  // The flags' order does not make another run.
+  const CliRun again = run(args + " --shape hgemm_64x64x64_TN_none --shape 128x64x64 --out " + (dir / "run2").string(),
+                           dir / "cache");
+  EXPECT_EQ(again.code, 0) << again.out;
+  EXPECT_NE(again.out.find("2 of 2 shapes recorded in " + (dir / "run2").string() + " (0 this session)"),
+            std::string::npos)
+      << again.out;
   const fs::path alone = dir / "alone";
   CliRun r = run(fmt::format("bench suite --no-progress --compile-only --kernels dir:{} --shape 2048x1024x512 --out {}",
                              kernels.string(), alone.string()),
