@@ -1,7 +1,6 @@
 // `tessera bench suite`: the baselines, and optionally a kernel per shape,
 // over a task file, resumable (docs/bench.md). The library is bench/; this
 // file turns options into a run folder, a measurer and a sweep.
-#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -85,16 +84,13 @@ void keep_buckets(bench::RunConfig& c, const std::vector<std::string>& names) {
   if (names.empty()) return;
   std::set<std::string> known, wanted(names.begin(), names.end());
   for (const auto& b : c.buckets) known.insert(b.name);
+  const std::string from = c.tasks_file.empty() ? "--shape" : c.tasks_file;
   for (const auto& n : wanted)
-    if (!known.count(n))
-      fail_bad_input(fmt::format("--bucket {}: the buckets of {} are {}", n, c.tasks_file.empty() ? "--shape" : c.tasks_file,
-                                 fmt::join(known, ", ")));
+    if (!known.count(n)) fail_bad_input(fmt::format("--bucket {}: the buckets of {} are {}", n, from, fmt::join(known, ", ")));
   std::vector<Task> kept;
   for (const auto& t : c.tasks)
     if (wanted.count(bench::bucket_of(t, c.buckets))) kept.push_back(t);
-  if (kept.empty())
-    fail_bad_input(fmt::format("no task of {} is in bucket {}", c.tasks_file.empty() ? "--shape" : c.tasks_file,
-                               fmt::join(wanted, " or ")));
+  if (kept.empty()) fail_bad_input(fmt::format("no task of {} is in bucket {}", from, fmt::join(wanted, " or ")));
   c.tasks = std::move(kept);
   c.options["buckets"] = std::vector<std::string>(wanted.begin(), wanted.end());
 }
@@ -107,33 +103,34 @@ void keep_buckets(bench::RunConfig& c, const std::vector<std::string>& names) {
 // on another machine.
 void keep_shapes(bench::RunConfig& c, const std::vector<std::string>& shapes) {
   if (shapes.empty()) return;
-  std::vector<Task> picked;
-  std::set<std::string> ids, given;
+  std::vector<Task> alone;            // without a task file
+  std::set<std::string> ids, given;  // the tasks picked; the shapes by their key
   for (const auto& s : shapes) {
     const Task want = task_from_shape(s);  // a bad shape is one clear line
     const bool dims_only = s.find('_') == std::string::npos;
-    const auto matches = [&](const Task& t) {
-      return dims_only ? t.m == want.m && t.n == want.n && t.k == want.k : t.id() == want.id();
-    };
     const std::string key = dims_only ? fmt::format("{}x{}x{}", want.m, want.n, want.k) : want.id();
     if (!given.insert(key).second) fail_bad_input(fmt::format("--shape {}: given twice", s));
-    if (c.tasks_file.empty()) {
-      ids.insert(want.id());
-      picked.push_back(want);
+    if (c.tasks_file.empty()) {  // an MxNxK and its task id are one task here
+      if (!ids.insert(want.id()).second) fail_bad_input(fmt::format("--shape {}: given twice", s));
+      alone.push_back(want);
       continue;
     }
-    if (std::none_of(c.tasks.begin(), c.tasks.end(), matches))
-      fail_bad_input(fmt::format("--shape {}: no task of {} has that shape", s, c.tasks_file));
+    bool found = false;
     for (const auto& t : c.tasks)
-      if (matches(t) && ids.insert(t.id()).second) picked.push_back(t);
+      if (dims_only ? t.m == want.m && t.n == want.n && t.k == want.k : t.id() == want.id()) {
+        ids.insert(t.id());
+        found = true;
+      }
+    if (!found) fail_bad_input(fmt::format("--shape {}: no task of {} has that shape", s, c.tasks_file));
   }
-  if (!c.tasks_file.empty()) {  // the file's order, not the flags'
-    std::vector<Task> ordered;
+  if (c.tasks_file.empty()) {
+    c.tasks = std::move(alone);
+  } else {  // the file's order, not the flags'
+    std::vector<Task> kept;
     for (const auto& t : c.tasks)
-      if (ids.count(t.id())) ordered.push_back(t);
-    picked = std::move(ordered);
+      if (ids.count(t.id())) kept.push_back(t);
+    c.tasks = std::move(kept);
   }
-  c.tasks = std::move(picked);
   c.options["shapes"] = std::vector<std::string>(given.begin(), given.end());
 }
 

@@ -97,6 +97,7 @@ TEST(BenchCli, BadInputGetsOneClearLine) {
                      "--shape 64x64x65: no task of " + tasks.string() + " has that shape");
   expect_clear_error("bench suite --kernels tile:2 --shape 64x64", "bad shape");
   expect_clear_error("bench suite --kernels tile:2 --shape 64x64x64 --shape 64x64x64", "given twice");
+  expect_clear_error("bench suite --kernels tile:2 --shape 64x64x64 --shape hgemm_64x64x64_TN_none", "given twice");
   expect_clear_error("bench suite --resume /nonexistent/run", "no such run folder");
   expect_clear_error("bench report /nonexistent/run", "no such run folder");
   expect_clear_error("bench compare /nonexistent/run --against x.csv", "no such run folder");
@@ -334,12 +335,17 @@ TEST(BenchCli, FiltersKeepOnlyTheirShapesAndTheRunKeepsThem) {
   const auto kernels = kernel_dir(dir, shapes);
   const std::string args = fmt::format("bench suite --no-progress --compile-only --tasks {} --kernels dir:{}",
                                        tasks.string(), kernels.string());
-  const std::vector<std::pair<std::string, std::vector<std::string>>> filters = {
-      {"--bucket medium", {"hgemm_2048x1024x512_TN_none"}},
-      {"--shape 128x64x64 --shape hgemm_64x64x64_TN_none", {"hgemm_64x64x64_TN_none", "hgemm_128x64x64_TN_none"}}};
-  for (const auto& [filter, ids] : filters) {
+  struct Filter {
+    std::string flags, folder;
+    std::vector<std::string> ids;
+  };
+  const std::vector<Filter> filters = {
+      {"--bucket medium", "bucket", {"hgemm_2048x1024x512_TN_none"}},
+      {"--shape 128x64x64 --shape hgemm_64x64x64_TN_none", "shape",
+       {"hgemm_64x64x64_TN_none", "hgemm_128x64x64_TN_none"}}};
+  for (const auto& [filter, folder, ids] : filters) {
     SCOPED_TRACE(filter);
-    const fs::path out = dir / ("run" + std::to_string(ids.size()));
+    const fs::path out = dir / folder;
     CliRun r = run(args + " " + filter + " --out " + out.string(), dir / "cache");
     ASSERT_EQ(r.code, 0) << r.out;
     EXPECT_NE(r.out.find(fmt::format("{0} of {0} shapes recorded", ids.size())), std::string::npos) << r.out;
@@ -354,10 +360,10 @@ TEST(BenchCli, FiltersKeepOnlyTheirShapesAndTheRunKeepsThem) {
     EXPECT_NE(r.out.find("cannot be continued"), std::string::npos) << r.out;
   }
   // The flags' order does not make another run.
-  const CliRun again = run(args + " --shape hgemm_64x64x64_TN_none --shape 128x64x64 --out " + (dir / "run2").string(),
+  const CliRun again = run(args + " --shape hgemm_64x64x64_TN_none --shape 128x64x64 --out " + (dir / "shape").string(),
                            dir / "cache");
   EXPECT_EQ(again.code, 0) << again.out;
-  EXPECT_NE(again.out.find("2 of 2 shapes recorded in " + (dir / "run2").string() + " (0 this session)"),
+  EXPECT_NE(again.out.find("2 of 2 shapes recorded in " + (dir / "shape").string() + " (0 this session)"),
             std::string::npos)
       << again.out;
   const fs::path alone = dir / "alone";
