@@ -68,9 +68,10 @@ struct SearchConfig {
   // Acceptance.
   bool noise_aware = true;
   double min_noise_margin = kMinNoiseMargin;
-  // Time the baselines on a task's first timed evaluation only and lend them
-  // to its later ones (core/lent_baselines.hpp), whose speedups are then
-  // their cold times against those: the task's ranking is by cold time, as
+  // Time the baselines on a task's first timed evaluation only (whose kernel
+  // is then timed again alone) and lend them to all its evaluations
+  // (core/lent_baselines.hpp), whose speedups are then their cold times
+  // against those: the task's ranking is by cold time, as
   // tile tune's sweep (which times no baselines) ranks, the GPU is not heated
   // by cuBLAS between candidates, and each evaluation takes less GPU time.
   // Off by default: every evaluation times its baselines beside it.

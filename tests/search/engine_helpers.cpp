@@ -43,6 +43,7 @@ RunSummary run_fake(const SearchConfig& config, const fs::path& dir, FakeRun& ru
     e->delay_ms = run.delay_ms;
     e->noisy_spread = run.noisy_spread;
     e->infra_error_stages = run.infra_error_stages;
+    e->beside_baselines = run.beside_baselines;
     run.evals.push_back(e->stats);
     evals.push_back(std::move(e));
   }

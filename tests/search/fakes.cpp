@@ -87,7 +87,8 @@ EvalResult FakeEvaluator::evaluate(const Candidate& candidate, const Task& task,
     const double speed = fake_speedup(cfg);
     const double spread = noisy_spread > 0 ? noisy_spread : spread_;
     const double baseline = 1000.0;
-    const double median = baseline / speed * (1.0 + spread * 0.25 * (noise.uniform() - 0.5));
+    const double median = baseline / speed * (1.0 + spread * 0.25 * (noise.uniform() - 0.5)) *
+                          (options.baselines ? beside_baselines : 1.0);
     r.status = Status::ok;
     r.verify.status = "passed";
     r.verify.trials = 5;

@@ -52,6 +52,9 @@ public:
   std::atomic<int> delay_ms{0};
   // When > 0, every measurement reports this spread (to force borderline verdicts).
   double noisy_spread = -1;
+  // A kernel's cold time when the baselines are timed beside it, over its time
+  // alone (the worker interleaves them; on a GPU they slow it a little).
+  double beside_baselines = 1.0;
   // Configs with this many stages fail as the machine's fault (infra_error; 0: never).
   int infra_error_stages = 0;
 
