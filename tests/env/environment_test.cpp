@@ -187,22 +187,33 @@ TEST(Environment, BaselinesReusedOnlyWhenAskedAndLabelled) {
   b.reset(t, 1);
   auto s1 = b.step(fake_kernel("FAKE_SPEEDUP(1.2)"));
   auto s2 = b.step(fake_kernel("FAKE_SPEEDUP(4.0)"));
-  EXPECT_EQ(f.log->baselines_asked, (std::vector<bool>{true, true, true, false}));
-  EXPECT_EQ(s1.info.at("baseline_protocol"), "interleaved");
+  // The first times the baselines beside its kernel (call 3), then its kernel
+  // alone (call 4), which is what it reports: every kernel of the task is
+  // timed alone against the one measurement of its baselines.
+  EXPECT_EQ(f.log->baselines_asked, (std::vector<bool>{true, true, true, false, false}));
+  EXPECT_EQ(s1.info.at("baseline_protocol"), "reused");
+  EXPECT_EQ(s1.info.at("baseline_source").at("measured_at"), "call-3");
+  EXPECT_EQ(s1.info.at("result").at("started_at"), "call-4");
+  EXPECT_DOUBLE_EQ(s1.info.at("result").at("speedup").get<double>(), 1.2);
+  ASSERT_EQ(s1.info.at("attempts").size(), 2u);
+  EXPECT_TRUE(s1.info["attempts"][1].contains("rerun"));
   EXPECT_EQ(s2.info.at("baseline_protocol"), "reused");
   EXPECT_EQ(s2.info.at("baseline_source").at("device"), "FakeGPU");
   EXPECT_EQ(s2.info.at("baseline_source").at("measured_at"), "call-3");
   EXPECT_DOUBLE_EQ(s2.info.at("result").at("speedup").get<double>(), 4.0);  // against the lent 100 us
   EXPECT_NEAR(*s2.reward, 1.0 + kDefaultPerformanceClip, 1e-9);            // clipped at 3x
 
-  // A GPU of another kind does not borrow them: measured again, in the same run.
+  // A GPU of another kind does not borrow them: measured again, in the same
+  // run, then its kernel alone against them.
   auto other_log = std::make_shared<FakeLog>();
   Environment c(fast, scripted_pool(other_log, 1, "OtherGPU"));
   c.reset(t, 1);
   auto s3 = c.step(fake_kernel("FAKE_SPEEDUP(1.3)"));
-  EXPECT_EQ(other_log->baselines_asked, (std::vector<bool>{false, true}));
-  EXPECT_EQ(s3.info.at("baseline_protocol"), "interleaved");
+  EXPECT_EQ(other_log->baselines_asked, (std::vector<bool>{false, true, false}));
+  EXPECT_EQ(s3.info.at("baseline_protocol"), "reused");
+  EXPECT_EQ(s3.info.at("baseline_source").at("device"), "OtherGPU");
   EXPECT_TRUE(s3.info["attempts"][0].contains("rerun"));
+  EXPECT_TRUE(s3.info["attempts"][2].contains("rerun"));
 }
 
 TEST(Environment, CountersOffLeavesThemOutOfTheMeasurementAndTheFeedback) {
