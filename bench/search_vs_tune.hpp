@@ -39,6 +39,10 @@ struct SearchVsTune {
   int same_first = 0;  // shapes whose first config was the same in both
   std::map<std::string, int> tile_best_moves;  // shapes per move that found the tune's fastest config
   int search_timed_tile_best = 0;              // shapes where the search timed the tune's fastest config
+  // Configs both sweeps timed: the search's cold time over the tune's, for the
+  // search's first config and for its later ones. Both time a config the same
+  // way (alone), so both medians are ~1; a first one off is the protocol's.
+  std::vector<double> first_ratio, later_ratio;
   std::vector<double> search_curve, tile_curve;  // geometric mean over shapes, per evaluation
 };
 
