@@ -66,16 +66,22 @@ ShapeRecord versus_record(const Task& task, double search_factor, double tile_fa
   return r;
 }
 
-// A search:6 run of two shapes: the search faster on the first, the tune on the second.
-Run versus_run(const std::string& name, const std::string& first = "128x4096x4096",
-               const std::string& second = "33x3584x3584") {
-  const auto dir = testing::fresh_dir(name);
+// The config of a search:6 run of two shapes.
+RunConfig versus_config(const std::string& first = "128x4096x4096", const std::string& second = "33x3584x3584") {
   RunConfig c;
   c.tasks_file = "synthetic";
   c.task_set = "synthetic";
   c.kernels = "search:6:evolve";
   c.tasks = {task_from_shape(first), task_from_shape(second)};
   c.buckets = {{"small", std::nullopt}};
+  return c;
+}
+
+// A search:6 run of two shapes: the search faster on the first, the tune on the second.
+Run versus_run(const std::string& name, const std::string& first = "128x4096x4096",
+               const std::string& second = "33x3584x3584") {
+  const auto dir = testing::fresh_dir(name);
+  const RunConfig c = versus_config(first, second);
   {
     RunWriter w(dir, c);
     w.append(versus_record(c.tasks[0], 1.0, 1.1, 50));
@@ -126,12 +132,7 @@ TEST(SearchVsTune, ComparesTheConfirmedFiguresAndDrawsBothCurves) {
 
 TEST(SearchVsTune, SaysWhichTuneMoveFoundItsBestAndWhetherTheSearchTimedIt) {
   const auto dir = testing::fresh_dir("search_vs_tune_moves");
-  RunConfig c;
-  c.tasks_file = "synthetic";
-  c.task_set = "synthetic";
-  c.kernels = "search:6:evolve";
-  c.tasks = {task_from_shape("128x4096x4096"), task_from_shape("33x3584x3584")};
-  c.buckets = {{"small", std::nullopt}};
+  const RunConfig c = versus_config();
   {
     RunWriter w(dir, c);
     // The tune's refine found a config faster than anything the search timed.
@@ -167,12 +168,7 @@ TEST(SearchVsTune, SaysWhichTuneMoveFoundItsBestAndWhetherTheSearchTimedIt) {
 // config off alone shows in its own median (a protocol that handicaps it).
 TEST(SearchVsTune, ComparesTheConfigsBothSweepsTimedFirstAndLater) {
   const auto dir = testing::fresh_dir("search_vs_tune_both");
-  RunConfig c;
-  c.tasks_file = "synthetic";
-  c.task_set = "synthetic";
-  c.kernels = "search:6:evolve";
-  c.tasks = {task_from_shape("128x4096x4096"), task_from_shape("33x3584x3584")};
-  c.buckets = {{"small", std::nullopt}};
+  const RunConfig c = versus_config();
   {
     RunWriter w(dir, c);
     ShapeRecord a = versus_record(c.tasks[0], 1.0, 1.0, 50);
