@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "bench/progress.hpp"
+#include "bench/shape_clock.hpp"
 #include "bench/table.hpp"
 #include "core/error.hpp"
 
@@ -49,6 +50,11 @@ SuiteOutcome run_suite(RunWriter& writer, const RunConfig& config, ShapeMeasurer
     }
     return from;
   };
+  // The recorded shapes' times, to tell whether the next one fits in the
+  // minutes left (earlier sessions' too: a continued sweep knows them first).
+  ShapeClock clock;
+  if (o.max_minutes > 0)
+    for (const auto& r : load_run(writer.dir()).records) clock.add(r.task, r.wall_s);
   const auto t0 = std::chrono::steady_clock::now();
   int failures_in_a_row = 0;
   for (std::size_t i = next_task(0), next = 0; i < todo.size(); i = next) {
@@ -63,6 +69,17 @@ SuiteOutcome run_suite(RunWriter& writer, const RunConfig& config, ShapeMeasurer
       break;
     }
     const Task& task = *todo[i];
+    if (o.max_minutes > 0 && tried_one) {
+      const auto need = clock.seconds_for(task);
+      const double left = (o.max_minutes - minutes) * 60.0;
+      if (need && *need > left) {
+        out.stopped_because = fmt::format(
+            "the time limit (--max-minutes {}): {} was not started, as it would take about {:.1f} minutes (fitted to "
+            "the {} shapes recorded) and {:.1f} were left",
+            o.max_minutes, task.shape(), *need / 60.0, clock.shapes(), left / 60.0);
+        break;
+      }
+    }
     next = next_task(i + 1);
     if (next < todo.size()) measurer.prepare_next(*todo[next]);
     std::optional<ShapeRecord> record;
@@ -94,6 +111,7 @@ SuiteOutcome run_suite(RunWriter& writer, const RunConfig& config, ShapeMeasurer
     }
     failures_in_a_row = 0;
     writer.append(*record);
+    clock.add(record->task, record->wall_s);
     ++out.measured;
     if (progress) progress->shape_done(*record);
     if (out.measured % kTablesEveryShapes == 0) rewrite_tables(writer);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <functional>
 
 #include "bench/claims.hpp"
 #include "bench/deadline_evaluator.hpp"
@@ -26,6 +27,7 @@ public:
     if (infra_for.count(task.id())) r.kernel->result.status = Status::infra_error;
     if (timeout_for.count(task.id())) r.kernel->result.status = Status::timeout;
     if (stop_after && int(measured.size()) == stop_after) *stop_flag = true;
+    if (wall_s) r.wall_s = wall_s(task);
     return r;
   }
   std::string describe() const override { return "fake"; }
@@ -37,6 +39,7 @@ public:
   std::set<std::string> timeout_for;
   int stop_after = 0;
   std::atomic<bool>* stop_flag = nullptr;
+  std::function<double(const Task&)> wall_s;  // the time the record says the shape took (empty: the synthetic one)
 
 private:
   testing::SyntheticOptions o_;
@@ -153,6 +156,41 @@ TEST(BenchSuite, TimeLimitStopsBetweenShapes) {
   const auto out = run_suite(w, f.config, m, o, stop);
   EXPECT_EQ(out.measured, 1);
   EXPECT_NE(out.stopped_because.find("--max-minutes"), std::string::npos);
+}
+
+// With --max-minutes, a shape that the recorded shapes say would outlast the
+// minutes left is not started (it would be cut short, its minutes lost): the
+// sweep stops before it, and the next run starts there.
+TEST(BenchSuite, AShapeThatWouldOutlastTheMinutesLeftIsNotStarted) {
+  Fixture f("suite-fits");
+  std::atomic<bool> stop{false};
+  // 100 s per 64^3 of work: 64x64x64, 64x64x128 and 64x128x64 take 100, 200
+  // and 200 s; the fourth, 64x128x128, 400 s.
+  const double unit = task_from_shape("64x64x64").flops();
+  FakeMeasurer m(f.o);
+  m.wall_s = [&](const Task& t) { return 100 * t.flops() / unit; };
+  SuiteOptions o = quiet();
+  o.max_minutes = 5;  // the fake takes no time: 300 s are left before each shape
+  {
+    RunWriter w(f.dir, f.config);
+    const auto out = run_suite(w, f.config, m, o, stop);
+    EXPECT_EQ(out.measured, 3) << "three shapes recorded before the time of one can be told";
+    EXPECT_FALSE(out.complete);
+    EXPECT_NE(out.stopped_because.find("64x128x128 was not started, as it would take about 6.7 minutes (fitted to the 3 "
+                                       "shapes recorded)"),
+              std::string::npos)
+        << out.stopped_because;
+  }
+  // The next run starts with it; with an hour left, the rest fit too.
+  FakeMeasurer again(f.o);
+  again.wall_s = m.wall_s;
+  o.max_minutes = 60;
+  RunWriter w(f.dir, f.config);
+  const auto out = run_suite(w, f.config, again, o, stop);
+  EXPECT_TRUE(out.complete) << out.stopped_because;
+  ASSERT_FALSE(again.shapes.empty());
+  EXPECT_EQ(again.shapes.front(), "64x128x128");
+  EXPECT_EQ(load_run(f.dir).records.size(), f.config.tasks.size());
 }
 
 // A shape in flight when the time limit falls is cut short (the measurer's
