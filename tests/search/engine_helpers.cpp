@@ -44,6 +44,7 @@ RunSummary run_fake(const SearchConfig& config, const fs::path& dir, FakeRun& ru
     e->noisy_spread = run.noisy_spread;
     e->infra_error_stages = run.infra_error_stages;
     e->beside_baselines = run.beside_baselines;
+    e->infra_on_call = run.infra_on_call;
     run.evals.push_back(e->stats);
     evals.push_back(std::move(e));
   }

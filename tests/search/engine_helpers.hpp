@@ -21,6 +21,7 @@ struct FakeRun {
   int fail_every = 0;
   int infra_error_stages = 0;
   double beside_baselines = 1.0;  // FakeEvaluator::beside_baselines
+  int infra_on_call = 0;          // FakeEvaluator::infra_on_call
   long long tokens_per_call = 0;
   double usd_per_call = 0;
   long long halt_after = -1;

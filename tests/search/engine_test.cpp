@@ -1,6 +1,7 @@
 // The search loop end to end with fake proposers and evaluators.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -339,6 +340,26 @@ TEST(Engine, ReusedBaselinesAreTimedOncePerTaskAndLentToTheRest) {
     if (r["eval"].is_null() || r["eval"]["status"] != "ok") continue;
     EXPECT_EQ(r["baseline_protocol"], "interleaved");
   }
+}
+
+// The second run of a task's first kernel (alone, after the one that timed
+// the baselines) failed by the machine: the first run stands, interleaved.
+TEST(Engine, AFailedAloneRunLeavesTheInterleavedOneStanding) {
+  const auto dir = fresh_dir("reuse_infra");
+  FakeRun run;
+  run.infra_on_call = 2;
+  SearchConfig config = small_config("bandit", 6);
+  config.reuse_baselines = true;
+  config.noise_aware = false;
+  run_fake(config, dir, run);
+  const auto recs = records(dir);
+  ASSERT_FALSE(recs.empty());
+  const auto first = std::find_if(recs.begin(), recs.end(), [](const auto& r) { return r["step"] == 0; });
+  ASSERT_NE(first, recs.end());
+  EXPECT_EQ((*first)["eval"]["status"], "ok");
+  EXPECT_EQ((*first)["baseline_protocol"], "interleaved");
+  for (const auto& r : recs)
+    if (r["step"] != 0 && r["eval"]["status"] == "ok") EXPECT_EQ(r["baseline_protocol"], "reused") << r["step"];
 }
 
 // Baselines timed on one GPU are not lent to another: each evaluator times

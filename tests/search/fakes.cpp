@@ -57,7 +57,7 @@ EvalResult FakeEvaluator::evaluate(const Candidate& candidate, const Task& task,
   int prev = stats->max_concurrent.load();
   while (now > prev && !stats->max_concurrent.compare_exchange_weak(prev, now)) {
   }
-  ++stats->calls;
+  const int call = ++stats->calls;
   if (delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms.load()));
   EvalResult r;
   r.task = task;
@@ -70,7 +70,7 @@ EvalResult FakeEvaluator::evaluate(const Candidate& candidate, const Task& task,
   if (candidate.source.find("#error") != std::string::npos) {
     r.status = Status::compile_error;
     r.reason = "fake compile error";
-  } else if (infra_error_stages > 0 && cfg.stages == infra_error_stages) {
+  } else if ((infra_error_stages > 0 && cfg.stages == infra_error_stages) || call == infra_on_call) {
     r.status = Status::infra_error;
     r.reason = "fake worker lost";
   } else if (options.compile_only) {

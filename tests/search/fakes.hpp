@@ -57,6 +57,7 @@ public:
   double beside_baselines = 1.0;
   // Configs with this many stages fail as the machine's fault (infra_error; 0: never).
   int infra_error_stages = 0;
+  int infra_on_call = 0;  // this call (counting from 1) fails as the machine's fault (0: none)
 
 private:
   std::string name_;
