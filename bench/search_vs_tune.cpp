@@ -11,6 +11,7 @@
 
 #include "core/fs.hpp"
 #include "core/json_read.hpp"
+#include "core/stats.hpp"
 #include "search/svg.hpp"
 
 namespace tessera::bench {
@@ -97,14 +98,6 @@ void timed_by_both(const nlohmann::json& search, const nlohmann::json& tune, std
     if (us > 0 && it != tune_us.end()) (is_first ? first : later).push_back(us / it->second);
     is_first = false;
   }
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  const auto mid = v.begin() + std::ptrdiff_t(v.size() / 2);
-  std::nth_element(v.begin(), mid, v.end());
-  if (v.size() % 2) return *mid;
-  return (*mid + *std::max_element(v.begin(), mid)) / 2;
 }
 
 // Rows of M for the per-M table, as (smallest M of the row, its label): each
@@ -241,8 +234,9 @@ std::string write_search_vs_tune(const SearchVsTune& v, const std::filesystem::p
   // but for noise; the first config off alone is the protocol's (it was
   // handicapped while its time was taken beside the baselines).
   if (!v.first_ratio.empty() || !v.later_ratio.empty()) {
-    auto pct = [](const std::vector<double>& r) {
-      return r.empty() ? std::string("-") : fmt::format("{:+.2f}%", 100 * (median(r) - 1));
+    auto pct = [](std::vector<double> r) {
+      std::sort(r.begin(), r.end());
+      return r.empty() ? std::string("-") : fmt::format("{:+.2f}%", 100 * (stats::quantile(r, 0.5) - 1));
     };
     md += fmt::format("Configs both sweeps timed, the search's cold time over the tune's (median): its first config "
                       "{} ({} shapes), its later ones {} ({} configs).\n",
