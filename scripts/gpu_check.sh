@@ -302,9 +302,22 @@ if has sweep; then
   # which then brought nothing back). In case one evaluation hangs past it, the sweep is also cut
   # SWEEP_GRACE seconds (default 90) after its minutes, its GPU children with it; the shapes
   # recorded by then come back, and the next call continues.
-  hard=$(awk -v m="${SWEEP_MINUTES:-7}" -v g="${SWEEP_GRACE:-90}" 'BEGIN { printf "%d", m * 60 + g }')
-  bounded_suite sweep "$hard" -- --tasks "${SWEEP_TASKS:-datasets/grid1000.json}" --kernels "${SWEEP_KERNELS:-none}" \
-    --out "$SWEEP_DIR" --max-minutes "${SWEEP_MINUTES:-7}" --no-progress ${SWEEP_ARGS:-}
+  # The minutes are cut to what is left of the call (GPU_CHECK_SECONDS, default 600: the device's
+  # per-call limit) after the stages before it, the grace and 30 s for the tar: on 2026-12-02 a cold
+  # call's 94 s of configure and build plus SWEEP_MINUTES=9 and its grace outlasted the call, which
+  # was killed before the tar and brought back none of its shapes.
+  minutes=$(awk -v m="${SWEEP_MINUTES:-7}" -v g="${SWEEP_GRACE:-90}" -v lim="${GPU_CHECK_SECONDS:-600}" -v now="$SECONDS" \
+    'BEGIN { left = (lim - now - g - 30) / 60; if (left < m) m = left; printf "%.2f", m }')
+  if awk -v m="$minutes" 'BEGIN { exit !(m < 0.5) }'; then
+    echo "[sweep] $minutes minutes left of the call's ${GPU_CHECK_SECONDS:-600} s after the build: not started"
+    ROWS+=("sweep|SKIP|0")
+  else
+    [ "$minutes" != "$(awk -v m="${SWEEP_MINUTES:-7}" 'BEGIN { printf "%.2f", m }')" ] &&
+      echo "[sweep] SWEEP_MINUTES cut to $minutes to fit the call's ${GPU_CHECK_SECONDS:-600} s"
+    hard=$(awk -v m="$minutes" -v g="${SWEEP_GRACE:-90}" 'BEGIN { printf "%d", m * 60 + g }')
+    bounded_suite sweep "$hard" -- --tasks "${SWEEP_TASKS:-datasets/grid1000.json}" --kernels "${SWEEP_KERNELS:-none}" \
+      --out "$SWEEP_DIR" --max-minutes "$minutes" --no-progress ${SWEEP_ARGS:-}
+  fi
   tail -n 12 "$LOGS/sweep.log"
   # Without the search runs of search:N shapes (about 3 MB of trajectories each: 60 shapes pass the
   # size a call brings back). The record keeps every search's sweep, which is what resume, the
