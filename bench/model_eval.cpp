@@ -10,40 +10,13 @@
 #include <fmt/format.h>
 
 #include "core/hash.hpp"
+#include "core/stats.hpp"
 #include "tile/cost_model.hpp"
 #include "tile/features.hpp"
 
 namespace tessera::bench {
 
 namespace {
-
-// Average ranks (ties share their mean rank).
-std::vector<double> ranks(const std::vector<double>& v) {
-  std::vector<std::size_t> idx(v.size());
-  std::iota(idx.begin(), idx.end(), 0);
-  std::sort(idx.begin(), idx.end(), [&](auto a, auto b) { return v[a] < v[b]; });
-  std::vector<double> r(v.size());
-  for (std::size_t i = 0; i < idx.size();) {
-    std::size_t j = i;
-    while (j + 1 < idx.size() && v[idx[j + 1]] == v[idx[i]]) ++j;
-    for (std::size_t k = i; k <= j; ++k) r[idx[k]] = 0.5 * double(i + j) + 1;
-    i = j + 1;
-  }
-  return r;
-}
-
-double spearman(const std::vector<double>& a, const std::vector<double>& b) {
-  const auto ra = ranks(a), rb = ranks(b);
-  const double ma = std::accumulate(ra.begin(), ra.end(), 0.0) / double(ra.size());
-  const double mb = std::accumulate(rb.begin(), rb.end(), 0.0) / double(rb.size());
-  double num = 0, da = 0, db = 0;
-  for (std::size_t i = 0; i < ra.size(); ++i) {
-    num += (ra[i] - ma) * (rb[i] - mb);
-    da += (ra[i] - ma) * (ra[i] - ma);
-    db += (rb[i] - mb) * (rb[i] - mb);
-  }
-  return da > 0 && db > 0 ? num / std::sqrt(da * db) : 0;
-}
 
 void summarize(ModelJudgement& j) {
   if (j.shapes.empty()) return;
@@ -124,7 +97,7 @@ ModelJudgement judge_model(const tile::LearnedModel& model, const std::vector<ti
     for (std::size_t i = 0; i < measured.size(); ++i) error.push_back(std::abs(std::log2(predicted[i] / measured[i])));
     std::nth_element(error.begin(), error.begin() + long(error.size() / 2), error.end());
     j.shapes.push_back(
-        {ms.front()->task.id(), int(ms.size()), spearman(predicted, measured), measured[first] / best, error[error.size() / 2]});
+        {ms.front()->task.id(), int(ms.size()), stats::spearman(predicted, measured), measured[first] / best, error[error.size() / 2]});
   }
   summarize(j);
   return j;

@@ -83,21 +83,27 @@ bool timed(const nlohmann::json& sweep, const std::string& name) {
 }
 
 // For each config of the search's sweep that the tune's timed too, the
-// search's cold time over the tune's: into `first` for the sweep's first
-// config, `later` for the rest.
-void timed_by_both(const nlohmann::json& search, const nlohmann::json& tune, std::vector<double>& first,
-                   std::vector<double>& later) {
+// search's cold time over the tune's: into the record's first ratios for the
+// sweep's first config, its later ones for the rest; and, with enough of
+// them, the rank correlation of the two timings into its repeat_rho.
+void timed_by_both(const nlohmann::json& search, const nlohmann::json& tune, SearchVsTune& v) {
   if (!search.is_array() || !tune.is_array()) return;
   std::map<std::string, double> tune_us;
   for (const auto& e : tune)
     if (const double us = number_or(e, "cold_us", 0.0); us > 0) tune_us.emplace(string_or(e, "name", ""), us);
+  std::vector<double> search_times, tune_times;
   bool is_first = true;
   for (const auto& e : search) {
     const double us = number_or(e, "cold_us", 0.0);
     const auto it = tune_us.find(string_or(e, "name", ""));
-    if (us > 0 && it != tune_us.end()) (is_first ? first : later).push_back(us / it->second);
+    if (us > 0 && it != tune_us.end()) {
+      (is_first ? v.first_ratio : v.later_ratio).push_back(us / it->second);
+      search_times.push_back(us);
+      tune_times.push_back(it->second);
+    }
     is_first = false;
   }
+  if (search_times.size() >= kRepeatMinConfigs) v.repeat_rho.push_back(stats::spearman(search_times, tune_times));
 }
 
 // Rows of M for the per-M table, as (smallest M of the row, its label): each
@@ -165,7 +171,7 @@ std::optional<SearchVsTune> search_vs_tune(const Run& run) {
     s.tile_curve = curve(tile_sweep, number_or(confirmed, "best_baseline_us", 0.0));
     const std::string first = first_name(search_sweep);
     s.same_first = !first.empty() && first == first_name(tile_sweep);
-    timed_by_both(search_sweep, tile_sweep, v.first_ratio, v.later_ratio);
+    timed_by_both(search_sweep, tile_sweep, v);
     v.same_first += s.same_first;
     const auto [tile_best, tile_move] = fastest(tile_sweep);
     s.tile_best_move = tile_move;
@@ -241,6 +247,14 @@ std::string write_search_vs_tune(const SearchVsTune& v, const std::filesystem::p
     md += fmt::format("Configs both sweeps timed, the search's cold time over the tune's (median): its first config "
                       "{} ({} shapes), its later ones {} ({} configs).\n",
                       pct(v.first_ratio), v.first_ratio.size(), pct(v.later_ratio), v.later_ratio.size());
+  }
+  if (!v.repeat_rho.empty()) {
+    auto rho = v.repeat_rho;
+    std::sort(rho.begin(), rho.end());
+    md += fmt::format("Their order in the two timings (Spearman's rho per shape with {} or more configs both timed): "
+                      "median {:.3f}, lowest {:.3f} ({} shapes); a perfect cost model's rho against one timing of "
+                      "these configs would read about this.\n",
+                      kRepeatMinConfigs, stats::quantile(rho, 0.5), rho.front(), rho.size());
   }
   md += "\n| shape | search | tune | explored | tune's best: found by | search timed it |\n|---|---|---|---|---|---|\n";
   for (const auto& s : v.shapes)

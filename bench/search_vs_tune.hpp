@@ -43,10 +43,16 @@ struct SearchVsTune {
   // search's first config and for its later ones. Both time a config the same
   // way (alone), so both medians are ~1; a first one off is the protocol's.
   std::vector<double> first_ratio, later_ratio;
+  // Per shape where both timed at least kRepeatMinConfigs configs, Spearman's
+  // rho between the two timings of them: how well timing noise lets two
+  // measurements of the same configs agree on their order, which is about
+  // what a perfect cost model's rho against one timing would read.
+  std::vector<double> repeat_rho;
   std::vector<double> search_curve, tile_curve;  // geometric mean over shapes, per evaluation
 };
 
 inline constexpr double kTieMargin = 0.005;  // within 0.5%: a tie (timing noise)
+inline constexpr std::size_t kRepeatMinConfigs = 5;  // fewer ranks say little
 
 // nullopt when the run holds no search-against-tune record.
 std::optional<SearchVsTune> search_vs_tune(const Run& run);

@@ -2,7 +2,8 @@
 // The statistics tessera computes over measurements, in one place (as
 // google/benchmark's statistics.h): quantiles of timing samples, the median
 // the bench protocol prints, the relative spread that decides noise, and the
-// geometric mean every summary of speedups reports.
+// geometric mean every summary of speedups reports, and the rank correlation
+// by which a cost model's ranking (or a second timing) is judged.
 #include <vector>
 
 namespace tessera::stats {
@@ -33,5 +34,10 @@ private:
   double log_sum_ = 0;
   int n_ = 0;
 };
+
+// Spearman's rank correlation of two equally long series: Pearson's over
+// their ranks, ties sharing their mean rank; 0 when either is constant or
+// they are shorter than two.
+double spearman(const std::vector<double>& a, const std::vector<double>& b);
 
 }  // namespace tessera::stats

@@ -189,6 +189,50 @@ TEST(SearchVsTune, ComparesTheConfigsBothSweepsTimedFirstAndLater) {
   EXPECT_NE(md.find("its first config +4.00% (2 shapes), its later ones +0.00% (8 configs)"), std::string::npos) << md;
 }
 
+// Where both sweeps timed enough configs of a shape, the rank correlation of
+// the two timings says how far noise alone keeps a model's rho below 1.
+TEST(SearchVsTune, RanksTheConfigsBothSweepsTimedInBothTimings) {
+  const RunConfig c = versus_config();
+  // Distinct times for the sweeps' six configs: the tune's 10, 11, ... us,
+  // the search's the same (`reversed` false) or in the opposite order; the
+  // tune fails its third config and `tune_failures` more.
+  auto record = [&](const Task& task, bool reversed, int tune_failures) {
+    ShapeRecord r = versus_record(task, 1.0, 1.0, 20);
+    auto& ss = r.kernel->tune["search"]["sweep"];
+    auto& ts = r.kernel->tune["tile"]["sweep"];
+    const auto n = ss.size();
+    for (std::size_t i = 0; i < n; ++i) {
+      ss[i]["cold_us"] = 10.0 + double(reversed ? n - 1 - i : i);
+      if (ts[i]["cold_us"].get<double>() > 0) ts[i]["cold_us"] = 10.0 + double(i);
+    }
+    for (int f = 0; f < tune_failures; ++f) ts[n - 1 - f]["cold_us"] = 0;
+    return r;
+  };
+  auto run = [&](const std::string& name, int tune_failures) {
+    const auto dir = testing::fresh_dir(name);
+    RunWriter w(dir, c);
+    w.append(record(c.tasks[0], false, tune_failures));
+    w.append(record(c.tasks[1], true, 0));
+    return dir;
+  };
+  const auto dir = run("search_vs_tune_rho", 0);
+  const auto v = search_vs_tune(load_run(dir));
+  ASSERT_TRUE(v.has_value());
+  ASSERT_EQ(v->repeat_rho.size(), 2u);
+  const auto [lo, hi] = std::minmax(v->repeat_rho[0], v->repeat_rho[1]);
+  EXPECT_NEAR(lo, -1.0, 1e-12);  // the reversed shape
+  EXPECT_NEAR(hi, 1.0, 1e-12);   // both timings in one order
+  const auto md = write_search_vs_tune(*v, dir);
+  EXPECT_NE(md.find("(Spearman's rho per shape with 5 or more configs both timed): median 0.000, lowest -1.000 (2 shapes)"),
+            std::string::npos)
+      << md;
+  // A shape with 4 configs both timed gives none.
+  const auto few = search_vs_tune(load_run(run("search_vs_tune_rho_few", 1)));
+  ASSERT_TRUE(few.has_value());
+  ASSERT_EQ(few->repeat_rho.size(), 1u);
+  EXPECT_NEAR(few->repeat_rho[0], -1.0, 1e-12);
+}
+
 TEST(SearchVsTune, ManyDistinctMAreGroupedByPowersOfFour) {
   SearchVsTune v;
   for (int m = 1; m <= 14; ++m) {

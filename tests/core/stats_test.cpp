@@ -28,6 +28,16 @@ TEST(Stats, RelativeSpreadIsZeroWithoutAMedian) {
   EXPECT_EQ(relative_spread(9, 11, 0), 0);
 }
 
+TEST(Stats, SpearmanRanksTiesByTheirMeanRank) {
+  EXPECT_NEAR(spearman({1, 2, 3, 4, 5}, {2, 4, 6, 8, 100}), 1.0, 1e-12);  // monotone, not linear
+  EXPECT_NEAR(spearman({1, 2, 3, 4, 5}, {5, 4, 3, 2, 1}), -1.0, 1e-12);
+  // Ranks 1, 2.5, 2.5, 4 against 1, 3, 2, 4: 4.5 / sqrt(4.5 * 5).
+  EXPECT_NEAR(spearman({1, 2, 2, 3}, {1, 3, 2, 4}), 4.5 / std::sqrt(22.5), 1e-12);
+  EXPECT_EQ(spearman({3, 3, 3}, {1, 2, 3}), 0);  // a constant series ranks nothing
+  EXPECT_EQ(spearman({1, 2}, {1, 2, 3}), 0);     // unequal lengths
+  EXPECT_EQ(spearman({1}, {1}), 0);
+}
+
 TEST(Stats, GeometricMeanOfRatios) {
   GeometricMean g;
   EXPECT_EQ(g.count(), 0);
