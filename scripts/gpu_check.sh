@@ -35,7 +35,8 @@
 #            the folder comes back as $OUT/<name>.tgz (without search:N's search runs, whose sweeps the
 #            record keeps); carried back, the next call continues it
 #            ($SWEEP_ARGS: more bench suite arguments, e.g. "--retry timeout"); cut $SWEEP_GRACE (90) seconds
-#            after its minutes even with a shape in flight, so the call still brings back what was recorded
+#            after its minutes even with a shape in flight, so the call still brings back what was recorded;
+#            the minutes are cut to what the call has left after the build ($GPU_CHECK_SECONDS, default 600)
 #   model_ab the same bench suite sweep ranked by two cost models, one after the other: $MODEL_AB_BASE (default
 #            the model the GPU's kind finds: the shipped one) and $MODEL_AB_FILE (required), over $MODEL_AB_TASKS
 #            (default datasets/llm_shapes.json) with $MODEL_AB_KERNELS (tile:8) for $MODEL_AB_MINUTES (3) each
