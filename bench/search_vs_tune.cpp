@@ -1,7 +1,6 @@
 #include "bench/search_vs_tune.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <map>
 #include <set>
 #include <type_traits>
@@ -31,12 +30,13 @@ std::vector<double> curve(const nlohmann::json& sweep, double baseline_us) {
   return out;
 }
 
+// The geometric mean of the positive values (a shape without a figure is
+// left out); 0 for none.
 double geomean(const std::vector<double>& v) {
-  double s = 0;
-  int n = 0;
+  stats::GeometricMean g;
   for (double x : v)
-    if (x > 0) s += std::log(x), ++n;
-  return n ? std::exp(s / n) : 0;
+    if (x > 0) g.add(x);
+  return g.value();
 }
 
 // Per evaluation index, the geometric mean over shapes of their curves (a
