@@ -310,7 +310,7 @@ if has sweep; then
   minutes=$(awk -v m="${SWEEP_MINUTES:-7}" -v g="${SWEEP_GRACE:-90}" -v lim="${GPU_CHECK_SECONDS:-600}" -v now="$SECONDS" \
     'BEGIN { left = (lim - now - g - 30) / 60; if (left < m) m = left; printf "%.2f", m }')
   if awk -v m="$minutes" 'BEGIN { exit !(m < 0.5) }'; then
-    echo "[sweep] $minutes minutes left of the call's ${GPU_CHECK_SECONDS:-600} s after the build: not started"
+    echo "[sweep] $minutes minutes left of the call's ${GPU_CHECK_SECONDS:-600} s after the stages before it: not started"
     ROWS+=("sweep|SKIP|0")
   else
     [ "$minutes" != "$(awk -v m="${SWEEP_MINUTES:-7}" 'BEGIN { printf "%.2f", m }')" ] &&
@@ -319,11 +319,12 @@ if has sweep; then
     bounded_suite sweep "$hard" -- --tasks "${SWEEP_TASKS:-datasets/grid1000.json}" --kernels "${SWEEP_KERNELS:-none}" \
       --out "$SWEEP_DIR" --max-minutes "$minutes" --no-progress ${SWEEP_ARGS:-}
   fi
-  tail -n 12 "$LOGS/sweep.log"
+  [ -f "$LOGS/sweep.log" ] && tail -n 12 "$LOGS/sweep.log"
   # Without the search runs of search:N shapes (about 3 MB of trajectories each: 60 shapes pass the
   # size a call brings back). The record keeps every search's sweep, which is what resume, the
   # report and `tessera tile model train` read.
-  tar czf "$OUT/$(basename "$SWEEP_DIR").tgz" -C "$(dirname "$SWEEP_DIR")" --exclude="$(basename "$SWEEP_DIR")/search" \
+  [ -d "$SWEEP_DIR" ] && \
+    tar czf "$OUT/$(basename "$SWEEP_DIR").tgz" -C "$(dirname "$SWEEP_DIR")" --exclude="$(basename "$SWEEP_DIR")/search" \
     "$(basename "$SWEEP_DIR")"
 fi
 
