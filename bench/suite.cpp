@@ -57,6 +57,11 @@ SuiteOutcome run_suite(RunWriter& writer, const RunConfig& config, ShapeMeasurer
     for (const auto& r : load_run(writer.dir()).records) clock.add(r.task, r.wall_s);
   const auto t0 = std::chrono::steady_clock::now();
   int failures_in_a_row = 0;
+  // Shapes passed over as they would not fit in the minutes left, the first
+  // of them said in full: a later, smaller one may still fit (a sweep's
+  // shapes come in file order, not by size), and the next run starts with them.
+  int not_started = 0;
+  std::string first_not_started;
   for (std::size_t i = next_task(0), next = 0; i < todo.size(); i = next) {
     if (stop) {
       out.stopped_because = "interrupted";
@@ -69,18 +74,18 @@ SuiteOutcome run_suite(RunWriter& writer, const RunConfig& config, ShapeMeasurer
       break;
     }
     const Task& task = *todo[i];
+    next = next_task(i + 1);
     if (o.max_minutes > 0 && tried_one) {
       const auto need = clock.seconds_for(task);
       const double left = (o.max_minutes - minutes) * 60.0;
       if (need && *need > left) {
-        out.stopped_because = fmt::format(
-            "the time limit (--max-minutes {}): {} was not started, as it would take about {:.1f} minutes (fitted to "
-            "the {} shapes recorded) and {:.1f} were left",
-            o.max_minutes, task.shape(), *need / 60.0, clock.shapes(), left / 60.0);
-        break;
+        if (not_started++ == 0)
+          first_not_started = fmt::format("{} would take about {:.1f} minutes (fitted to the {} shapes recorded) and "
+                                          "{:.1f} were left",
+                                          task.shape(), *need / 60.0, clock.shapes(), left / 60.0);
+        continue;
       }
     }
-    next = next_task(i + 1);
     if (next < todo.size()) measurer.prepare_next(*todo[next]);
     std::optional<ShapeRecord> record;
     std::optional<std::string> failure;
@@ -115,6 +120,17 @@ SuiteOutcome run_suite(RunWriter& writer, const RunConfig& config, ShapeMeasurer
     ++out.measured;
     if (progress) progress->shape_done(*record);
     if (out.measured % kTablesEveryShapes == 0) rewrite_tables(writer);
+  }
+  if (not_started > 0) {
+    const std::string plain = fmt::format("the time limit (--max-minutes {})", o.max_minutes);
+    const std::string why = fmt::format(
+        "{}: {} not started, as {} would not fit in the minutes left (the first: {})", plain,
+        not_started == 1 ? std::string("1 shape was") : fmt::format("{} shapes were", not_started),
+        not_started == 1 ? "it" : "they", first_not_started);
+    // A later stop (the limit reached, a cut, a Ctrl-C) follows it.
+    out.stopped_because = out.stopped_because.empty() || out.stopped_because == plain
+                              ? why
+                              : why + "; then " + out.stopped_because;
   }
   out.complete = int(writer.finished().size()) + out.claimed_elsewhere >= out.total;
   if (out.complete) out.stopped_because.clear();

@@ -380,7 +380,7 @@ void add_bench_suite_command(CLI::App* bench) {
                 "search:N: the search times the baselines on a shape's first evaluation only and ranks the rest "
                 "against them, as tile:N's sweep ranks by cold time alone (the default; --no-reuse-baselines "
                 "times them beside every evaluation); the confirmation times them beside the kernel, as always");
-  cmd->add_option("--max-minutes", a->max_minutes, "stop after this long: between shapes, before a shape the recorded ones say would not fit, or cutting the shape in flight short, unrecorded (exit 5; run again to continue)");
+  cmd->add_option("--max-minutes", a->max_minutes, "stop after this long: between shapes, or cutting the shape in flight short, unrecorded; a shape the recorded ones say would not fit in the minutes left is not started, a later one that would is (exit 5; run again to continue)");
   cmd->add_option("--shape", a->shapes,
                   "MxNxK or a task id: only the task file's tasks of this shape, or without --tasks this shape "
                   "(layout TN; repeatable)");

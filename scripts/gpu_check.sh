@@ -297,7 +297,7 @@ if has sweep; then
   # A bench suite sweep that continues over as many calls as it takes: carry the run folder back
   # (carry: ["runs/<name>"]) and the same command goes on where the last call stopped.
   SWEEP_DIR=${SWEEP_DIR:-runs/sweep}
-  # --max-minutes stops before a shape that the recorded ones say would not fit (since 2026-12-02),
+  # --max-minutes passes over a shape that the recorded ones say would not fit (since 2026-12-02),
   # and cuts the shape in flight short too (since the eighteenth session; before, one
   # search:24 shape of the grid's largest, 16384x12288x16384, outlasted a 10-minute call on its own,
   # which then brought nothing back). In case one evaluation hangs past it, the sweep is also cut

@@ -164,8 +164,9 @@ TEST(BenchSuite, TimeLimitStopsBetweenShapes) {
 TEST(BenchSuite, AShapeThatWouldOutlastTheMinutesLeftIsNotStarted) {
   Fixture f("suite-fits");
   std::atomic<bool> stop{false};
-  // 100 s per 64^3 of work: 64x64x64, 64x64x128 and 64x128x64 take 100, 200
-  // and 200 s; the fourth, 64x128x128, 400 s.
+  // 100 s per 64^3 of work, the shapes in file order: 64x64x64, 64x64x128 and
+  // 64x128x64 take 100, 200 and 200 s; 64x128x128 400 s; 128x64x64 200 s; the
+  // other three 400, 400 and 800 s.
   const double unit = task_from_shape("64x64x64").flops();
   FakeMeasurer m(f.o);
   m.wall_s = [&](const Task& t) { return 100 * t.flops() / unit; };
@@ -174,22 +175,24 @@ TEST(BenchSuite, AShapeThatWouldOutlastTheMinutesLeftIsNotStarted) {
   {
     RunWriter w(f.dir, f.config);
     const auto out = run_suite(w, f.config, m, o, stop);
-    EXPECT_EQ(out.measured, 3) << "three shapes recorded before the time of one can be told";
+    // Three recorded before the time of one can be told; then 64x128x128 is
+    // passed over and the smaller 128x64x64 after it still fits.
+    EXPECT_EQ(m.shapes, (std::vector<std::string>{"64x64x64", "64x64x128", "64x128x64", "128x64x64"}));
     EXPECT_FALSE(out.complete);
-    EXPECT_NE(out.stopped_because.find("64x128x128 was not started, as it would take about 6.7 minutes (fitted to the 3 "
-                                       "shapes recorded)"),
+    EXPECT_NE(out.stopped_because.find("4 shapes were not started, as they would not fit in the minutes left (the "
+                                       "first: 64x128x128 would take about 6.7 minutes (fitted to the 3 shapes "
+                                       "recorded) and 5.0 were left)"),
               std::string::npos)
         << out.stopped_because;
   }
-  // The next run starts with it; with an hour left, the rest fit too.
+  // The next run starts with them; with an hour left, they fit too.
   FakeMeasurer again(f.o);
   again.wall_s = m.wall_s;
   o.max_minutes = 60;
   RunWriter w(f.dir, f.config);
   const auto out = run_suite(w, f.config, again, o, stop);
   EXPECT_TRUE(out.complete) << out.stopped_because;
-  ASSERT_FALSE(again.shapes.empty());
-  EXPECT_EQ(again.shapes.front(), "64x128x128");
+  EXPECT_EQ(again.shapes, (std::vector<std::string>{"64x128x128", "128x64x128", "128x128x64", "128x128x128"}));
   EXPECT_EQ(load_run(f.dir).records.size(), f.config.tasks.size());
 }
 
