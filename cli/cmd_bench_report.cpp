@@ -1,10 +1,13 @@
 // `tessera bench compare RUN --against FILE.csv` and `tessera bench report RUN`
 // (docs/bench.md): read a suite's run folder, never the GPU.
 #include <memory>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "bench/compare.hpp"
+#include "bench/join.hpp"
 #include "bench/report.hpp"
 #include "bench/run.hpp"
 #include "bench/search_vs_tune.hpp"
@@ -25,7 +28,8 @@ struct CompareArgs {
 };
 
 struct ReportArgs {
-  std::string run;
+  std::vector<std::string> runs;
+  std::string out;  // several runs: the folder they are joined into
   bench::ReportOptions options;
   std::string against;
 };
@@ -43,7 +47,16 @@ void run_report(ReportArgs a) {
   if (a.options.peak_tflops < 0 || a.options.dram_gbps < 0) fail_bad_input("--peak-tflops and --dram-gbps must be >= 0");
   if (a.options.extremes < 1) fail_bad_input("--top must be >= 1");
   a.options.against = a.against;
-  const bench::Run run = bench::load_run(a.run);
+  if (a.runs.size() > 1 && a.out.empty())
+    fail_bad_input("several runs are reported together from a folder that joins them: give --out NEW_FOLDER");
+  const bench::Run run = [&] {
+    if (a.out.empty()) return bench::load_run(a.runs.front());
+    const auto joined = bench::join_runs({a.runs.begin(), a.runs.end()}, a.out);
+    fmt::print("joined {} runs into {}: {} shapes recorded of {}{}\n", a.runs.size(), a.out, joined.run.records.size(),
+               joined.run.config.tasks.size(),
+               joined.replaced ? fmt::format(" ({} recorded by several: the last run given wins)", joined.replaced) : "");
+    return joined.run;
+  }();
   const auto files = bench::write_report(run, a.options);
   fmt::print("report: {}\n        {}\n", files.html.string(), files.markdown.string());
   if (const auto versus = bench::search_vs_tune(run)) {
@@ -70,7 +83,10 @@ void add_bench_report_commands(CLI::App* bench) {
 
   auto r = std::make_shared<ReportArgs>();
   auto* rep = bench->add_subcommand("report", "One self-contained HTML page (and Markdown) from a bench suite run");
-  rep->add_option("run", r->run, "a bench suite run folder")->required();
+  rep->add_option("runs", r->runs, "a bench suite run folder, or several of one protocol to report together (with --out)")
+      ->required();
+  rep->add_option("--out", r->out,
+                  "join the runs into this new folder (a run folder of their tasks and records) and report there");
   rep->add_option("--against", r->against, "also compare with another tool's per-shape CSV");
   add_against_options(rep, r->options.against_name, r->options.against_method);
   rep->add_option("--peak-tflops", r->options.peak_tflops, "the device's peak, when the results hold none (or to override)");

@@ -100,6 +100,7 @@ TEST(BenchCli, BadInputGetsOneClearLine) {
   expect_clear_error("bench suite --kernels tile:2 --shape 64x64x64 --shape hgemm_64x64x64_TN_none", "given twice");
   expect_clear_error("bench suite --resume /nonexistent/run", "no such run folder");
   expect_clear_error("bench report /nonexistent/run", "no such run folder");
+  expect_clear_error("bench report /nonexistent/a /nonexistent/b", "give --out NEW_FOLDER");
   expect_clear_error("bench compare /nonexistent/run --against x.csv", "no such run folder");
 }
 
