@@ -58,8 +58,8 @@ SuiteOutcome run_suite(RunWriter& writer, const RunConfig& config, ShapeMeasurer
   const auto t0 = std::chrono::steady_clock::now();
   int failures_in_a_row = 0;
   // Shapes passed over as they would not fit in the minutes left, the first
-  // of them said in full: a later, smaller one may still fit (a sweep's
-  // shapes come in file order, not by size), and the next run starts with them.
+  // of them said in full: a later, shorter one may still fit (the shapes come
+  // in file order, or longest first under --gpus), and the next run starts with them.
   int not_started = 0;
   std::string first_not_started;
   for (std::size_t i = next_task(0), next = 0; i < todo.size(); i = next) {
