@@ -132,27 +132,39 @@ std::vector<EvalResult> EvaluatorPool::evaluate_batch(const std::vector<EvalRequ
   std::vector<Candidate> candidates;
   for (const auto& r : batch) candidates.push_back(r.candidate);
   CompileAhead ahead(*evaluators_.front(), std::move(candidates));
-  std::mutex done_mu;
-  std::condition_variable done_cv;
-  std::size_t done = 0;
+  // The count the waiter watches, shared with the jobs so that it outlives
+  // this call: a job still inside its last lock when the waiter returns must
+  // not unlock a mutex of a stack frame that is gone (a hang seen in CI: an
+  // evaluator's thread left blocked on it, and the pool's destructor joining
+  // that thread forever).
+  struct Done {
+    std::mutex mu;
+    std::condition_variable cv;
+    std::size_t count = 0;
+  };
+  const auto done = std::make_shared<Done>();
   for (std::size_t i = 0; i < batch.size(); ++i) {
-    submit([&, i](Evaluator& ev, std::size_t) {
+    submit([&, done, i](Evaluator& ev, std::size_t) {
       EvalResult r = evaluate_guarded(ev, batch[i].candidate, batch[i].task, options);
-      std::size_t now;
-      {
-        std::lock_guard g(done_mu);
-        results[i] = std::move(r);
-        now = ++done;
+      std::lock_guard g(done->mu);
+      results[i] = std::move(r);
+      // Under the lock, so that the callback (a progress bar) is never called
+      // from two evaluators at once, counts arrive in order, and the waiter
+      // cannot return, taking `progress` and `results` with it, before the
+      // last item's callback has ended.
+      ++done->count;
+      if (progress) {
+        try {
+          progress(done->count, batch.size());
+        } catch (...) {
+          // A failing progress display must not lose the batch's results.
+        }
       }
-      if (progress) progress(now, batch.size());
-      // Under the lock: the waiter may return (and destroy the condition
-      // variable) as soon as it sees the last item done.
-      std::lock_guard g(done_mu);
-      done_cv.notify_all();
+      done->cv.notify_all();
     });
   }
-  std::unique_lock lk(done_mu);
-  done_cv.wait(lk, [&] { return done == batch.size(); });
+  std::unique_lock lk(done->mu);
+  done->cv.wait(lk, [&] { return done->count == batch.size(); });
   return results;
 }
 

@@ -25,7 +25,9 @@ struct EvalRequest {
   Task task;
 };
 
-// Called after each finished item of a batch: (done, total).
+// Called after each finished item of a batch: (done, total), one call at a
+// time and counts in order (whichever evaluator finished it); the batch
+// returns after its last call has ended. An exception from it is ignored.
 using BatchProgress = std::function<void(std::size_t, std::size_t)>;
 
 // Compiles a batch's candidates into the compile cache ahead of their

@@ -2,11 +2,13 @@
 // bound to one evaluator stay there, a throwing evaluator is an infra_error.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <mutex>
 #include <set>
 #include <thread>
+#include <vector>
 
 #include "core/error.hpp"
 #include "harness/pool.hpp"
@@ -93,6 +95,29 @@ TEST(EvaluatorPool, BatchResultsComeBackInRequestOrderFromEveryEvaluator) {
   EXPECT_GE(shared.max_running.load(), 2) << "evaluators must run side by side";
   EXPECT_EQ(last_progress, 24u);
   EXPECT_EQ(shared.compiles.load(), 24) << "every candidate is compiled ahead once";
+}
+
+// A batch returns only once every item's progress call has ended: the
+// calls use the caller's state, and the pool's own waits on it. The calls
+// come one at a time, counts in order, even from three evaluators.
+TEST(EvaluatorPool, ABatchReturnsOnlyAfterItsLastProgressCallEnded) {
+  Shared shared;
+  auto pool = pool_of(3, shared);
+  std::atomic<int> inside{0}, most_inside{0}, ended{0};
+  std::vector<std::size_t> counts;  // written inside the calls only
+  const auto results = pool->evaluate_batch(requests(6), EvalOptions{}, [&](std::size_t done, std::size_t) {
+    const int now = ++inside;
+    most_inside = std::max(most_inside.load(), now);
+    // The first item's call outlasts the evaluation of all the others.
+    if (done == 1) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    counts.push_back(done);
+    --inside;
+    ++ended;
+  });
+  EXPECT_EQ(results.size(), 6u);
+  EXPECT_EQ(ended.load(), 6) << "evaluate_batch returned while a progress call was still running";
+  EXPECT_EQ(most_inside.load(), 1);
+  EXPECT_EQ(counts, (std::vector<std::size_t>{1, 2, 3, 4, 5, 6}));
 }
 
 TEST(EvaluatorPool, JobsBoundToAnEvaluatorRunThere) {
