@@ -1,6 +1,5 @@
 #include "bench/model_data.hpp"
 
-#include <algorithm>
 #include <fstream>
 #include <map>
 #include <tuple>
@@ -11,6 +10,7 @@
 #include "core/error.hpp"
 #include "core/fs.hpp"
 #include "core/json_read.hpp"
+#include "core/stats.hpp"
 #include "tile/legality.hpp"
 
 namespace tessera::bench {
@@ -58,9 +58,8 @@ struct Collector {
     for (const auto& [key, v] : seen) {
       std::vector<double> t;
       for (const auto& m : v) t.push_back(m.cold_us);
-      std::sort(t.begin(), t.end());
       tile::Measurement m = v.front();
-      m.cold_us = t.size() % 2 ? t[t.size() / 2] : 0.5 * (t[t.size() / 2 - 1] + t[t.size() / 2]);
+      m.cold_us = stats::median(std::move(t));
       out.push_back(std::move(m));
     }
     return out;

@@ -32,8 +32,7 @@ void summarize(ModelJudgement& j) {
   }
   const double n = double(j.shapes.size());
   j.mean_spearman = std::accumulate(rho.begin(), rho.end(), 0.0) / n;
-  std::sort(rho.begin(), rho.end());
-  j.median_spearman = rho.size() % 2 ? rho[rho.size() / 2] : 0.5 * (rho[rho.size() / 2 - 1] + rho[rho.size() / 2]);
+  j.median_spearman = stats::median(rho);
   j.near_best_share = near / n;
   j.mean_regret = regret / n;
   j.time_error = std::exp2(j.time_error / n) - 1;

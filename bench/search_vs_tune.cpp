@@ -240,21 +240,19 @@ std::string write_search_vs_tune(const SearchVsTune& v, const std::filesystem::p
   // but for noise; the first config off alone is the protocol's (it was
   // handicapped while its time was taken beside the baselines).
   if (!v.first_ratio.empty() || !v.later_ratio.empty()) {
-    auto pct = [](std::vector<double> r) {
-      std::sort(r.begin(), r.end());
-      return r.empty() ? std::string("-") : fmt::format("{:+.2f}%", 100 * (stats::quantile(r, 0.5) - 1));
+    auto pct = [](const std::vector<double>& r) {
+      return r.empty() ? std::string("-") : fmt::format("{:+.2f}%", 100 * (stats::median(r) - 1));
     };
     md += fmt::format("Configs both sweeps timed, the search's cold time over the tune's (median): its first config "
                       "{} ({} shapes), its later ones {} ({} configs).\n",
                       pct(v.first_ratio), v.first_ratio.size(), pct(v.later_ratio), v.later_ratio.size());
   }
   if (!v.repeat_rho.empty()) {
-    auto rho = v.repeat_rho;
-    std::sort(rho.begin(), rho.end());
     md += fmt::format("Their order in the two timings (Spearman's rho per shape with {} or more configs both timed): "
                       "median {:.3f}, lowest {:.3f} ({} shapes); a perfect cost model's rho against one timing of "
                       "these configs would read about this.\n",
-                      kRepeatMinConfigs, stats::quantile(rho, 0.5), rho.front(), rho.size());
+                      kRepeatMinConfigs, stats::median(v.repeat_rho),
+                      *std::min_element(v.repeat_rho.begin(), v.repeat_rho.end()), v.repeat_rho.size());
   }
   md += "\n| shape | search | tune | explored | tune's best: found by | search timed it |\n|---|---|---|---|---|---|\n";
   for (const auto& s : v.shapes)

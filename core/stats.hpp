@@ -12,6 +12,10 @@ namespace tessera::stats {
 // linearly between the two nearest ranks (numpy's default); 0 for none.
 double quantile(const std::vector<double>& sorted, double q);
 
+// The median, the mean of the two middle samples when the count is even
+// (quantile(sorted, 0.5)); 0 for none. Sorts its own copy.
+double median(std::vector<double> samples);
+
 // The median as the upper of the two middle samples when the count is even,
 // so it is always a sample that was measured (quantile(sorted, 0.5) averages
 // the two instead); 0 for none. Sorts its own copy.

@@ -17,6 +17,13 @@ TEST(Stats, QuantileInterpolatesBetweenRanks) {
   EXPECT_EQ(quantile({}, 0.5), 0);
 }
 
+TEST(Stats, MedianAveragesTheMiddleTwo) {
+  EXPECT_DOUBLE_EQ(median({4, 1, 3}), 3);
+  EXPECT_DOUBLE_EQ(median({4, 1, 3, 2}), 2.5);
+  EXPECT_DOUBLE_EQ(median({4, 1, 3, 2}), quantile({1, 2, 3, 4}, 0.5));
+  EXPECT_EQ(median({}), 0);
+}
+
 TEST(Stats, UpperMedianIsAMeasuredSample) {
   EXPECT_DOUBLE_EQ(upper_median({4, 1, 3}), 3);
   EXPECT_DOUBLE_EQ(upper_median({4, 1, 3, 2}), 3);  // the upper middle one, not 2.5
