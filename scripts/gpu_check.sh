@@ -36,7 +36,8 @@
 #            record keeps); carried back, the next call continues it
 #            ($SWEEP_ARGS: more bench suite arguments, e.g. "--retry timeout"); cut $SWEEP_GRACE (90) seconds
 #            after its minutes even with a shape in flight, so the call still brings back what was recorded;
-#            the minutes are cut to what the call has left after the build ($GPU_CHECK_SECONDS, default 600)
+#            the minutes are cut to what the call has left after the build ($GPU_CHECK_SECONDS, default 600);
+#            it runs last, after every other stage named with it, since it takes the rest of the call
 #   model_ab the same bench suite sweep ranked by two cost models, one after the other: $MODEL_AB_BASE (default
 #            the model the GPU's kind finds: the shipped one) and $MODEL_AB_FILE (required), over $MODEL_AB_TASKS
 #            (default datasets/llm_shapes.json) with $MODEL_AB_KERNELS (tile:8) for $MODEL_AB_MINUTES (3) each
@@ -300,41 +301,6 @@ if has grpo; then
   grep -E "^(step|GRPO_DEMO|devices|policy)|rewards in" "$LOGS/grpo_demo.log" | head -n 30
 fi
 
-if has sweep; then
-  # A bench suite sweep that continues over as many calls as it takes: carry the run folder back
-  # (carry: ["runs/<name>"]) and the same command goes on where the last call stopped.
-  SWEEP_DIR=${SWEEP_DIR:-runs/sweep}
-  # --max-minutes passes over a shape that the recorded ones say would not fit (since 2026-12-02),
-  # and cuts the shape in flight short too (since the eighteenth session; before, one
-  # search:24 shape of the grid's largest, 16384x12288x16384, outlasted a 10-minute call on its own,
-  # which then brought nothing back). In case one evaluation hangs past it, the sweep is also cut
-  # SWEEP_GRACE seconds (default 90) after its minutes, its GPU children with it; the shapes
-  # recorded by then come back, and the next call continues.
-  # The minutes are cut to what is left of the call (GPU_CHECK_SECONDS, default 600: the device's
-  # per-call limit) after the stages before it, the grace and 30 s for the tar: on 2026-12-02 a cold
-  # call's 94 s of configure and build plus SWEEP_MINUTES=9 and its grace outlasted the call, which
-  # was killed before the tar and brought back none of its shapes.
-  minutes=$(awk -v m="${SWEEP_MINUTES:-7}" -v g="${SWEEP_GRACE:-90}" -v lim="${GPU_CHECK_SECONDS:-600}" -v now="$SECONDS" \
-    'BEGIN { left = (lim - now - g - 30) / 60; if (left < m) m = left; printf "%.2f", m }')
-  if awk -v m="$minutes" 'BEGIN { exit !(m < 0.5) }'; then
-    echo "[sweep] $minutes minutes left of the call's ${GPU_CHECK_SECONDS:-600} s after the stages before it: not started"
-    ROWS+=("sweep|SKIP|0")
-  else
-    [ "$minutes" != "$(awk -v m="${SWEEP_MINUTES:-7}" 'BEGIN { printf "%.2f", m }')" ] &&
-      echo "[sweep] SWEEP_MINUTES cut to $minutes to fit the call's ${GPU_CHECK_SECONDS:-600} s"
-    hard=$(awk -v m="$minutes" -v g="${SWEEP_GRACE:-90}" 'BEGIN { printf "%d", m * 60 + g }')
-    bounded_suite sweep "$hard" -- --tasks "${SWEEP_TASKS:-datasets/grid1000.json}" --kernels "${SWEEP_KERNELS:-none}" \
-      --out "$SWEEP_DIR" --max-minutes "$minutes" --no-progress ${SWEEP_ARGS:-}
-  fi
-  [ -f "$LOGS/sweep.log" ] && tail -n 12 "$LOGS/sweep.log"
-  # Without the search runs of search:N shapes (about 3 MB of trajectories each: 60 shapes pass the
-  # size a call brings back). The record keeps every search's sweep, which is what resume, the
-  # report and `tessera tile model train` read.
-  [ -d "$SWEEP_DIR" ] && \
-    tar czf "$OUT/$(basename "$SWEEP_DIR").tgz" -C "$(dirname "$SWEEP_DIR")" --exclude="$(basename "$SWEEP_DIR")/search" \
-    "$(basename "$SWEEP_DIR")"
-fi
-
 if has model_ab; then
   # What a cost model does to the kernels a sweep finds, before it ranks anything else: the same
   # tasks and kernels twice, each run with its baselines (a speedup is a ratio within one run).
@@ -511,6 +477,44 @@ if has replay; then
     --budget-evals 4 --seed 1 --no-progress --out "$BUILD/runs/replay"
   step replay_export "$T" export "$BUILD/runs/replay" --format sft
   grep -E "^\| hgemm_|^\| (ok|compile_error|wrong_answer) " "$BUILD/runs/replay/report.md"
+fi
+
+if has sweep; then
+  # A bench suite sweep that continues over as many calls as it takes: carry the run folder back
+  # (carry: ["runs/<name>"]) and the same command goes on where the last call stopped.
+  # It runs after every other stage, whatever the order they are named in, because it takes what
+  # the call has left: on 2026-12-02 `search,vs,sweep` ran it before the two others (then in the
+  # middle of this script), its minutes filled the call, and the call was killed in vs.
+  SWEEP_DIR=${SWEEP_DIR:-runs/sweep}
+  # --max-minutes passes over a shape that the recorded ones say would not fit (since 2026-12-02),
+  # and cuts the shape in flight short too (since the eighteenth session; before, one
+  # search:24 shape of the grid's largest, 16384x12288x16384, outlasted a 10-minute call on its own,
+  # which then brought nothing back). In case one evaluation hangs past it, the sweep is also cut
+  # SWEEP_GRACE seconds (default 90) after its minutes, its GPU children with it; the shapes
+  # recorded by then come back, and the next call continues.
+  # The minutes are cut to what is left of the call (GPU_CHECK_SECONDS, default 600: the device's
+  # per-call limit) after the stages before it, the grace and 30 s for the tar: on 2026-12-02 a cold
+  # call's 94 s of configure and build plus SWEEP_MINUTES=9 and its grace outlasted the call, which
+  # was killed before the tar and brought back none of its shapes.
+  minutes=$(awk -v m="${SWEEP_MINUTES:-7}" -v g="${SWEEP_GRACE:-90}" -v lim="${GPU_CHECK_SECONDS:-600}" -v now="$SECONDS" \
+    'BEGIN { left = (lim - now - g - 30) / 60; if (left < m) m = left; printf "%.2f", m }')
+  if awk -v m="$minutes" 'BEGIN { exit !(m < 0.5) }'; then
+    echo "[sweep] $minutes minutes left of the call's ${GPU_CHECK_SECONDS:-600} s after the stages before it: not started"
+    ROWS+=("sweep|SKIP|0")
+  else
+    [ "$minutes" != "$(awk -v m="${SWEEP_MINUTES:-7}" 'BEGIN { printf "%.2f", m }')" ] &&
+      echo "[sweep] SWEEP_MINUTES cut to $minutes to fit the call's ${GPU_CHECK_SECONDS:-600} s"
+    hard=$(awk -v m="$minutes" -v g="${SWEEP_GRACE:-90}" 'BEGIN { printf "%d", m * 60 + g }')
+    bounded_suite sweep "$hard" -- --tasks "${SWEEP_TASKS:-datasets/grid1000.json}" --kernels "${SWEEP_KERNELS:-none}" \
+      --out "$SWEEP_DIR" --max-minutes "$minutes" --no-progress ${SWEEP_ARGS:-}
+  fi
+  [ -f "$LOGS/sweep.log" ] && tail -n 12 "$LOGS/sweep.log"
+  # Without the search runs of search:N shapes (about 3 MB of trajectories each: 60 shapes pass the
+  # size a call brings back). The record keeps every search's sweep, which is what resume, the
+  # report and `tessera tile model train` read.
+  [ -d "$SWEEP_DIR" ] && \
+    tar czf "$OUT/$(basename "$SWEEP_DIR").tgz" -C "$(dirname "$SWEEP_DIR")" --exclude="$(basename "$SWEEP_DIR")/search" \
+    "$(basename "$SWEEP_DIR")"
 fi
 
 {
