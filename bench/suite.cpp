@@ -62,6 +62,7 @@ SuiteOutcome run_suite(RunWriter& writer, const RunConfig& config, ShapeMeasurer
   // in file order, or longest first under --gpus), and the next run starts with them.
   int not_started = 0;
   std::string first_not_started;
+  bool reached_the_limit = false;  // the plain stop, which the not-started message then says in full
   for (std::size_t i = next_task(0), next = 0; i < todo.size(); i = next) {
     if (stop) {
       out.stopped_because = "interrupted";
@@ -71,6 +72,7 @@ SuiteOutcome run_suite(RunWriter& writer, const RunConfig& config, ShapeMeasurer
     const bool tried_one = out.measured + out.harness_failures > 0;  // at least one shape per session
     if (o.max_minutes > 0 && tried_one && minutes >= o.max_minutes) {
       out.stopped_because = fmt::format("the time limit (--max-minutes {})", o.max_minutes);
+      reached_the_limit = true;
       break;
     }
     const Task& task = *todo[i];
@@ -122,15 +124,12 @@ SuiteOutcome run_suite(RunWriter& writer, const RunConfig& config, ShapeMeasurer
     if (out.measured % kTablesEveryShapes == 0) rewrite_tables(writer);
   }
   if (not_started > 0) {
-    const std::string plain = fmt::format("the time limit (--max-minutes {})", o.max_minutes);
     const std::string why = fmt::format(
-        "{}: {} not started, as {} would not fit in the minutes left (the first: {})", plain,
-        not_started == 1 ? std::string("1 shape was") : fmt::format("{} shapes were", not_started),
+        "the time limit (--max-minutes {}): {} not started, as {} would not fit in the minutes left (the first: {})",
+        o.max_minutes, not_started == 1 ? std::string("1 shape was") : fmt::format("{} shapes were", not_started),
         not_started == 1 ? "it" : "they", first_not_started);
-    // A later stop (the limit reached, a cut, a Ctrl-C) follows it.
-    out.stopped_because = out.stopped_because.empty() || out.stopped_because == plain
-                              ? why
-                              : why + "; then " + out.stopped_because;
+    // Another stop (a cut, a Ctrl-C, harness failures) follows it.
+    out.stopped_because = out.stopped_because.empty() || reached_the_limit ? why : why + "; then " + out.stopped_because;
   }
   out.complete = int(writer.finished().size()) + out.claimed_elsewhere >= out.total;
   if (out.complete) out.stopped_because.clear();

@@ -184,6 +184,7 @@ TEST(BenchSuite, AShapeThatWouldOutlastTheMinutesLeftIsNotStarted) {
                                        "recorded) and 5.0 were left)"),
               std::string::npos)
         << out.stopped_because;
+    EXPECT_EQ(out.stopped_because.find("; then"), std::string::npos) << out.stopped_because;  // nothing else stopped it
   }
   // The next run starts with them; with an hour left, they fit too.
   FakeMeasurer again(f.o);
