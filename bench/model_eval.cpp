@@ -157,7 +157,10 @@ ReplayJudgement replay_online(const tile::LearnedModel& model, const std::vector
     if (m.cold_us > 0) by_shape[m.device_kind + "/" + m.task.id()].push_back(&m);
   double log_static = 0, log_online = 0;
   for (const auto& [id, ms] : by_shape) {
-    if (int(ms.size()) < 2 * budget) continue;
+    if (int(ms.size()) < 2 * budget) {
+      ++out.too_few;
+      continue;
+    }
     const auto& task = ms.front()->task;
     const auto& limits = ms.front()->limits;
     std::vector<tile::Config> configs;
@@ -201,7 +204,10 @@ ReplayJudgement replay_online(const tile::LearnedModel& model, const std::vector
 }
 
 nlohmann::json to_json(const ReplayJudgement& r) {
-  return {{"budget", r.budget},         {"shapes", r.shapes},           {"static_ratio", r.static_ratio},
+  return {{"budget", r.budget},
+          {"shapes", r.shapes},
+          {"too_few_configs", r.too_few},
+          {"static_ratio", r.static_ratio},
           {"online_ratio", r.online_ratio}, {"static_within_2pct", r.static_near}, {"online_within_2pct", r.online_near},
           {"online_better", r.online_better}, {"static_better", r.static_better}, {"refits", r.refits}};
 }

@@ -84,6 +84,7 @@ nlohmann::json to_json(const CrossValidation& cv);
 // the best time found over the best measured.
 struct ReplayJudgement {
   int budget = 0, shapes = 0;
+  int too_few = 0;  // shapes left out: fewer than 2 x budget measured configs, where K picks would take most of them
   double static_ratio = 0, online_ratio = 0;  // geometric means over shapes
   double static_near = 0, online_near = 0;    // shares of shapes within kNearBest
   int online_better = 0, static_better = 0;   // shapes where one found a faster config than the other

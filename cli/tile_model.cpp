@@ -171,11 +171,17 @@ void print_replays(int budget, const std::vector<std::pair<std::string, tile::Le
              budget, first);
   fmt::print("{:<44} {:>6} {:>10} {:>10} {:>13} {:>13} {:>15}\n", "model", "shapes", "static", "online", "static <=2%",
              "online <=2%", "online / static");
+  int too_few = 0;
   for (const auto& [label, model] : models) {
     const auto r = bench::replay_online(model, rows, budget, first);
     fmt::print("{:<44} {:>6} {:>9.4f}x {:>9.4f}x {:>12.0f}% {:>12.0f}% {:>7} / {:<7}\n", label, r.shapes, r.static_ratio,
                r.online_ratio, 100 * r.static_near, 100 * r.online_near, r.online_better, r.static_better);
+    too_few = r.too_few;
   }
+  // Said, as the shapes column then counts fewer shapes than the table above it.
+  if (too_few > 0)
+    fmt::print("({} {} fewer than {} measured configs, twice the picks: left out)\n", too_few,
+               too_few == 1 ? "shape has" : "shapes have", 2 * budget);
 }
 
 // Pairs of one shape's measured configs that differ in one knob: the changes

@@ -439,6 +439,7 @@ TEST(ModelEval, TheOnlineReplayScoresTheStaticOrderAndTheRefittedOne) {
   for (const auto& r : tile::rank_configs(few, tile::Limits{}, 5)) rows.push_back({few, r.config, tile::Limits{}, "h100", r.prediction.time_us});
   auto exact = replay_online(tile::LearnedModel{}, rows, 4, 0);
   EXPECT_EQ(exact.shapes, 2);
+  EXPECT_EQ(exact.too_few, 1) << "1024x1024x1024 has 5 configs, fewer than 2 x 4";
   EXPECT_DOUBLE_EQ(exact.static_ratio, 1.0);
   EXPECT_DOUBLE_EQ(exact.static_near, 1.0);
   EXPECT_LE(exact.online_ratio, 1.01);
