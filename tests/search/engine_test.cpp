@@ -359,7 +359,9 @@ TEST(Engine, AFailedAloneRunLeavesTheInterleavedOneStanding) {
   EXPECT_EQ((*first)["eval"]["status"], "ok");
   EXPECT_EQ((*first)["baseline_protocol"], "interleaved");
   for (const auto& r : recs)
-    if (r["step"] != 0 && r["eval"]["status"] == "ok") EXPECT_EQ(r["baseline_protocol"], "reused") << r["step"];
+    if (r["step"] != 0 && r["eval"]["status"] == "ok") {
+      EXPECT_EQ(r["baseline_protocol"], "reused") << r["step"];
+    }
 }
 
 // Baselines timed on one GPU are not lent to another: each evaluator times
