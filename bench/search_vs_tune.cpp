@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "bench/model_eval.hpp"
 #include "core/fs.hpp"
 #include "core/json_read.hpp"
 #include "core/stats.hpp"
@@ -72,6 +73,19 @@ std::pair<std::string, std::string> fastest(const nlohmann::json& sweep) {
     best = {string_or(e, "name", ""), string_or(e, "move", "")};
   }
   return best;
+}
+
+// A sweep's first config's cold time over its fastest; 0 when the first was
+// not timed (failed) or nothing was.
+double first_over_fastest(const nlohmann::json& sweep) {
+  if (!sweep.is_array() || sweep.empty()) return 0;
+  const double first = number_or(sweep.front(), "cold_us", 0.0);
+  if (first <= 0 || string_or(sweep.front(), "status", "") != "ok") return 0;
+  double best = first;
+  for (const auto& e : sweep)
+    if (const double us = number_or(e, "cold_us", 0.0); us > 0 && string_or(e, "status", "") == "ok")
+      best = std::min(best, us);
+  return first / best;
 }
 
 // Whether a sweep timed the config called `name`.
@@ -173,6 +187,8 @@ std::optional<SearchVsTune> search_vs_tune(const Run& run) {
     s.same_first = !first.empty() && first == first_name(tile_sweep);
     timed_by_both(search_sweep, tile_sweep, v);
     v.same_first += s.same_first;
+    s.first_pick_ratio = first_over_fastest(tile_sweep);
+    if (s.first_pick_ratio > 0) v.first_pick_ratios.push_back(s.first_pick_ratio);
     const auto [tile_best, tile_move] = fastest(tile_sweep);
     s.tile_best_move = tile_move;
     s.search_timed_tile_best = timed(search_sweep, tile_best);
@@ -253,6 +269,18 @@ std::string write_search_vs_tune(const SearchVsTune& v, const std::filesystem::p
                       "these configs would read about this.\n",
                       kRepeatMinConfigs, stats::median(v.repeat_rho),
                       *std::min_element(v.repeat_rho.begin(), v.repeat_rho.end()), v.repeat_rho.size());
+  }
+  if (!v.first_pick_ratios.empty()) {
+    const auto near = std::count_if(v.first_pick_ratios.begin(), v.first_pick_ratios.end(),
+                                    [](double r) { return r <= kNearBest; });
+    double sum = 0;
+    for (double r : v.first_pick_ratios) sum += r - 1;
+    md += fmt::format("The model's first pick, as the tune timed it (its first config), was within {:.0f}% of the "
+                      "fastest of the tune's sweep on {} of {} shapes ({:.0f}%); its time over that fastest: mean "
+                      "{:+.2f}%, median {:+.2f}%.\n",
+                      100 * (kNearBest - 1), near, v.first_pick_ratios.size(),
+                      100.0 * double(near) / double(v.first_pick_ratios.size()),
+                      100 * sum / double(v.first_pick_ratios.size()), 100 * (stats::median(v.first_pick_ratios) - 1));
   }
   md += "\n| shape | search | tune | explored | tune's best: found by | search timed it |\n|---|---|---|---|---|---|\n";
   for (const auto& s : v.shapes)

@@ -29,6 +29,9 @@ struct ShapeVersus {
   // the tuner kept its moves), and whether the search timed it too.
   std::string tile_best_move;
   bool search_timed_tile_best = false;
+  // The tune's first config (the model's first pick, as a tune measures it)
+  // over the fastest of its sweep; 0 when the sweep timed no first config.
+  double first_pick_ratio = 0;
 };
 
 struct SearchVsTune {
@@ -48,6 +51,12 @@ struct SearchVsTune {
   // measurements of the same configs agree on their order, which is about
   // what a perfect cost model's rho against one timing would read.
   std::vector<double> repeat_rho;
+  // Per shape, ShapeVersus::first_pick_ratio where there is one: how often the
+  // model's first pick, as the tune measured it, was within kNearBest of the
+  // best of its budget (the "first pick within 2% of the best of 24"
+  // measured, where `tile model eval` picks among every config measured,
+  // neighbours of fast configs included, which a tune never picks first).
+  std::vector<double> first_pick_ratios;
   std::vector<double> search_curve, tile_curve;  // geometric mean over shapes, per evaluation
 };
 

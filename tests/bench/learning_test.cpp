@@ -233,6 +233,48 @@ TEST(SearchVsTune, RanksTheConfigsBothSweepsTimedInBothTimings) {
   EXPECT_NEAR(few->repeat_rho[0], -1.0, 1e-12);
 }
 
+// The model's first pick as a tune measures it: the tune sweep's first
+// config against the fastest of that sweep, a shape whose first config
+// failed left out.
+TEST(SearchVsTune, SaysHowOftenTheTunesFirstConfigWasWithinTwoPercentOfItsFastest) {
+  const RunConfig c = versus_config();
+  // The tune's sweep: its first config at `first` us, the others at 11, 12, ... us (its third fails).
+  auto record = [&](const Task& task, double first) {
+    ShapeRecord r = versus_record(task, 1.0, 1.0, 20);
+    auto& ts = r.kernel->tune["tile"]["sweep"];
+    for (std::size_t i = 1; i < ts.size(); ++i)
+      if (ts[i]["cold_us"].get<double>() > 0) ts[i]["cold_us"] = 10.0 + double(i);
+    ts[0]["cold_us"] = first;
+    if (first <= 0) ts[0]["status"] = "wrong_answer";
+    return r;
+  };
+  auto judged = [&](const std::string& name, double first_a, double first_b) {
+    const auto dir = testing::fresh_dir(name);
+    {
+      RunWriter w(dir, c);
+      w.append(record(c.tasks[0], first_a));
+      w.append(record(c.tasks[1], first_b));
+    }
+    auto v = search_vs_tune(load_run(dir));
+    EXPECT_TRUE(v.has_value());
+    return std::pair{*v, write_search_vs_tune(*v, dir)};
+  };
+  // 11.11 us against the fastest 11 (1.01x), and 11.55 us (1.05x).
+  const auto [v, md] = judged("search_vs_tune_first_pick", 11.11, 11.55);
+  ASSERT_EQ(v.first_pick_ratios.size(), 2u);
+  for (const auto& s : v.shapes)
+    EXPECT_NEAR(s.first_pick_ratio, s.task_id == c.tasks[0].id() ? 1.01 : 1.05, 1e-9) << s.task_id;
+  EXPECT_NE(md.find("was within 2% of the fastest of the tune's sweep on 1 of 2 shapes (50%); its time over that "
+                    "fastest: mean +3.00%, median +3.00%."),
+            std::string::npos)
+      << md;
+  // A first config faster than the rest is its sweep's fastest; one that failed gives no figure.
+  const auto [w, md2] = judged("search_vs_tune_first_pick_failed", 9.0, 0.0);
+  ASSERT_EQ(w.first_pick_ratios.size(), 1u);
+  EXPECT_DOUBLE_EQ(w.first_pick_ratios[0], 1.0);
+  EXPECT_NE(md2.find("on 1 of 1 shapes (100%)"), std::string::npos) << md2;
+}
+
 TEST(SearchVsTune, ManyDistinctMAreGroupedByPowersOfFour) {
   SearchVsTune v;
   for (int m = 1; m <= 14; ++m) {
