@@ -60,32 +60,29 @@ std::string first_name(const nlohmann::json& sweep) {
   return sweep.is_array() && !sweep.empty() ? string_or(sweep.front(), "name", "") : std::string{};
 }
 
-// The fastest timed config of a sweep: its name and move ("" for either when
-// the sweep has none, or does not say).
-std::pair<std::string, std::string> fastest(const nlohmann::json& sweep) {
-  std::pair<std::string, std::string> best;
-  double best_us = 0;
+// The fastest timed config of a sweep: its name, move and cold time ("" and 0
+// when the sweep has none; the move "" when the sweep does not say).
+struct Fastest {
+  std::string name, move;
+  double us = 0;
+};
+Fastest fastest(const nlohmann::json& sweep) {
+  Fastest best;
   if (!sweep.is_array()) return best;
   for (const auto& e : sweep) {
     const double us = number_or(e, "cold_us", 0.0);
-    if (us <= 0 || string_or(e, "status", "") != "ok" || (best_us > 0 && us >= best_us)) continue;
-    best_us = us;
-    best = {string_or(e, "name", ""), string_or(e, "move", "")};
+    if (us <= 0 || string_or(e, "status", "") != "ok" || (best.us > 0 && us >= best.us)) continue;
+    best = {string_or(e, "name", ""), string_or(e, "move", ""), us};
   }
   return best;
 }
 
-// A sweep's first config's cold time over its fastest; 0 when the first was
-// not timed (failed) or nothing was.
-double first_over_fastest(const nlohmann::json& sweep) {
-  if (!sweep.is_array() || sweep.empty()) return 0;
+// A sweep's first config's cold time over `best` (its fastest); 0 when the
+// first was not timed (failed) or nothing was.
+double first_over(const nlohmann::json& sweep, const Fastest& best) {
+  if (!sweep.is_array() || sweep.empty() || best.us <= 0) return 0;
   const double first = number_or(sweep.front(), "cold_us", 0.0);
-  if (first <= 0 || string_or(sweep.front(), "status", "") != "ok") return 0;
-  double best = first;
-  for (const auto& e : sweep)
-    if (const double us = number_or(e, "cold_us", 0.0); us > 0 && string_or(e, "status", "") == "ok")
-      best = std::min(best, us);
-  return first / best;
+  return first > 0 && string_or(sweep.front(), "status", "") == "ok" ? first / best.us : 0;
 }
 
 // Whether a sweep timed the config called `name`.
@@ -187,12 +184,12 @@ std::optional<SearchVsTune> search_vs_tune(const Run& run) {
     s.same_first = !first.empty() && first == first_name(tile_sweep);
     timed_by_both(search_sweep, tile_sweep, v);
     v.same_first += s.same_first;
-    s.first_pick_ratio = first_over_fastest(tile_sweep);
+    const Fastest tile_best = fastest(tile_sweep);
+    s.first_pick_ratio = first_over(tile_sweep, tile_best);
     if (s.first_pick_ratio > 0) v.first_pick_ratios.push_back(s.first_pick_ratio);
-    const auto [tile_best, tile_move] = fastest(tile_sweep);
-    s.tile_best_move = tile_move;
-    s.search_timed_tile_best = timed(search_sweep, tile_best);
-    if (!tile_best.empty()) ++v.tile_best_moves[tile_move.empty() ? "not recorded" : tile_move];
+    s.tile_best_move = tile_best.move;
+    s.search_timed_tile_best = timed(search_sweep, tile_best.name);
+    if (!tile_best.name.empty()) ++v.tile_best_moves[tile_best.move.empty() ? "not recorded" : tile_best.move];
     v.search_timed_tile_best += s.search_timed_tile_best;
     v.search_wins += s.search > s.tile * (1 + kTieMargin);
     v.tile_wins += s.tile > s.search * (1 + kTieMargin);
