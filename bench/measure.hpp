@@ -3,6 +3,7 @@
 // source (bench/kernels.hpp); each keeps one process or worker for the whole
 // sweep. A kernel's failure is data in the record, never an exception.
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -39,6 +40,12 @@ public:
   virtual ShapeRecord measure(const Task& task, const std::string& bucket) = 0;
   // The task measured after the current one: compile its kernel meanwhile.
   virtual void prepare_next(const Task& task) { (void)task; }
+  // Seconds of the task an earlier run measured and kept, which measure()
+  // will not spend again (a search kept for a shape cut in its tune).
+  virtual double seconds_kept(const Task& task) const {
+    (void)task;
+    return 0;
+  }
   virtual std::string describe() const = 0;
 };
 
@@ -59,7 +66,11 @@ std::unique_ptr<ShapeMeasurer> make_tile_measurer(Evaluator& evaluator, int budg
 // Searched per shape (search:BUDGET..., bench/detail/search_measurer.cpp): the
 // search runs in work/<task id>/ (its trajectories, kept), its best is
 // re-measured with the baselines; the tile tuner beside it unless `alone`.
+// `cut` says whether the time limit cut the shape in flight: a search it did
+// not cut is kept in work/<task id>.kept.json until the shape is measured
+// whole, and a later run of the sweep starts the shape from it.
 std::unique_ptr<ShapeMeasurer> make_search_measurer(Evaluator& evaluator, const KernelSource& source,
-                                                    const MeasureSettings& settings, const std::filesystem::path& work);
+                                                    const MeasureSettings& settings, const std::filesystem::path& work,
+                                                    std::function<bool()> cut = {});
 
 }  // namespace tessera::bench

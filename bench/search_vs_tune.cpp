@@ -182,7 +182,8 @@ std::optional<SearchVsTune> search_vs_tune(const Run& run) {
     s.tile_curve = curve(tile_sweep, number_or(confirmed, "best_baseline_us", 0.0));
     const std::string first = first_name(search_sweep);
     s.same_first = !first.empty() && first == first_name(tile_sweep);
-    timed_by_both(search_sweep, tile_sweep, v);
+    if (bool_or(search, "kept_from_earlier_run", false)) ++v.kept_searches;
+    else timed_by_both(search_sweep, tile_sweep, v);
     v.same_first += s.same_first;
     const Fastest tile_best = fastest(tile_sweep);
     s.first_pick_ratio = first_over(tile_sweep, tile_best);
@@ -260,6 +261,10 @@ std::string write_search_vs_tune(const SearchVsTune& v, const std::filesystem::p
                       "{} ({} shapes), its later ones {} ({} configs).\n",
                       pct(v.first_ratio), v.first_ratio.size(), pct(v.later_ratio), v.later_ratio.size());
   }
+  if (v.kept_searches > 0)
+    md += fmt::format("({} of the shapes' searches ran in an earlier run, which the time limit cut in the tune: timed "
+                      "in another process, they are left out of the comparison of the two timings.)\n",
+                      v.kept_searches);
   if (!v.repeat_rho.empty()) {
     md += fmt::format("Their order in the two timings (Spearman's rho per shape with {} or more configs both timed): "
                       "median {:.3f}, lowest {:.3f} ({} shapes); a perfect cost model's rho against one timing of "

@@ -46,6 +46,10 @@ struct SearchVsTune {
   // search's first config and for its later ones. Both time a config the same
   // way (alone), so both medians are ~1; a first one off is the protocol's.
   std::vector<double> first_ratio, later_ratio;
+  // Shapes whose search was kept from an earlier run that the time limit cut
+  // in the tune (bench/measure.hpp): its sweep was timed in another process,
+  // perhaps on another GPU, so it is left out of the two ratios and the rho.
+  int kept_searches = 0;
   // Per shape where both timed at least kRepeatMinConfigs configs, Spearman's
   // rho between the two timings of them: how well timing noise lets two
   // measurements of the same configs agree on their order, which is about

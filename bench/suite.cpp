@@ -1,5 +1,6 @@
 #include "bench/suite.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <map>
@@ -78,7 +79,8 @@ SuiteOutcome run_suite(RunWriter& writer, const RunConfig& config, ShapeMeasurer
     const Task& task = *todo[i];
     next = next_task(i + 1);
     if (o.max_minutes > 0 && tried_one) {
-      const auto need = clock.seconds_for(task);
+      auto need = clock.seconds_for(task);
+      if (need) *need = std::max(0.0, *need - measurer.seconds_kept(task));  // a kept part is not measured again
       const double left = (o.max_minutes - minutes) * 60.0;
       if (need && *need > left) {
         if (not_started++ == 0)

@@ -327,7 +327,8 @@ void run_suite_command(SuiteArgs a) {
   if (source.kind == bench::KernelSourceKind::tile)
     measurer = bench::make_tile_measurer(*bounded, source.budget, a.measure);
   else if (source.kind == bench::KernelSourceKind::search)
-    measurer = bench::make_search_measurer(*bounded, source, a.measure, std::filesystem::path(out) / "search");
+    measurer = bench::make_search_measurer(*bounded, source, a.measure, std::filesystem::path(out) / "search",
+                                           [&bounded] { return bounded->cut(); });
   else if (source.kind != bench::KernelSourceKind::none)
     measurer = bench::make_file_measurer(*bounded, source, a.build, a.measure);
   bench::RunWriter writer(out, config);

@@ -33,7 +33,8 @@
 #   sweep    tessera bench suite over $SWEEP_TASKS (default datasets/grid1000.json) with $SWEEP_KERNELS
 #            (default none: the baselines) into $SWEEP_DIR (default runs/sweep) for $SWEEP_MINUTES (7);
 #            the folder comes back as $OUT/<name>.tgz (without search:N's search runs, whose sweeps the
-#            record keeps); carried back, the next call continues it
+#            record keeps, but with the searches kept for a shape cut in its tune); carried back, the
+#            next call continues it, a cut shape from its kept search
 #            ($SWEEP_ARGS: more bench suite arguments, e.g. "--retry timeout"); cut $SWEEP_GRACE (90) seconds
 #            after its minutes even with a shape in flight, so the call still brings back what was recorded;
 #            the minutes are cut to what the call has left after the build ($GPU_CHECK_SECONDS, default 600);
@@ -511,10 +512,11 @@ if has sweep; then
   [ -f "$LOGS/sweep.log" ] && tail -n 12 "$LOGS/sweep.log"
   # Without the search runs of search:N shapes (about 3 MB of trajectories each: 60 shapes pass the
   # size a call brings back). The record keeps every search's sweep, which is what resume, the
-  # report and `tessera tile model train` read.
+  # report and `tessera tile model train` read. With the searches kept for a shape the time limit
+  # cut in its tune (search/<task id>.kept.json, a few kB): the next call starts that shape from it.
   [ -d "$SWEEP_DIR" ] && \
-    tar czf "$OUT/$(basename "$SWEEP_DIR").tgz" -C "$(dirname "$SWEEP_DIR")" --exclude="$(basename "$SWEEP_DIR")/search" \
-    "$(basename "$SWEEP_DIR")"
+    tar czf "$OUT/$(basename "$SWEEP_DIR").tgz" -C "$(dirname "$SWEEP_DIR")" \
+    --exclude="$(basename "$SWEEP_DIR")/search/*/*" "$(basename "$SWEEP_DIR")"
 fi
 
 {

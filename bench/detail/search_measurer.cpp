@@ -7,8 +7,15 @@
 // the same shape at the same budget in the same worker, and its confirmed
 // figure sits beside the search's (kernel.tune.tile): search against tune
 // in one command.
+//
+// A search the time limit did not cut is kept until its shape is recorded
+// (work/<task id>.kept.json): the largest shapes of the grid outlast one call
+// of a lent GPU (16384x12288x16384 ran past nine minutes on an H200), and a
+// shape cut in its tune starts again from its search, not from nothing.
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
+#include <functional>
 
 #include <fmt/format.h>
 
@@ -17,6 +24,7 @@
 #include "bench/measure.hpp"
 #include "core/error.hpp"
 #include "core/fs.hpp"
+#include "core/json_struct.hpp"
 #include "search/engine.hpp"
 #include "search/report.hpp"
 #include "search/tile_tuner.hpp"
@@ -27,6 +35,15 @@ namespace tessera::bench {
 namespace {
 
 constexpr std::uint64_t kSearchSeed = 1;  // the same stream for every shape, as tile:N's tuner seed
+
+// A finished search, on disk while its shape waits for its tune.
+struct KeptSearch {
+  nlohmann::json best;     // tile::to_json of the search's best; null when none verified
+  nlohmann::json summary;  // sweep_of_search
+  std::string note;
+  double seconds = 0;      // the search's wall time, which the shape's then includes
+};
+TESSERA_JSON_STRUCT(KeptSearch, best, summary, note, seconds)
 
 // The suite's evaluator lent to a search, which owns its evaluators.
 class Borrowed final : public Evaluator {
@@ -54,8 +71,9 @@ EvalOptions confirm_options(bool compile_only) {
 
 class SearchMeasurer final : public ShapeMeasurer {
 public:
-  SearchMeasurer(Evaluator& ev, const KernelSource& source, const MeasureSettings& s, std::filesystem::path work)
-      : ev_(ev), source_(source), settings_(s), work_(std::move(work)) {}
+  SearchMeasurer(Evaluator& ev, const KernelSource& source, const MeasureSettings& s, std::filesystem::path work,
+                 std::function<bool()> cut)
+      : ev_(ev), source_(source), settings_(s), work_(std::move(work)), cut_(std::move(cut)) {}
 
   ShapeRecord measure(const Task& task, const std::string& bucket) override {
     const auto t0 = std::chrono::steady_clock::now();
@@ -67,7 +85,7 @@ public:
     const DeviceSummary device = ev_.device();
     ShapeRecord r = start_record(task, bucket, device);
     nlohmann::json comparison = nlohmann::json::object();
-    const auto searched = run_search(task);
+    const auto searched = search_or_kept(task);
     comparison["search"] = searched.summary;
     if (searched.best) {
       const Candidate c = search::tile_candidate(*searched.best, task);
@@ -79,7 +97,18 @@ public:
     if (!source_.alone) comparison["tile"] = run_tune(task, device);
     if (r.kernel) r.kernel->tune = std::move(comparison);
     finish_record(r, t0);
+    r.wall_s += searched.earlier_seconds;
+    // Measured whole: the suite records it. Cut, it is not, and the kept search waits for the next run.
+    if (!was_cut()) {
+      std::error_code ec;
+      std::filesystem::remove(kept_path(task), ec);
+    }
     return r;
+  }
+
+  double seconds_kept(const Task& task) const override {
+    const auto kept = read_kept(task);
+    return kept ? kept->seconds : 0;
   }
 
   std::string describe() const override {
@@ -92,7 +121,52 @@ private:
     std::optional<tile::Config> best;
     nlohmann::json summary = nlohmann::json::object();
     std::string note;
+    double earlier_seconds = 0;  // kept from an earlier run: the time it took there
   };
+
+  bool was_cut() const { return cut_ && cut_(); }
+  std::filesystem::path kept_path(const Task& task) const { return work_ / (task.id() + ".kept.json"); }
+
+  // The search kept for `task`; nullopt when there is none, or it does not
+  // read (torn, hand-edited, another version): then it is searched again
+  // (and replaced), never trusted.
+  std::optional<KeptSearch> read_kept(const Task& task) const {
+    const auto path = kept_path(task);
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) return std::nullopt;
+    try {
+      auto kept = nlohmann::json::parse(read_file(path)).get<KeptSearch>();
+      if (!kept.summary.is_object() || !(kept.best.is_null() || kept.best.is_object())) return std::nullopt;
+      if (kept.best.is_object()) (void)tile::from_json(kept.best);  // a config that does not read is torn too
+      return kept;
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+  }
+
+  // The search kept from an earlier run that the time limit cut after it,
+  // else a new one, kept when the limit did not cut it.
+  Searched search_or_kept(const Task& task) {
+    if (const auto kept = read_kept(task)) {
+      Searched out{std::nullopt, kept->summary, kept->note, kept->seconds};
+      if (kept->best.is_object()) out.best = tile::from_json(kept->best);
+      // Its sweep was timed in another process, perhaps on another GPU:
+      // search_vs_tune leaves it out of the comparison of the two timings.
+      out.summary["kept_from_earlier_run"] = true;
+      std::fprintf(stderr, "\nbench: %s: the search kept from an earlier run (cut at the time limit after it)\n",
+                   task.shape().c_str());
+      return out;
+    }
+    const auto path = kept_path(task);
+    const auto t0 = std::chrono::steady_clock::now();
+    Searched out = run_search(task);
+    if (!was_cut()) {
+      KeptSearch kept{out.best ? tile::to_json(*out.best) : nlohmann::json(), out.summary, out.note,
+                      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()};
+      atomic_write_file(path, nlohmann::json(kept).dump());
+    }
+    return out;
+  }
 
   Searched run_search(const Task& task) {
     search::SearchConfig config;
@@ -106,7 +180,7 @@ private:
     config.proposers = {"tile"};
     config.run_id = "bench-" + task.id();
     const auto dir = work_ / task.id();
-    std::filesystem::remove_all(dir);  // a shape cut off in an earlier sweep starts again
+    std::filesystem::remove_all(dir);  // a search cut off in an earlier sweep starts again
     agent::ProposerOptions po;
     po.seed = kSearchSeed;
     po.arch = ev_.device().arch;
@@ -161,13 +235,15 @@ private:
   KernelSource source_;
   MeasureSettings settings_;
   std::filesystem::path work_;
+  std::function<bool()> cut_;
 };
 
 }  // namespace
 
 std::unique_ptr<ShapeMeasurer> make_search_measurer(Evaluator& evaluator, const KernelSource& source,
-                                                    const MeasureSettings& settings, const std::filesystem::path& work) {
-  return std::make_unique<SearchMeasurer>(evaluator, source, settings, work);
+                                                    const MeasureSettings& settings, const std::filesystem::path& work,
+                                                    std::function<bool()> cut) {
+  return std::make_unique<SearchMeasurer>(evaluator, source, settings, work, std::move(cut));
 }
 
 }  // namespace tessera::bench

@@ -187,6 +187,26 @@ TEST(SearchVsTune, ComparesTheConfigsBothSweepsTimedFirstAndLater) {
   ASSERT_EQ(v->later_ratio.size(), 8u);
   const auto md = write_search_vs_tune(*v, dir);
   EXPECT_NE(md.find("its first config +4.00% (2 shapes), its later ones +0.00% (8 configs)"), std::string::npos) << md;
+  EXPECT_EQ(md.find("earlier run"), std::string::npos) << md;
+
+  // A search kept from an earlier run, which the time limit cut in the tune,
+  // was timed in another process: out of the comparison, and said so.
+  const auto kept_dir = testing::fresh_dir("search_vs_tune_kept");
+  {
+    RunWriter w(kept_dir, c);
+    ShapeRecord a = versus_record(c.tasks[0], 1.0, 1.0, 50);
+    a.kernel->tune["search"]["kept_from_earlier_run"] = true;
+    w.append(a);
+    w.append(versus_record(c.tasks[1], 1.0, 1.0, 20));
+  }
+  const auto kept = search_vs_tune(load_run(kept_dir));
+  ASSERT_TRUE(kept.has_value());
+  EXPECT_EQ(kept->shapes.size(), 2u) << "its figures still count";
+  EXPECT_EQ(kept->kept_searches, 1);
+  EXPECT_EQ(kept->first_ratio.size(), 1u);
+  EXPECT_EQ(kept->later_ratio.size(), 4u);
+  const auto kept_md = write_search_vs_tune(*kept, kept_dir);
+  EXPECT_NE(kept_md.find("(1 of the shapes' searches ran in an earlier run"), std::string::npos) << kept_md;
 }
 
 // Where both sweeps timed enough configs of a shape, the rank correlation of

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <string>
 
@@ -30,6 +32,7 @@ public:
   EvalResult evaluate(const Candidate& candidate, const Task& task, const EvalOptions& options) override {
     ++calls;
     if (options.baselines) ++with_baselines;
+    if (options.hot) ++confirmations;  // only the confirmation times hot
     EvalResult r;
     r.task = task;
     r.candidate_name = candidate.name;
@@ -50,7 +53,7 @@ public:
     return r;
   }
   std::string describe() const override { return "peak-raising fake"; }
-  std::atomic<int> calls{0}, with_baselines{0};
+  std::atomic<int> calls{0}, with_baselines{0}, confirmations{0};
   DeviceSummary device() const override {
     DeviceSummary d;
     // Not a Hopper: a Hopper is ranked at its kind's peak (tile::with_device),
@@ -106,6 +109,58 @@ TEST(SearchMeasurer, ReusedBaselinesAreTimedOnceBesideTheConfirmation) {
     EXPECT_GE(searched, 6);
     EXPECT_EQ(ev.with_baselines, reuse ? 2 : searched + 1) << (reuse ? "reused" : "interleaved");
   }
+}
+
+// A search the time limit did not cut is kept until its shape is measured
+// whole: a sweep cut in the shape's tune (or confirmation) starts it again
+// from the kept search, which then is not searched again; a search the limit
+// cut, or a kept file that does not read, is searched again.
+TEST(SearchMeasurer, ASearchTheTimeLimitDidNotCutIsKeptForTheShapesNextRun) {
+  const Task task = task_from_shape("1024x1024x1024");
+  const auto source = parse_kernel_source("search:4:evolve:alone");
+  const auto dir = testing::fresh_dir("search_measurer_kept");
+  const auto kept = dir / (task.id() + ".kept.json");
+
+  // The limit falls on the confirmation, after the search: the suite records nothing, the search is kept.
+  PeakRaisingEvaluator first;
+  const auto cut_measurer = make_search_measurer(first, source, MeasureSettings{}, dir,
+                                                 [&first] { return first.confirmations > 0; });
+  const ShapeRecord cut = cut_measurer->measure(task, "medium");
+  ASSERT_TRUE(cut.kernel.has_value()) << cut.note;
+  const int searched = first.calls - 1;
+  ASSERT_GE(searched, 4);
+  ASSERT_TRUE(std::filesystem::exists(kept));
+
+  // The next run (not cut) confirms the kept search's best without searching, and counts its time.
+  PeakRaisingEvaluator second;
+  const auto measurer = make_search_measurer(second, source, MeasureSettings{}, dir, [] { return false; });
+  const ShapeRecord whole = measurer->measure(task, "medium");
+  ASSERT_TRUE(whole.kernel.has_value()) << whole.note;
+  EXPECT_EQ(second.calls, 1) << "only the confirmation";
+  EXPECT_EQ(whole.kernel->name, cut.kernel->name);
+  const auto& search = whole.kernel->tune.at("search");
+  EXPECT_TRUE(search.value("kept_from_earlier_run", false));
+  EXPECT_EQ(search.at("sweep"), cut.kernel->tune.at("search").at("sweep"));
+  EXPECT_GE(whole.wall_s, cut.wall_s * 0.5) << "the search's time is the shape's";
+  EXPECT_FALSE(std::filesystem::exists(kept)) << "measured whole: the suite records it, the kept search goes";
+
+  // Cut inside the search: nothing kept, and the next run searches again.
+  PeakRaisingEvaluator cut_early;
+  make_search_measurer(cut_early, source, MeasureSettings{}, dir, [] { return true; })->measure(task, "medium");
+  EXPECT_FALSE(std::filesystem::exists(kept));
+  PeakRaisingEvaluator again;
+  make_search_measurer(again, source, MeasureSettings{}, dir, [] { return false; })->measure(task, "medium");
+  EXPECT_EQ(again.calls, searched + 1);
+
+  // A kept file that does not read is not trusted: searched again.
+  { std::ofstream(kept) << "{\"summary\": 7, \"best\": [1"; }
+  PeakRaisingEvaluator torn;
+  const ShapeRecord re = make_search_measurer(torn, source, MeasureSettings{}, dir, [] { return false; })
+                             ->measure(task, "medium");
+  ASSERT_TRUE(re.kernel.has_value()) << re.note;
+  EXPECT_EQ(torn.calls, searched + 1);
+  EXPECT_FALSE(re.kernel->tune.at("search").contains("kept_from_earlier_run"));
+  EXPECT_FALSE(std::filesystem::exists(kept));
 }
 
 }  // namespace

@@ -31,6 +31,7 @@ public:
     return r;
   }
   std::string describe() const override { return "fake"; }
+  double seconds_kept(const Task& task) const override { return kept ? kept(task) : 0; }
 
   std::vector<std::string> measured;
   std::vector<std::string> shapes;
@@ -40,6 +41,7 @@ public:
   int stop_after = 0;
   std::atomic<bool>* stop_flag = nullptr;
   std::function<double(const Task&)> wall_s;  // the time the record says the shape took (empty: the synthetic one)
+  std::function<double(const Task&)> kept;    // seconds of a shape an earlier run kept (empty: none)
 
 private:
   testing::SyntheticOptions o_;
@@ -195,6 +197,22 @@ TEST(BenchSuite, AShapeThatWouldOutlastTheMinutesLeftIsNotStarted) {
   EXPECT_TRUE(out.complete) << out.stopped_because;
   EXPECT_EQ(again.shapes, (std::vector<std::string>{"64x128x128", "128x64x128", "128x128x64", "128x128x128"}));
   EXPECT_EQ(load_run(f.dir).records.size(), f.config.tasks.size());
+}
+
+// A shape part of which an earlier run kept (a search cut in its tune) needs
+// only the rest: it is started where the whole would not fit.
+TEST(BenchSuite, AShapeWhosePartAnEarlierRunKeptNeedsOnlyTheRest) {
+  Fixture f("suite-fits-kept");
+  std::atomic<bool> stop{false};
+  const double unit = task_from_shape("64x64x64").flops();  // as above: 64x128x128 takes 400 s
+  FakeMeasurer m(f.o);
+  m.wall_s = [&](const Task& t) { return 100 * t.flops() / unit; };
+  m.kept = [](const Task& t) { return t.shape() == "64x128x128" ? 150.0 : 0.0; };
+  SuiteOptions o = quiet();
+  o.max_minutes = 5;
+  RunWriter w(f.dir, f.config);
+  run_suite(w, f.config, m, o, stop);
+  EXPECT_EQ(m.shapes, (std::vector<std::string>{"64x64x64", "64x64x128", "64x128x64", "64x128x128", "128x64x64"}));
 }
 
 // A shape in flight when the time limit falls is cut short (the measurer's
