@@ -67,10 +67,12 @@ std::unique_ptr<ShapeMeasurer> make_tile_measurer(Evaluator& evaluator, int budg
 // search runs in work/<task id>/ (its trajectories, kept), its best is
 // re-measured with the baselines; the tile tuner beside it unless `alone`.
 // `cut` says whether the time limit cut the shape in flight: a search it did
-// not cut is kept in work/<task id>.kept.json until the shape is measured
-// whole, and a later run of the sweep starts the shape from it.
+// not cut is kept in <kept>/<task id>.kept.json (`kept` empty: work) until
+// the shape is measured whole, and a later run of the sweep starts the shape
+// from it (a --gpus child keeps them in the run's folder, not its own).
 std::unique_ptr<ShapeMeasurer> make_search_measurer(Evaluator& evaluator, const KernelSource& source,
                                                     const MeasureSettings& settings, const std::filesystem::path& work,
-                                                    std::function<bool()> cut = {});
+                                                    std::function<bool()> cut = {},
+                                                    const std::filesystem::path& kept = {});
 
 }  // namespace tessera::bench

@@ -195,8 +195,11 @@ GpuSweepOutcome run_suite_on_gpus(bench::RunWriter& writer, const bench::RunConf
   const fs::path claims = fresh_claims_dir(writer);
   for (std::size_t k = 0; k < n && !stop; ++k) {
     const int d = sweep.devices[k];
+    // A search kept for a shape cut in its tune lives in the run's search/, whichever GPU measured it
+    // and whichever claims the shape next (a shape is one child's at a time).
     std::vector<std::string> args = {"bench", "suite", "--tasks", tasks.string(), "--out", shard_run(writer, d).string(),
-                                     "--device", std::to_string(d), "--claims", claims.string(), "--no-progress"};
+                                     "--device", std::to_string(d), "--claims", claims.string(), "--no-progress",
+                                     "--kept-searches", (writer.dir() / "search").string()};
     args.insert(args.end(), sweep.child_args.begin(), sweep.child_args.end());
     const fs::path log = shards_dir(writer) / fmt::format("gpu{}.log", d);
     children.push_back({{d, shard_run(writer, d), 0}, start_child(args, log), log, std::nullopt});

@@ -56,6 +56,7 @@ struct SuiteArgs {
   std::vector<std::string> shapes;   // --shape: only these of the task file, or these alone
   std::string gpus;                // --gpus: "all" or ordinals; shapes spread over them
   std::string claims;              // --claims DIR: a --gpus child's shared queue (bench/claims.hpp)
+  std::string kept_searches;       // --kept-searches DIR: where a --gpus child keeps searches (the run's search/)
   CLI::Option* device_option = nullptr;
 };
 
@@ -328,7 +329,7 @@ void run_suite_command(SuiteArgs a) {
     measurer = bench::make_tile_measurer(*bounded, source.budget, a.measure);
   else if (source.kind == bench::KernelSourceKind::search)
     measurer = bench::make_search_measurer(*bounded, source, a.measure, std::filesystem::path(out) / "search",
-                                           [&bounded] { return bounded->cut(); });
+                                           [&bounded] { return bounded->cut(); }, a.kept_searches);
   else if (source.kind != bench::KernelSourceKind::none)
     measurer = bench::make_file_measurer(*bounded, source, a.build, a.measure);
   bench::RunWriter writer(out, config);
@@ -394,6 +395,10 @@ void add_bench_suite_command(CLI::App* bench) {
                   "suite process per GPU; records name their GPU)");
   // No group: not in --help. The parent of a --gpus sweep gives it to each child.
   cmd->add_option("--claims", a->claims, "a --gpus child: measure only the tasks claimed first in this folder")
+      ->group("");
+  cmd->add_option("--kept-searches", a->kept_searches,
+                  "a --gpus child: keep the searches of shapes cut in their tune in this folder (the run's), and "
+                  "start a shape from one kept there")
       ->group("");
   cmd->add_flag("--no-progress", a->no_progress, "no progress bar");
   cmd->add_option("--retry", a->retry,

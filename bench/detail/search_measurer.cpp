@@ -9,9 +9,10 @@
 // in one command.
 //
 // A search the time limit did not cut is kept until its shape is recorded
-// (work/<task id>.kept.json): the largest shapes of the grid outlast one call
-// of a lent GPU (16384x12288x16384 ran past nine minutes on an H200), and a
-// shape cut in its tune starts again from its search, not from nothing.
+// (<task id>.kept.json, in work or the folder given): the largest shapes of
+// the grid outlast one call of a lent GPU (16384x12288x16384 ran past nine
+// minutes on an H200), and a shape cut in its tune starts again from its
+// search, not from nothing.
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -72,8 +73,9 @@ EvalOptions confirm_options(bool compile_only) {
 class SearchMeasurer final : public ShapeMeasurer {
 public:
   SearchMeasurer(Evaluator& ev, const KernelSource& source, const MeasureSettings& s, std::filesystem::path work,
-                 std::function<bool()> cut)
-      : ev_(ev), source_(source), settings_(s), work_(std::move(work)), cut_(std::move(cut)) {}
+                 std::function<bool()> cut, std::filesystem::path kept)
+      : ev_(ev), source_(source), settings_(s), work_(std::move(work)), cut_(std::move(cut)),
+        kept_(kept.empty() ? work_ : std::move(kept)) {}
 
   ShapeRecord measure(const Task& task, const std::string& bucket) override {
     const auto t0 = std::chrono::steady_clock::now();
@@ -125,7 +127,7 @@ private:
   };
 
   bool was_cut() const { return cut_ && cut_(); }
-  std::filesystem::path kept_path(const Task& task) const { return work_ / (task.id() + ".kept.json"); }
+  std::filesystem::path kept_path(const Task& task) const { return kept_ / (task.id() + ".kept.json"); }
 
   // The search kept for `task`; nullopt when there is none, or it does not
   // read (torn, hand-edited, another version): then it is searched again
@@ -161,6 +163,7 @@ private:
     const auto t0 = std::chrono::steady_clock::now();
     Searched out = run_search(task);
     if (!was_cut()) {
+      std::filesystem::create_directories(kept_);
       KeptSearch kept{out.best ? tile::to_json(*out.best) : nlohmann::json(), out.summary, out.note,
                       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()};
       atomic_write_file(path, nlohmann::json(kept).dump());
@@ -236,14 +239,15 @@ private:
   MeasureSettings settings_;
   std::filesystem::path work_;
   std::function<bool()> cut_;
+  std::filesystem::path kept_;  // where kept searches are: work_, or a --gpus run's own search/
 };
 
 }  // namespace
 
 std::unique_ptr<ShapeMeasurer> make_search_measurer(Evaluator& evaluator, const KernelSource& source,
                                                     const MeasureSettings& settings, const std::filesystem::path& work,
-                                                    std::function<bool()> cut) {
-  return std::make_unique<SearchMeasurer>(evaluator, source, settings, work, std::move(cut));
+                                                    std::function<bool()> cut, const std::filesystem::path& kept) {
+  return std::make_unique<SearchMeasurer>(evaluator, source, settings, work, std::move(cut), kept);
 }
 
 }  // namespace tessera::bench

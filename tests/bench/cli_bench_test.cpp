@@ -216,6 +216,28 @@ TEST(BenchCli, GpusSpreadShapesAndRecordsNameTheirGpu) {
   }
 }
 
+// A search kept for a shape cut in its tune (bench/measure.hpp) lives in the
+// run's search/ folder, whichever GPU measured it: the --gpus child that
+// claims the shape next starts from it (here its note, a search with no best
+// config), and it goes once the shape is recorded.
+TEST(BenchCli, AGpusChildStartsAShapeFromTheRunsKeptSearch) {
+  const auto dir = testing::fresh_dir("cli-gpus-kept");
+  const auto tasks = task_file(dir, {"256x256x256"});
+  const std::string id = load_tasks_file(tasks.string()).at(0).id();
+  const fs::path kept = dir / "run" / "search" / (id + ".kept.json");
+  atomic_write_file(kept, R"({"best": null, "summary": {"evaluated": 2, "sweep": []}, "note": "kept-note", "seconds": 3})");
+  const CliRun r = run("bench suite --compile-only --no-progress --tasks " + tasks.string() +
+                           " --kernels search:2:evolve:alone --gpus 0,1 --out " + (dir / "run").string(),
+                       dir / "cache");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const bench::Run got = load_run(dir / "run");
+  ASSERT_EQ(got.records.size(), 1u);
+  EXPECT_EQ(got.records[0].note, "kept-note") << "the child started from the run's kept search";
+  EXPECT_FALSE(got.records[0].kernel.has_value());
+  EXPECT_GE(got.records[0].wall_s, 3.0) << "its time counts the kept search's";
+  EXPECT_FALSE(fs::exists(kept)) << "recorded: the kept search goes";
+}
+
 // A SIGINT sent to the parent alone (as a job scheduler sends it; a Ctrl-C at
 // the terminal reaches only the parent too, the children having process
 // groups of their own) is passed on: each child finishes its shape, the run
