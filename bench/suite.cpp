@@ -103,9 +103,15 @@ SuiteOutcome run_suite(RunWriter& writer, const RunConfig& config, ShapeMeasurer
     }
     if (o.cut && o.cut()) {  // the time limit fell inside this shape: its figures are partial
       const double ran = std::chrono::duration<double>(std::chrono::steady_clock::now() - shape_t0).count() / 60.0;
+      // A part of it the measurer kept (a search:N shape's search) is not lost: the next run goes on from it.
+      const double kept = measurer.seconds_kept(task);
       out.stopped_because = fmt::format(
           "the time limit (--max-minutes {}) cut {} short after {:.1f} minutes of it, not recorded{}", o.max_minutes,
-          task.shape(), ran, out.measured == 0 ? "; it alone needs a longer limit" : "");
+          task.shape(), ran,
+          kept > 0 ? fmt::format("; {:.1f} minutes of it (its search) are kept, and the next run goes on from them",
+                                 kept / 60.0)
+          : out.measured == 0 ? "; it alone needs a longer limit"
+                              : "");
       break;
     }
     if (failure) {

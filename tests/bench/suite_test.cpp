@@ -248,6 +248,14 @@ TEST(BenchSuite, AShapeCutShortByTheTimeLimitIsNotRecorded) {
   EXPECT_EQ(out.measured, 0);
   EXPECT_NE(out.stopped_because.find("alone needs a longer limit"), std::string::npos) << out.stopped_because;
   EXPECT_EQ(load_run(f.dir).records.size(), 2u);
+  // Where the measurer kept a part of it (a search:N shape's search), the next run goes on from that.
+  FakeMeasurer kept(f.o);
+  kept.kept = [](const Task&) { return 90.0; };
+  const auto kept_out = run_suite(w, f.config, kept, o, stop);
+  EXPECT_NE(kept_out.stopped_because.find("; 1.5 minutes of it (its search) are kept, and the next run goes on from them"),
+            std::string::npos)
+      << kept_out.stopped_because;
+  EXPECT_EQ(kept_out.stopped_because.find("alone"), std::string::npos) << kept_out.stopped_because;
 }
 
 class CountingEvaluator final : public Evaluator {
