@@ -140,6 +140,25 @@ SuiteOutcome run_suite(RunWriter& writer, const RunConfig& config, ShapeMeasurer
     out.stopped_because = out.stopped_because.empty() || reached_the_limit ? why : why + "; then " + out.stopped_because;
   }
   out.complete = int(writer.finished().size()) + out.claimed_elsewhere >= out.total;
+  // How long the shapes left would take, by the same fitted line, so that a
+  // user can plan the calls or sessions they need (one process's queue only:
+  // a --gpus child shares its queue with the others).
+  if (!out.complete && o.max_minutes > 0 && !o.claim && !out.stopped_because.empty()) {
+    double left_s = 0;
+    int left = 0;
+    bool known = true;
+    for (const Task* t : todo) {
+      if (writer.finished().count(t->id())) continue;
+      const auto need = clock.seconds_for(*t);
+      if (!need) known = false;
+      else left_s += std::max(0.0, *need - measurer.seconds_kept(*t));
+      ++left;
+    }
+    if (known && left > 0)
+      out.stopped_because += fmt::format("; the {} left would take about {:.0f} minutes (fitted to the {} shapes recorded)",
+                                         left == 1 ? std::string("shape") : fmt::format("{} shapes", left),
+                                         left_s / 60.0, clock.shapes());
+  }
   if (out.complete) out.stopped_because.clear();
   else if (out.stopped_because.empty()) out.stopped_because = "shapes left after harness failures";
   if (progress) progress->finish(out.complete ? "done" : "stopped: " + out.stopped_because);

@@ -187,6 +187,11 @@ TEST(BenchSuite, AShapeThatWouldOutlastTheMinutesLeftIsNotStarted) {
               std::string::npos)
         << out.stopped_because;
     EXPECT_EQ(out.stopped_because.find("; then"), std::string::npos) << out.stopped_because;  // nothing else stopped it
+    // The four left (400 + 400 + 400 + 800 s by the line fitted to the four recorded) take about 33 minutes.
+    EXPECT_NE(out.stopped_because.find("; the 4 shapes left would take about 33 minutes (fitted to the 4 shapes "
+                                       "recorded)"),
+              std::string::npos)
+        << out.stopped_because;
   }
   // The next run starts with them; with an hour left, they fit too.
   FakeMeasurer again(f.o);
