@@ -102,6 +102,35 @@ ModelJudgement judge_model(const tile::LearnedModel& model, const std::vector<ti
   return j;
 }
 
+TuneFirstJudgement judge_tune_first(const tile::LearnedModel& model, const std::vector<tile::Measurement>& rows) {
+  TuneFirstJudgement j;
+  std::map<std::string, std::vector<const tile::Measurement*>> by_shape;
+  for (const auto& m : rows) by_shape[m.device_kind + "/" + m.task.id()].push_back(&m);
+  double ratios = 0;
+  for (const auto& [id, ms] : by_shape) {
+    if (int(ms.size()) < kMinConfigs) continue;
+    const auto top = tile::rank_configs(ms.front()->task, ms.front()->limits, 1, model);
+    if (top.empty()) continue;
+    ++j.shapes;
+    const std::string first = tile::name(top.front().config);
+    double best = std::numeric_limits<double>::infinity(), first_us = 0;
+    for (const auto* m : ms) {
+      best = std::min(best, m->cold_us);
+      if (tile::name(m->config) == first && (first_us == 0 || m->cold_us < first_us)) first_us = m->cold_us;
+    }
+    if (first_us <= 0) continue;
+    ++j.timed;
+    j.near_best += first_us / best <= kNearBest;
+    ratios += first_us / best;
+  }
+  if (j.timed > 0) j.mean_ratio = ratios / j.timed;
+  return j;
+}
+
+nlohmann::json to_json(const TuneFirstJudgement& j) {
+  return {{"shapes", j.shapes}, {"timed", j.timed}, {"within_2pct", j.near_best}, {"mean_ratio", j.mean_ratio}};
+}
+
 nlohmann::json to_json(const ModelJudgement& j) {
   nlohmann::json shapes = nlohmann::json::array();
   for (const auto& s : j.shapes)

@@ -42,6 +42,22 @@ struct ModelJudgement {
 };
 nlohmann::json to_json(const ModelJudgement& j);
 
+// The first config a tune would measure, as a tune meets it: the model's
+// shortlist #1 (tile::rank_configs, what `tile tune` times first), looked up
+// among each shape's measured configs. judge_model's first pick chooses among
+// the measured configs only, which include the neighbours of fast configs a
+// search or a tune's refine round adds and which a shortlist may never hold;
+// this one is where a tune starts. A shape whose rows never timed that config
+// is counted apart (unknown, not a miss).
+struct TuneFirstJudgement {
+  int shapes = 0;      // judged (at least kMinConfigs configs)
+  int timed = 0;       // of those, where the rows timed the shortlist's #1
+  int near_best = 0;   // of those, within kNearBest of the best measured
+  double mean_ratio = 0;  // its time over the best measured, mean over the timed
+};
+TuneFirstJudgement judge_tune_first(const tile::LearnedModel& model, const std::vector<tile::Measurement>& rows);
+nlohmann::json to_json(const TuneFirstJudgement& j);
+
 // What `model` predicts for each row, in µs, each with its own task and
 // device limits (LearnedModel::predict_us of every row, in one batch).
 std::vector<double> predict_rows(const tile::LearnedModel& model, const std::vector<tile::Measurement>& rows);

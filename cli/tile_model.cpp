@@ -162,6 +162,17 @@ void print_header() {
              "first pick <=2%", "mean regret", "worst", "time err");
 }
 
+// The first config a tune measures (the shortlist's #1) where the rows timed it.
+void print_tune_first(const std::vector<std::pair<std::string, bench::TuneFirstJudgement>>& models) {
+  fmt::print("\nthe first config a tune measures (the model's shortlist #1), where these rows timed it: within {:.0f}% "
+             "of the best measured\n",
+             100 * (bench::kNearBest - 1));
+  fmt::print("{:<44} {:>6} {:>6} {:>11} {:>11}\n", "model", "shapes", "timed", "within 2%", "mean over");
+  for (const auto& [label, j] : models)
+    fmt::print("{:<44} {:>6} {:>6} {:>5} ({:>3.0f}%) {:>+10.2f}%\n", label, j.shapes, j.timed, j.near_best,
+               j.timed > 0 ? 100.0 * j.near_best / j.timed : 0.0, j.timed > 0 ? 100 * (j.mean_ratio - 1) : 0.0);
+}
+
 void print_replays(int budget, const std::vector<std::pair<std::string, tile::LearnedModel>>& models,
                    const std::vector<tile::Measurement>& rows) {
   const int first = agent::TileProposerOptions{}.model_first;
@@ -273,9 +284,13 @@ void cmd_eval(const ModelArgs& a) {
     const auto& held = split.held;
     const auto learned = bench::judge_model(model, held), analytical = bench::judge_model(tile::LearnedModel{}, held);
     const auto knobs = a.knobs ? bench::knob_changes(model, held, kMinKnobPairs) : std::vector<bench::KnobChange>{};
+    const auto first_analytical = bench::judge_tune_first(tile::LearnedModel{}, held);
+    const auto first_learned = bench::judge_tune_first(model, held);
     if (a.json) {
       nlohmann::json j{{"analytical", bench::to_json(analytical)},
                        {"model", bench::to_json(learned)},
+                       {"tune_first", {{"analytical", bench::to_json(first_analytical)},
+                                       {"model", bench::to_json(first_learned)}}},
                        {"set_aside", {{"measurements", split.set_aside_rows}, {"shapes", split.set_aside_shapes}}}};
       if (a.knobs) j["knobs"] = knobs_json(knobs);
       fmt::print("{}\n", j.dump(2));
@@ -291,6 +306,7 @@ void cmd_eval(const ModelArgs& a) {
     print_header();
     print_row(analytical, "analytical");
     print_row(learned, model.describe());
+    print_tune_first({{"analytical", first_analytical}, {model.describe(), first_learned}});
     if (a.online > 0) print_replays(a.online, {{"analytical", tile::LearnedModel{}}, {model.describe(), model}}, held);
     if (a.knobs) print_knobs(knobs);
     return;

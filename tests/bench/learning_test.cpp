@@ -460,6 +460,30 @@ TEST(ModelEval, APerfectRankingScoresOneAndTheAnalyticalModelMatchesItsOwnTimes)
   EXPECT_NEAR(judge_model(tile::LearnedModel{}, rows).mean_spearman, -1.0, 1e-9);
 }
 
+// Where a tune starts: the model's shortlist #1, judged where the rows timed
+// it, and a shape whose rows never timed it counted apart (unknown, not a miss).
+TEST(ModelEval, TheTunesFirstConfigIsJudgedWhereTheRowsTimedIt) {
+  std::vector<tile::Measurement> rows;
+  const std::vector<std::string> shapes = {"128x4096x4096", "64x2048x7168", "1024x1024x1024"};
+  for (std::size_t s = 0; s < shapes.size(); ++s) {
+    const Task t = task_from_shape(shapes[s]);
+    const auto ranked = tile::rank_configs(t, tile::Limits{}, 8);
+    ASSERT_EQ(ranked.size(), 8u);
+    // The first shape times the #1 fastest, the second 10% over its best, the third not at all.
+    for (std::size_t i = s == 2 ? 1 : 0; i < ranked.size(); ++i) {
+      const double us = i == 0 ? (s == 0 ? 10.0 : 11.0) : 9.0 + double(i);
+      rows.push_back({t, ranked[i].config, tile::Limits{}, "h100", us});
+    }
+  }
+  const auto j = judge_tune_first(tile::LearnedModel{}, rows);
+  EXPECT_EQ(j.shapes, 3);
+  EXPECT_EQ(j.timed, 2);
+  EXPECT_EQ(j.near_best, 1);
+  EXPECT_NEAR(j.mean_ratio, (1.0 + 1.1) / 2, 1e-12);
+  const auto json = to_json(j);
+  EXPECT_EQ(json.at("within_2pct").get<int>(), 1);
+}
+
 TEST(ModelEval, CrossValidationNeverTrainsOnTheFamilyItJudges) {
   if (!tile::LearnedModel::available()) GTEST_SKIP() << "built without XGBoost: no learned model";
   std::vector<tile::Measurement> rows;
