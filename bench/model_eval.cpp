@@ -38,6 +38,13 @@ void summarize(ModelJudgement& j) {
   j.time_error = std::exp2(j.time_error / n) - 1;
 }
 
+// Each shape's rows (of one device kind), by "<kind>/<task id>".
+std::map<std::string, std::vector<const tile::Measurement*>> rows_by_shape(const std::vector<tile::Measurement>& rows) {
+  std::map<std::string, std::vector<const tile::Measurement*>> out;
+  for (const auto& m : rows) out[m.device_kind + "/" + m.task.id()].push_back(&m);
+  return out;
+}
+
 void append(ModelJudgement& into, const ModelJudgement& part) {
   into.model = part.model;
   into.shapes.insert(into.shapes.end(), part.shapes.begin(), part.shapes.end());
@@ -77,9 +84,7 @@ FamilySplit split_by_family(const std::vector<tile::Measurement>& rows, const st
 ModelJudgement judge_model(const tile::LearnedModel& model, const std::vector<tile::Measurement>& rows) {
   ModelJudgement j;
   j.model = model.describe();
-  std::map<std::string, std::vector<const tile::Measurement*>> by_shape;
-  for (const auto& m : rows) by_shape[m.device_kind + "/" + m.task.id()].push_back(&m);
-  for (const auto& [id, ms] : by_shape) {
+  for (const auto& [id, ms] : rows_by_shape(rows)) {
     if (int(ms.size()) < kMinConfigs) continue;
     std::vector<tile::Config> configs;
     std::vector<double> measured;
@@ -104,10 +109,8 @@ ModelJudgement judge_model(const tile::LearnedModel& model, const std::vector<ti
 
 TuneFirstJudgement judge_tune_first(const tile::LearnedModel& model, const std::vector<tile::Measurement>& rows) {
   TuneFirstJudgement j;
-  std::map<std::string, std::vector<const tile::Measurement*>> by_shape;
-  for (const auto& m : rows) by_shape[m.device_kind + "/" + m.task.id()].push_back(&m);
   double ratios = 0;
-  for (const auto& [id, ms] : by_shape) {
+  for (const auto& [id, ms] : rows_by_shape(rows)) {
     if (int(ms.size()) < kMinConfigs) continue;
     const auto top = tile::rank_configs(ms.front()->task, ms.front()->limits, 1, model);
     if (top.empty()) continue;
