@@ -56,6 +56,13 @@ SuiteOutcome run_suite(RunWriter& writer, const RunConfig& config, ShapeMeasurer
   ShapeClock clock;
   if (o.max_minutes > 0)
     for (const auto& r : load_run(writer.dir()).records) clock.add(r.task, r.wall_s);
+  // What a shape should still take: the fitted line's time less a part an
+  // earlier run kept (a search:N shape's search), which is not measured again.
+  const auto seconds_needed = [&](const Task& t) -> std::optional<double> {
+    const auto whole = clock.seconds_for(t);
+    if (!whole) return std::nullopt;
+    return std::max(0.0, *whole - measurer.seconds_kept(t));
+  };
   const auto t0 = std::chrono::steady_clock::now();
   int failures_in_a_row = 0;
   // Shapes passed over as they would not fit in the minutes left, the first
@@ -79,8 +86,7 @@ SuiteOutcome run_suite(RunWriter& writer, const RunConfig& config, ShapeMeasurer
     const Task& task = *todo[i];
     next = next_task(i + 1);
     if (o.max_minutes > 0 && tried_one) {
-      auto need = clock.seconds_for(task);
-      if (need) *need = std::max(0.0, *need - measurer.seconds_kept(task));  // a kept part is not measured again
+      const auto need = seconds_needed(task);
       const double left = (o.max_minutes - minutes) * 60.0;
       if (need && *need > left) {
         if (not_started++ == 0)
@@ -149,9 +155,9 @@ SuiteOutcome run_suite(RunWriter& writer, const RunConfig& config, ShapeMeasurer
     bool known = true;
     for (const Task* t : todo) {
       if (writer.finished().count(t->id())) continue;
-      const auto need = clock.seconds_for(*t);
+      const auto need = seconds_needed(*t);
       if (!need) known = false;
-      else left_s += std::max(0.0, *need - measurer.seconds_kept(*t));
+      else left_s += *need;
       ++left;
     }
     if (known && left > 0)

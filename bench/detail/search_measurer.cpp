@@ -110,7 +110,7 @@ public:
 
   double seconds_kept(const Task& task) const override {
     const auto kept = read_kept(task);
-    return kept ? kept->seconds : 0;
+    return kept ? kept->earlier_seconds : 0;
   }
 
   std::string describe() const override {
@@ -129,18 +129,22 @@ private:
   bool was_cut() const { return cut_ && cut_(); }
   std::filesystem::path kept_path(const Task& task) const { return kept_ / (task.id() + ".kept.json"); }
 
-  // The search kept for `task`; nullopt when there is none, or it does not
-  // read (torn, hand-edited, another version): then it is searched again
-  // (and replaced), never trusted.
-  std::optional<KeptSearch> read_kept(const Task& task) const {
+  // The search kept for `task`, as the shape's search; nullopt when there is
+  // none, or it does not read (torn, hand-edited, another version, a config
+  // that does not parse): then it is searched again (and replaced), never trusted.
+  std::optional<Searched> read_kept(const Task& task) const {
     const auto path = kept_path(task);
     std::error_code ec;
     if (!std::filesystem::exists(path, ec)) return std::nullopt;
     try {
-      auto kept = nlohmann::json::parse(read_file(path)).get<KeptSearch>();
+      const auto kept = nlohmann::json::parse(read_file(path)).get<KeptSearch>();
       if (!kept.summary.is_object() || !(kept.best.is_null() || kept.best.is_object())) return std::nullopt;
-      if (kept.best.is_object()) (void)tile::from_json(kept.best);  // a config that does not read is torn too
-      return kept;
+      Searched out{std::nullopt, kept.summary, kept.note, kept.seconds};
+      if (kept.best.is_object()) out.best = tile::from_json(kept.best);
+      // Its sweep was timed in another process, perhaps on another GPU:
+      // search_vs_tune leaves it out of the comparison of the two timings.
+      out.summary["kept_from_earlier_run"] = true;
+      return out;
     } catch (const std::exception&) {
       return std::nullopt;
     }
@@ -149,15 +153,10 @@ private:
   // The search kept from an earlier run that the time limit cut after it,
   // else a new one, kept when the limit did not cut it.
   Searched search_or_kept(const Task& task) {
-    if (const auto kept = read_kept(task)) {
-      Searched out{std::nullopt, kept->summary, kept->note, kept->seconds};
-      if (kept->best.is_object()) out.best = tile::from_json(kept->best);
-      // Its sweep was timed in another process, perhaps on another GPU:
-      // search_vs_tune leaves it out of the comparison of the two timings.
-      out.summary["kept_from_earlier_run"] = true;
+    if (auto kept = read_kept(task)) {
       std::fprintf(stderr, "\nbench: %s: the search kept from an earlier run (cut at the time limit after it)\n",
                    task.shape().c_str());
-      return out;
+      return std::move(*kept);
     }
     const auto path = kept_path(task);
     const auto t0 = std::chrono::steady_clock::now();
