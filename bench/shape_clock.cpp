@@ -22,4 +22,14 @@ std::optional<double> ShapeClock::seconds_for(const Task& task) const {
   return std::max(lo, my + slope * (task.flops() - mx));
 }
 
+double ShapeClock::largest_flops() const {
+  double most = 0;
+  for (const auto& p : points_) most = std::max(most, p.flops);
+  return most;
+}
+
+bool ShapeClock::beyond(const Task& task) const {
+  return !points_.empty() && task.flops() > kBeyond * largest_flops();
+}
+
 }  // namespace tessera::bench

@@ -21,8 +21,15 @@ public:
   // time). nullopt with fewer than kMinShapes recorded, or fewer than two sizes.
   std::optional<double> seconds_for(const Task& task) const;
   std::size_t shapes() const { return points_.size(); }
+  // Whether `task` lies past the recorded sizes (over kBeyond times the
+  // largest shape's FLOP count), where the line is a guess: fitted to 16
+  // shapes of at most 0.07 TFLOP, it gave the next two (1.1 TFLOP) 5.5
+  // minutes each, and they took 3.5 (an H200, 2026-12-02).
+  bool beyond(const Task& task) const;
+  double largest_flops() const;
 
   static constexpr std::size_t kMinShapes = 3;
+  static constexpr double kBeyond = 2.0;
 
 private:
   struct Point {

@@ -90,9 +90,10 @@ SuiteOutcome run_suite(RunWriter& writer, const RunConfig& config, ShapeMeasurer
       const double left = (o.max_minutes - minutes) * 60.0;
       if (need && *need > left) {
         if (not_started++ == 0)
-          first_not_started = fmt::format("{} would take about {:.1f} minutes (fitted to the {} shapes recorded) and "
+          first_not_started = fmt::format("{} would take about {:.1f} minutes (fitted to the {} shapes recorded{}) and "
                                           "{:.1f} were left",
-                                          task.shape(), *need / 60.0, clock.shapes(), left / 60.0);
+                                          task.shape(), *need / 60.0, clock.shapes(),
+                                          clock.beyond(task) ? ", each under half its size: a guess" : "", left / 60.0);
         continue;
       }
     }
@@ -151,7 +152,7 @@ SuiteOutcome run_suite(RunWriter& writer, const RunConfig& config, ShapeMeasurer
   // a --gpus child shares its queue with the others).
   if (!out.complete && o.max_minutes > 0 && !o.claim && !out.stopped_because.empty()) {
     double left_s = 0;
-    int left = 0;
+    int left = 0, beyond = 0;
     bool known = true;
     for (const Task* t : todo) {
       if (writer.finished().count(t->id())) continue;
@@ -159,11 +160,20 @@ SuiteOutcome run_suite(RunWriter& writer, const RunConfig& config, ShapeMeasurer
       if (!need) known = false;
       else left_s += *need;
       ++left;
+      beyond += clock.beyond(*t);
     }
-    if (known && left > 0)
+    if (known && left > 0) {
       out.stopped_because += fmt::format("; the {} left would take about {:.0f} minutes (fitted to the {} shapes recorded)",
                                          left == 1 ? std::string("shape") : fmt::format("{} shapes", left),
                                          left_s / 60.0, clock.shapes());
+      // Past the recorded sizes the line is a guess: say so, and how far.
+      if (beyond > 0)
+        out.stopped_because += fmt::format(
+            ", a guess for {}, over {:g}x the largest shape recorded ({:.2g} TFLOP)",
+            beyond == left ? (left == 1 ? std::string("it") : fmt::format("all {} of them", left))
+                           : fmt::format("{} of them", beyond),
+            ShapeClock::kBeyond, clock.largest_flops() / 1e12);
+    }
   }
   if (out.complete) out.stopped_because.clear();
   else if (out.stopped_because.empty()) out.stopped_because = "shapes left after harness failures";

@@ -189,7 +189,7 @@ TEST(BenchSuite, AShapeThatWouldOutlastTheMinutesLeftIsNotStarted) {
     EXPECT_EQ(out.stopped_because.find("; then"), std::string::npos) << out.stopped_because;  // nothing else stopped it
     // The four left (400 + 400 + 400 + 800 s by the line fitted to the four recorded) take about 33 minutes.
     EXPECT_NE(out.stopped_because.find("; the 4 shapes left would take about 33 minutes (fitted to the 4 shapes "
-                                       "recorded)"),
+                                       "recorded), a guess for 1 of them, over 2x the largest shape recorded"),
               std::string::npos)
         << out.stopped_because;
   }
@@ -202,6 +202,33 @@ TEST(BenchSuite, AShapeThatWouldOutlastTheMinutesLeftIsNotStarted) {
   EXPECT_TRUE(out.complete) << out.stopped_because;
   EXPECT_EQ(again.shapes, (std::vector<std::string>{"64x128x128", "128x64x128", "128x128x64", "128x128x128"}));
   EXPECT_EQ(load_run(f.dir).records.size(), f.config.tasks.size());
+}
+
+// Past the recorded sizes the fitted line is a guess (on an H200 it put two
+// shapes 16 times the largest recorded at 5.5 minutes; they took 3.5): the
+// messages say which estimates are.
+TEST(BenchSuite, AnEstimatePastTheRecordedSizesSaysItIsAGuess) {
+  Fixture f("suite-fits-beyond");
+  f.o.sizes = {64, 256};  // in file order 1, 4, 4, 16, 4, 16, 16 and 64 units of 64^3
+  f.config = testing::synthetic_config(f.o);
+  std::atomic<bool> stop{false};
+  const double unit = task_from_shape("64x64x64").flops();
+  FakeMeasurer m(f.o);
+  m.wall_s = [&](const Task& t) { return 100 * t.flops() / unit; };
+  SuiteOptions o = quiet();
+  o.max_minutes = 10;
+  RunWriter w(f.dir, f.config);
+  const auto out = run_suite(w, f.config, m, o, stop);
+  EXPECT_EQ(m.shapes, (std::vector<std::string>{"64x64x64", "64x64x256", "64x256x64", "256x64x64"}));
+  EXPECT_NE(out.stopped_because.find("the first: 64x256x256 would take about 26.7 minutes (fitted to the 3 shapes "
+                                     "recorded, each under half its size: a guess) and 10.0 were left"),
+            std::string::npos)
+      << out.stopped_because;
+  EXPECT_NE(out.stopped_because.find("; the 4 shapes left would take about 187 minutes (fitted to the 4 shapes "
+                                     "recorded), a guess for all 4 of them, over 2x the largest shape recorded (2.1e-06 "
+                                     "TFLOP)"),
+            std::string::npos)
+      << out.stopped_because;
 }
 
 // A shape part of which an earlier run kept (a search cut in its tune) needs
