@@ -166,7 +166,7 @@ void canonicalize(Config& c, const Task& task) {
   if (c.split_k == 1) c.split_k_mode = SplitKMode::serial;  // no reduction, one name
   if (c.backend == Backend::wgmma_tma) {
     c.prefetch = c.stages;
-    c.load_order = LoadOrder::paired;
+    if (c.load_order != LoadOrder::kpairs) c.load_order = LoadOrder::paired;
     c.smem_layout = SmemLayout::swizzle;
   } else {
     c.prefetch = std::clamp(c.prefetch, 1, std::max(1, c.stages - 1));
