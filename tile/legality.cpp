@@ -101,9 +101,10 @@ Legality check_wgmma(const Config& c, const Task& t, const Limits& lim) {
   // Two stages a load: the ring must pair up, and hold a pair in flight while
   // another is consumed. Not with the inline producer: the consumer thread
   // that loads would wait for the stage it has yet to release.
-  if (c.load_order == LoadOrder::kpairs && (c.stages % 2 || c.stages < 4 || c.inline_producer))
-    return no(fmt::format("load order kpairs needs an even number of stages, at least 4, and a producer warpgroup "
-                          "(stages {}{})", c.stages, c.inline_producer ? ", inline producer" : ""));
+  if (c.load_order == LoadOrder::kpairs && (c.stages % 2 || c.stages < kMinPairStages || c.inline_producer))
+    return no(fmt::format("load order kpairs needs an even number of stages, at least {}, and a producer warpgroup "
+                          "(stages {}{})",
+                          kMinPairStages, c.stages, c.inline_producer ? ", inline producer" : ""));
   if (c.prefetch != c.stages) return no("wgmma_tma: the producer runs `stages` ahead (prefetch must equal stages)");
   if (consumers(c) > 2) return no(fmt::format("{} consumer warpgroups (max 2)", consumers(c)));
   if (c.bm > kMaxTmaBox || c.bn > kMaxTmaBox) return no("wgmma_tma tile dims must be <= 256 (TMA box limit)");

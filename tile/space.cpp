@@ -180,7 +180,9 @@ void canonicalize(Config& c, const Task& task) {
   // the next tile.
   if (!c.persistent && c.bk > 0 && c.split_k > 0) {
     const int per_cta = (k_tiles(c, task) + c.split_k - 1) / c.split_k;
-    const int useful = std::max(kMinStages, c.backend == Backend::wgmma_tma ? per_cta : per_cta + 1);
+    int useful = std::max(kMinStages, c.backend == Backend::wgmma_tma ? per_cta : per_cta + 1);
+    // k-tile pairs keep their ring even and at least kMinPairStages deep (legality.cpp).
+    if (c.load_order == LoadOrder::kpairs) useful = std::max(kMinPairStages, useful + useful % 2);
     if (c.stages > useful) {
       c.stages = useful;
       c.prefetch = c.backend == Backend::wgmma_tma ? c.stages : std::clamp(c.prefetch, 1, c.stages - 1);

@@ -402,6 +402,13 @@ TEST(TileLegality, KTilePairsNeedAnEvenRingOfFourAndAProducerWarpgroup) {
   k.load_order = LoadOrder::kpairs;
   canonicalize(k, t);
   EXPECT_EQ(k.load_order, LoadOrder::kpairs);
+  // Where K holds fewer k-tiles than the ring (5 of 8 here), the tiled ring
+  // shrinks to what a CTA uses, rounded up to stay a legal pair ring.
+  const Task short_k = task_from_shape("1x4096x320");
+  k.stages = k.prefetch = 8;
+  canonicalize(k, short_k);
+  EXPECT_EQ(k.stages, 6);
+  EXPECT_TRUE(legality(k, short_k).ok) << legality(k, short_k).reason;
 }
 
 TEST(TileLegality, NarrowWgmmaTiles) {
