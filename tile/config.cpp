@@ -1,7 +1,6 @@
 #include "tile/config.hpp"
 
 #include <cstdio>
-#include <initializer_list>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -21,9 +20,7 @@ int Config::threads() const {
 }
 
 std::string to_string(Backend b) { return b == Backend::mma_sync ? "mma_sync" : "wgmma_tma"; }
-std::string to_string(LoadOrder o) {
-  return o == LoadOrder::paired ? "paired" : o == LoadOrder::staggered ? "staggered" : "kpairs";
-}
+std::string to_string(LoadOrder o) { return o == LoadOrder::paired ? "paired" : "staggered"; }
 std::string to_string(SmemLayout s) { return s == SmemLayout::pad ? "pad" : "swizzle"; }
 std::string to_string(EpilogueStore s) {
   return s == EpilogueStore::direct ? "direct" : s == EpilogueStore::staged ? "staged" : "tma";
@@ -35,7 +32,6 @@ namespace {
 const char* store_code(EpilogueStore s) {
   return s == EpilogueStore::direct ? "ed" : s == EpilogueStore::staged ? "es" : "et";
 }
-const char* load_code(LoadOrder o) { return o == LoadOrder::paired ? "pa" : o == LoadOrder::staggered ? "st" : "kp"; }
 }  // namespace
 
 namespace {
@@ -50,7 +46,7 @@ char schedule_code(const Config& c) {
 std::string name(const Config& c) {
   return fmt::format("{}{}x{}x{}_g{}x{}_s{}p{}_{}_d{}_{}_{}_r{}_k{}{}_{}_c{}x{}_{}{}",
                      c.backend == Backend::mma_sync ? 'm' : 'w', c.bm, c.bn, c.bk, c.warps_m, c.warps_n,
-                     c.stages, c.prefetch, load_code(c.load_order),
+                     c.stages, c.prefetch, c.load_order == LoadOrder::paired ? "pa" : "st",
                      c.reg_double_buffer ? 1 : 0, c.smem_layout == SmemLayout::pad ? "pd" : "sw",
                      store_code(c.epilogue_store), c.raster, c.split_k,
                      c.split_k_mode == SplitKMode::serial ? 's' : 'a', schedule_code(c), c.cluster_m, c.cluster_n,
@@ -70,8 +66,7 @@ Config parse_name(const std::string& text) {
   if (got != 19 || consumed != int(text.size())) bad();
   c.split_k_mode = split_mode == 'a' ? SplitKMode::parallel : SplitKMode::serial;
   c.backend = backend == 'w' ? Backend::wgmma_tma : Backend::mma_sync;
-  const std::string lo(load);
-  c.load_order = lo == "st" ? LoadOrder::staggered : lo == "kp" ? LoadOrder::kpairs : LoadOrder::paired;
+  c.load_order = std::string(load) == "st" ? LoadOrder::staggered : LoadOrder::paired;
   c.reg_double_buffer = dbuf != 0;
   c.smem_layout = std::string(smem) == "pd" ? SmemLayout::pad : SmemLayout::swizzle;
   const std::string st(store);
@@ -138,19 +133,12 @@ std::string get_str(const nlohmann::json& v, const std::string& key) {
   return v.get<std::string>();
 }
 
-// One of `values`, by its to_string name.
 template <typename E>
-E get_enum(const nlohmann::json& v, const std::string& key, std::initializer_list<E> values) {
+E get_enum(const nlohmann::json& v, const std::string& key, const char* a, E ea, const char* b, E eb) {
   const auto s = get_str(v, key);
-  std::string expected;
-  std::size_t i = 0;
-  for (E e : values) {
-    if (to_string(e) == s) return e;
-    const char* sep = i == 0 ? "" : i + 1 == values.size() ? " or " : ", ";
-    expected += fmt::format("{}'{}'", sep, to_string(e));
-    ++i;
-  }
-  fail_bad_input(fmt::format("tile config '{}' = '{}' (expected {})", key, s, expected));
+  if (s == a) return ea;
+  if (s == b) return eb;
+  fail_bad_input(fmt::format("tile config '{}' = '{}' (expected '{}' or '{}')", key, s, a, b));
 }
 
 }  // namespace
@@ -159,7 +147,7 @@ Config from_json(const nlohmann::json& j, const Config& base) {
   if (!j.is_object()) fail_bad_input("a tile config must be a JSON object");
   Config c = base;
   for (const auto& [key, v] : j.items()) {
-    if (key == "backend") c.backend = get_enum(v, key, {Backend::mma_sync, Backend::wgmma_tma});
+    if (key == "backend") c.backend = get_enum(v, key, "mma_sync", Backend::mma_sync, "wgmma_tma", Backend::wgmma_tma);
     else if (key == "bm") c.bm = get_int(v, key);
     else if (key == "bn") c.bn = get_int(v, key);
     else if (key == "bk") c.bk = get_int(v, key);
@@ -167,14 +155,19 @@ Config from_json(const nlohmann::json& j, const Config& base) {
     else if (key == "warps_n") c.warps_n = get_int(v, key);
     else if (key == "stages") c.stages = get_int(v, key);
     else if (key == "prefetch") c.prefetch = get_int(v, key);
-    else if (key == "load_order") c.load_order = get_enum(v, key, {LoadOrder::paired, LoadOrder::staggered, LoadOrder::kpairs});
+    else if (key == "load_order") c.load_order = get_enum(v, key, "paired", LoadOrder::paired, "staggered", LoadOrder::staggered);
     else if (key == "reg_double_buffer") c.reg_double_buffer = get_bool(v, key);
-    else if (key == "smem_layout") c.smem_layout = get_enum(v, key, {SmemLayout::pad, SmemLayout::swizzle});
-    else if (key == "epilogue_store")
-      c.epilogue_store = get_enum(v, key, {EpilogueStore::direct, EpilogueStore::staged, EpilogueStore::tma});
+    else if (key == "smem_layout") c.smem_layout = get_enum(v, key, "pad", SmemLayout::pad, "swizzle", SmemLayout::swizzle);
+    else if (key == "epilogue_store") {
+      const auto s = get_str(v, key);
+      if (s == "direct") c.epilogue_store = EpilogueStore::direct;
+      else if (s == "staged") c.epilogue_store = EpilogueStore::staged;
+      else if (s == "tma") c.epilogue_store = EpilogueStore::tma;
+      else fail_bad_input(fmt::format("tile config 'epilogue_store' = '{}' (expected direct, staged or tma)", s));
+    }
     else if (key == "raster") c.raster = get_int(v, key);
     else if (key == "split_k") c.split_k = get_int(v, key);
-    else if (key == "split_k_mode") c.split_k_mode = get_enum(v, key, {SplitKMode::serial, SplitKMode::parallel});
+    else if (key == "split_k_mode") c.split_k_mode = get_enum(v, key, "serial", SplitKMode::serial, "parallel", SplitKMode::parallel);
     else if (key == "persistent") c.persistent = get_bool(v, key);
     else if (key == "inline_producer") c.inline_producer = get_bool(v, key);
     else if (key == "stream_k") c.stream_k = get_bool(v, key);

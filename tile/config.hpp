@@ -17,11 +17,6 @@ enum class Backend {
 enum class LoadOrder {
   paired,     // A and B of a k-tile are issued back to back before the math
   staggered,  // A before the math, B after the first k16 step (spreads LSU traffic)
-  // wgmma_tma: the producer waits for two stages at once and loads two
-  // consecutive k-tiles back to back, so that each row's two 128-byte k-slabs
-  // reach DRAM together rather than a k-tile's consumption apart (an
-  // experiment for weight-streaming shapes, named "kp"; not in the search space).
-  kpairs,
 };
 enum class SmemLayout {
   pad,      // rows padded by 16 bytes (mma_sync only)

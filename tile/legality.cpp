@@ -62,7 +62,6 @@ Legality check_mma_sync(const Config& c, const Task& t, const Limits& lim) {
   if (c.cluster_m != 1 || c.cluster_n != 1) return no("clusters are a wgmma_tma feature (mma_sync needs cluster 1x1)");
   if (c.inline_producer) return no("inline_producer is a wgmma_tma feature (mma_sync has no producer warps)");
   if (c.swap_ab) return no("swap_ab is a wgmma_tma feature");
-  if (c.load_order == LoadOrder::kpairs) return no("load order kpairs is a wgmma_tma feature");
   if (c.pingpong) return no("pingpong is a wgmma_tma feature");
   if (c.bk != 16 && c.bk != 32 && c.bk != 64) return no(fmt::format("mma_sync bk {} not in {{16, 32, 64}}", c.bk));
   if (c.epilogue_store == EpilogueStore::tma) return no("the TMA store epilogue is a wgmma_tma feature");
@@ -96,15 +95,7 @@ Legality check_wgmma(const Config& c, const Task& t, const Limits& lim) {
   if (lim.arch != "sm_90a") return no(fmt::format("wgmma_tma needs sm_90a, target is {}", lim.arch));
   if (c.bk != 32 && c.bk != 64) return no(fmt::format("wgmma_tma bk {} not in {{32, 64}} (one 64B/128B swizzle row)", c.bk));
   if (c.smem_layout != SmemLayout::swizzle) return no("wgmma_tma uses the TMA swizzle (smem_layout must be swizzle)");
-  if (c.load_order == LoadOrder::staggered)
-    return no("wgmma_tma loads A and B on one barrier (load_order must be paired or kpairs)");
-  // Two stages a load: the ring must pair up, and hold a pair in flight while
-  // another is consumed. Not with the inline producer: the consumer thread
-  // that loads would wait for the stage it has yet to release.
-  if (c.load_order == LoadOrder::kpairs && (c.stages % 2 || c.stages < kMinPairStages || c.inline_producer))
-    return no(fmt::format("load order kpairs needs an even number of stages, at least {}, and a producer warpgroup "
-                          "(stages {}{})",
-                          kMinPairStages, c.stages, c.inline_producer ? ", inline producer" : ""));
+  if (c.load_order != LoadOrder::paired) return no("wgmma_tma loads A and B on one barrier (load_order must be paired)");
   if (c.prefetch != c.stages) return no("wgmma_tma: the producer runs `stages` ahead (prefetch must equal stages)");
   if (consumers(c) > 2) return no(fmt::format("{} consumer warpgroups (max 2)", consumers(c)));
   if (c.bm > kMaxTmaBox || c.bn > kMaxTmaBox) return no("wgmma_tma tile dims must be <= 256 (TMA box limit)");

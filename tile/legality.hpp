@@ -26,9 +26,6 @@ inline constexpr int kMaxMmaSyncRegisters = 192;   // accumulators + fragments p
 inline constexpr int kMaxSplitK = 64;             // enough to spread a 64x64 output over every SM when K is long
 inline constexpr int kMaxRaster = 64;              // tile rows per rasterisation group
 inline constexpr int kMinStages = 2;
-// Load order kpairs: an even ring of at least this many, a pair in flight
-// while another is consumed.
-inline constexpr int kMinPairStages = 4;
 // 16, not 8: a 64x32 CTA of 4096x64x1024 holds all 16 of its k-tiles in flight
 // (192 KiB) and ran 6.75 us against 7.01 us with 8 stages (H100, scripts/tile_ab.sh).
 inline constexpr int kMaxStages = 16;

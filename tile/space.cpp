@@ -166,7 +166,7 @@ void canonicalize(Config& c, const Task& task) {
   if (c.split_k == 1) c.split_k_mode = SplitKMode::serial;  // no reduction, one name
   if (c.backend == Backend::wgmma_tma) {
     c.prefetch = c.stages;
-    if (c.load_order != LoadOrder::kpairs) c.load_order = LoadOrder::paired;
+    c.load_order = LoadOrder::paired;
     c.smem_layout = SmemLayout::swizzle;
   } else {
     c.prefetch = std::clamp(c.prefetch, 1, std::max(1, c.stages - 1));
@@ -180,9 +180,7 @@ void canonicalize(Config& c, const Task& task) {
   // the next tile.
   if (!c.persistent && c.bk > 0 && c.split_k > 0) {
     const int per_cta = (k_tiles(c, task) + c.split_k - 1) / c.split_k;
-    int useful = std::max(kMinStages, c.backend == Backend::wgmma_tma ? per_cta : per_cta + 1);
-    // k-tile pairs keep their ring even and at least kMinPairStages deep (legality.cpp).
-    if (c.load_order == LoadOrder::kpairs) useful = std::max(kMinPairStages, useful + useful % 2);
+    const int useful = std::max(kMinStages, c.backend == Backend::wgmma_tma ? per_cta : per_cta + 1);
     if (c.stages > useful) {
       c.stages = useful;
       c.prefetch = c.backend == Backend::wgmma_tma ? c.stages : std::clamp(c.prefetch, 1, c.stages - 1);

@@ -89,21 +89,6 @@ TEST(TileConfig, PingPongIsAPersistentSchedule) {
   EXPECT_THROW(from_json(nlohmann::json{{"pingpong", 1}}), Error);
 }
 
-TEST(TileConfig, KTilePairsAreNamedKp) {
-  const Config c = parse_name("w128x8x64_g1x1_s4p4_kp_d1_sw_ed_r8_k1s_t_c1x1_swapab_none");
-  EXPECT_EQ(c.load_order, LoadOrder::kpairs);
-  EXPECT_EQ(to_json(c).at("load_order"), "kpairs");
-  EXPECT_EQ(from_json(to_json(c)), c);
-  try {
-    from_json(nlohmann::json{{"load_order", "pairs"}});
-    ADD_FAILURE() << "an unknown load order parsed";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("(expected 'paired', 'staggered' or 'kpairs')"), std::string::npos) << e.what();
-  }
-  EXPECT_THROW(from_json(nlohmann::json{{"split_k_mode", "atomic"}}), Error);
-  EXPECT_THROW(parse_name("w128x8x64_g1x1_s4p4_kx_d1_sw_ed_r8_k1s_t_c1x1_swapab_none"), Error);
-}
-
 TEST(TileConfig, PartialJsonMutatesBase) {
   const Config base = unusual();
   const Config c = from_json(nlohmann::json{{"bn", 128}, {"persistent", false}}, base);

@@ -377,40 +377,6 @@ TEST(TileLegality, InlineProducerNeedsOneConsumerAndNoCluster) {
   expect_illegal(m, t, Limits{}, "wgmma_tma feature");
 }
 
-// Load order kpairs: the producer waits for two stages and loads two k-tiles
-// back to back, so the ring pairs up and holds a pair besides the one consumed;
-// the inline producer would wait on itself; mma_sync has no producer.
-TEST(TileLegality, KTilePairsNeedAnEvenRingOfFourAndAProducerWarpgroup) {
-  const Task t = task_from_shape("1x4096x4096");
-  Config c = hopper_big();
-  c.bm = 128, c.bn = 8, c.warps_m = 1, c.swap_ab = true, c.stages = c.prefetch = 4;
-  c.load_order = LoadOrder::kpairs;
-  EXPECT_TRUE(legality(c, t).ok) << legality(c, t).reason;
-  c.stages = c.prefetch = 5;
-  expect_illegal(c, t, Limits{}, "even number of stages");
-  c.stages = c.prefetch = 2;
-  expect_illegal(c, t, Limits{}, "at least 4");
-  c.stages = c.prefetch = 4, c.inline_producer = true;
-  expect_illegal(c, t, Limits{}, "producer warpgroup");
-  c.inline_producer = false, c.load_order = LoadOrder::staggered;
-  expect_illegal(c, t, Limits{}, "paired or kpairs");
-  Config m = Config{};
-  m.load_order = LoadOrder::kpairs;
-  expect_illegal(m, t, Limits{}, "wgmma_tma feature");
-  // The tune and the search keep it (it is not in the space: only a config that names it has it).
-  Config k = c;
-  k.load_order = LoadOrder::kpairs;
-  canonicalize(k, t);
-  EXPECT_EQ(k.load_order, LoadOrder::kpairs);
-  // Where K holds fewer k-tiles than the ring (5 of 8 here), the tiled ring
-  // shrinks to what a CTA uses, rounded up to stay a legal pair ring.
-  const Task short_k = task_from_shape("1x4096x320");
-  k.stages = k.prefetch = 8;
-  canonicalize(k, short_k);
-  EXPECT_EQ(k.stages, 6);
-  EXPECT_TRUE(legality(k, short_k).ok) << legality(k, short_k).reason;
-}
-
 TEST(TileLegality, NarrowWgmmaTiles) {
   const Task t = task_from_shape("64x256x512");
   Config c = hopper_big();

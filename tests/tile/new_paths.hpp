@@ -5,8 +5,7 @@
 // backends; swap-AB for decode (M = 1, 7, 16), for M fits (104, 88, 136) and
 // with split-K, stream-K, the inline producer and every epilogue; 192-row and
 // 96/160/224-column tiles; persistent clusters; clusters on rounded-up grids and with swap-AB; ping-pong;
-// stream-K walked by clusters; the staging in the ring; persistent swap-AB staged in chunks; two k-tiles a load.
-// emit_compile_test compiles every one;
+// stream-K walked by clusters; the staging in the ring; persistent swap-AB staged in chunks. emit_compile_test compiles every one;
 // gpu_eval_test verifies them on the GPU.
 #include <string>
 #include <vector>
@@ -99,15 +98,6 @@ inline std::vector<NewPathCase> new_path_cases() {
        {"w128x128x64_g2x1_s6p6_pa_d1_sw_ed_r0_k1s_s_c1x2_bias", "w64x64x64_g1x1_s8p8_pa_d1_sw_es_r0_k1s_s_c1x4_bias"}},
       {"257x6144x512", "TN", "none", {"w128x88x64_g1x1_s6p6_pa_d1_sw_es_r0_k1s_s_c1x2_swapab_none"}},
       {"1537x4096x1024", "TN", "bias_gelu", {"w128x256x64_g2x1_s3p3_pa_d1_sw_et_r8_k1s_s_c2x1_bias_gelu"}},
-      // Two k-tiles a load (kpairs): decode tiled, persistent and stream-K; 65 k-tiles (the last load
-      // alone) with a cluster pair along M and with ping-pong; NN.
-      {"1x4096x4096", "TN", "none",
-       {"w128x8x64_g1x1_s4p4_kp_d1_sw_ed_r8_k1s_t_c1x1_swapab_none",
-        "w128x16x64_g1x1_s6p6_kp_d1_sw_es_r8_k1s_p_c1x1_swapab_none",
-        "w128x16x64_g1x1_s6p6_kp_d1_sw_es_r0_k1s_s_c1x1_swapab_none"}},
-      {"128x8192x4160", "TN", "bias",
-       {"w64x128x64_g1x1_s8p8_kp_d1_sw_et_r8_k1s_t_c2x1_bias", "w128x128x64_g2x1_s4p4_kp_d1_sw_et_r8_k1s_o_c1x1_bias"}},
-      {"256x512x1024", "NN", "none", {"w128x128x64_g2x1_s4p4_kp_d1_sw_ed_r0_k1s_p_c1x1_none"}},
   };
   // Decode: M = 1, 7, 16 on 8- and 16-wide M tiles.
   for (const char* shape : {"1x4096x4096", "7x2112x7168", "16x3072x5120"})

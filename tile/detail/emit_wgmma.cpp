@@ -111,15 +111,13 @@ constexpr int kBSliceRows = kBN / kClusterM;             // TN: rows of B this C
 constexpr int kBSliceBoxes = kBBoxes / kClusterM;        // NN: column chunks of B this CTA loads
 // No producer warpgroup: thread 0 of the one consumer issues the loads.
 constexpr bool kInlineProducer = {};
-// The producer loads two consecutive k-tiles back to back (load order kpairs).
-constexpr bool kLoadPairs = {};
 
 )",
                      c.warps_m, c.warps_n, c.reg_double_buffer, c.pingpong, chunked_staging(c), kStagingChunkRows,
                      kStagingChunkSlots, c.epilogue_store == EpilogueStore::tma,
                      tma_strips(c), kTmaStripRows, kTmaStripSlots, staging_in_ring(c), kProducerRegs,
                      kConsumerRegs, c.cluster_m,
-                     c.cluster_n, c.inline_producer, c.load_order == LoadOrder::kpairs);
+                     c.cluster_n, c.inline_producer);
   (void)t;
 }
 

@@ -32,11 +32,6 @@ __device__ __forceinline__ bool producer_step(const TesseraGemmParams& p, Produc
   const Work& u = s.w.u;
   const int kb = s.kb, stage = s.stage;
   // Wait until the consumers released this stage (passes at once on the first lap).
-  // In pairs: an even stage waits for the odd one after it too (the same lap:
-  // kStages is even), and that one's load then goes out right behind it.
-  if constexpr (kLoadPairs) {
-    if ((stage & 1) == 0) mbar_wait(&empty[stage + 1], s.phase ^ 1);
-  }
   mbar_wait(&empty[stage], s.phase ^ 1);
   mbar_expect_tx(&full[stage], kStageBytes);
   unsigned char* sA = smem + stage * kATileBytes;
