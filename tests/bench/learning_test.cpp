@@ -90,6 +90,37 @@ Run versus_run(const std::string& name, const std::string& first = "128x4096x409
   return load_run(dir);
 }
 
+// A power-capped shape: both sweeps timed their kernels about 12% faster than
+// the confirmation beside the baselines did (an H200 at 12288x8192x16384).
+// The curves end at the confirmed figures and keep the sweeps' own ratios.
+TEST(SearchVsTune, CurvesEndAtTheConfirmedSpeedupWhereTheSweepsClockRanHigher) {
+  const auto dir = testing::fresh_dir("search_vs_tune_clock");
+  RunConfig c = versus_config();
+  c.tasks.resize(1);
+  ShapeRecord r = versus_record(c.tasks[0], 1.0, 1.1, 50);
+  const double swept = r.kernel->result.speedup, slower = 1.12;
+  r.kernel->result.speedup /= slower;
+  r.kernel->result.cold.median_us *= slower;
+  auto& confirmed = r.kernel->tune["tile"]["confirmed"];
+  confirmed["speedup"] = confirmed["speedup"].get<double>() / slower;
+  {
+    RunWriter w(dir, c);
+    w.append(r);
+  }
+  const auto v = search_vs_tune(load_run(dir));
+  ASSERT_TRUE(v.has_value());
+  ASSERT_EQ(v->shapes.size(), 1u);
+  ASSERT_EQ(v->search_curve.size(), 6u);
+  EXPECT_NEAR(v->search_curve.back(), swept / slower, 1e-9);
+  EXPECT_NEAR(v->tile_curve.back(), confirmed["speedup"].get<double>(), 1e-9);
+  // The first config's share of the sweep's best, as the sweep timed them.
+  const auto& sweep = r.kernel->tune["search"]["sweep"];
+  double best = 0;
+  for (const auto& e : sweep) best = best == 0 ? e["cold_us"].get<double>() : std::min(best, e["cold_us"].get<double>());
+  EXPECT_NEAR(v->search_curve.front() / v->search_curve.back(), best / sweep.front()["cold_us"].get<double>(), 1e-9);
+  EXPECT_LT(v->search_curve.back(), swept) << "the unscaled curve would end above the confirmed figure";
+}
+
 TEST(SearchVsTune, ComparesTheConfirmedFiguresAndDrawsBothCurves) {
   const bench::Run run = versus_run("search_vs_tune");
   const auto v = search_vs_tune(run);
