@@ -18,30 +18,24 @@ namespace tessera::bench {
 
 namespace {
 
-// Best-so-far speedup after each config of a sweep, against `baseline_us`.
-std::vector<double> curve(const nlohmann::json& sweep, double baseline_us) {
-  std::vector<double> out;
-  if (!sweep.is_array()) return out;
-  double best_us = 0;
+// Best-so-far speedup after each config of a sweep, ending at the shape's
+// `confirmed` speedup: each point is the sweep's best so far as a share of its
+// final best, times that figure. A sweep times its kernels one after another
+// with no baseline between them, the confirmation interleaves them with the
+// baselines: on a power-capped shape (an H200 at 12288x8192x16384) the sweep's
+// clock ran about 12% above the confirmation's, and the sweep's times against
+// the confirmation's baselines ended at 1.115x for a confirmed 0.977x. The
+// sweep's own ratios (how much faster its best became) are kept; its clock is not.
+std::vector<double> curve(const nlohmann::json& sweep, double confirmed) {
+  std::vector<double> best_us;  // best so far, 0 before the first timed config
+  if (!sweep.is_array()) return best_us;
   for (const auto& e : sweep) {
-    const double us = number_or(e, "cold_us", 0.0);
-    if (us > 0 && (best_us == 0 || us < best_us)) best_us = us;
-    out.push_back(best_us > 0 && baseline_us > 0 ? baseline_us / best_us : 0);
+    const double us = number_or(e, "cold_us", 0.0), prev = best_us.empty() ? 0.0 : best_us.back();
+    best_us.push_back(us > 0 && (prev == 0 || us < prev) ? us : prev);
   }
-  return out;
-}
-
-// `c` scaled so that its last point reads `confirmed`. A sweep times its
-// kernels one after another with no baseline between them, the confirmation
-// interleaves them with the baselines: on a power-capped shape (an H200 at
-// 12288x8192x16384) the sweep's clock ran about 12% above the confirmation's,
-// and the unscaled curve ended at 1.115x for a confirmed 0.977x. The sweep's
-// own ratios (how much faster its best became) are kept; its clock is not.
-std::vector<double> anchored(std::vector<double> c, double confirmed) {
-  if (c.empty() || c.back() <= 0 || confirmed <= 0) return c;
-  const double scale = confirmed / c.back();
-  for (double& x : c) x *= scale;
-  return c;
+  const double final_us = best_us.empty() ? 0.0 : best_us.back();
+  for (double& x : best_us) x = x > 0 && confirmed > 0 ? confirmed * final_us / x : 0;
+  return best_us;
 }
 
 // The geometric mean of the positive values (a shape without a figure is
@@ -191,8 +185,8 @@ std::optional<SearchVsTune> search_vs_tune(const Run& run) {
     s.evaluated = int(std::clamp<long long>(integer_or(search, "evaluated", 0), 0, 1 << 30));
     const auto& search_sweep = field_or_null(search, "sweep");
     const auto& tile_sweep = field_or_null(tile, "sweep");
-    s.search_curve = anchored(curve(search_sweep, res.best_baseline_us), s.search);
-    s.tile_curve = anchored(curve(tile_sweep, number_or(confirmed, "best_baseline_us", 0.0)), s.tile);
+    s.search_curve = curve(search_sweep, s.search);
+    s.tile_curve = curve(tile_sweep, s.tile);
     const std::string first = first_name(search_sweep);
     s.same_first = !first.empty() && first == first_name(tile_sweep);
     if (bool_or(search, "kept_from_earlier_run", false)) ++v.kept_searches;
