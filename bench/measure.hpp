@@ -69,7 +69,9 @@ std::unique_ptr<ShapeMeasurer> make_tile_measurer(Evaluator& evaluator, int budg
 // `cut` says whether the time limit cut the shape in flight: a search it did
 // not cut is kept in <kept>/<task id>.kept.json (`kept` empty: work) until
 // the shape is measured whole, and a later run of the sweep starts the shape
-// from it (a --gpus child keeps them in the run's folder, not its own).
+// from it (a --gpus child keeps them in the run's folder, not its own); a
+// search it cut goes on in the later run from the steps it measured
+// (<kept>/<task id>.searching marks it).
 std::unique_ptr<ShapeMeasurer> make_search_measurer(Evaluator& evaluator, const KernelSource& source,
                                                     const MeasureSettings& settings, const std::filesystem::path& work,
                                                     std::function<bool()> cut = {},

@@ -271,8 +271,8 @@ std::string write_search_vs_tune(const SearchVsTune& v, const std::filesystem::p
                       pct(v.first_ratio), v.first_ratio.size(), pct(v.later_ratio), v.later_ratio.size());
   }
   if (v.kept_searches > 0)
-    md += fmt::format("({} of the shapes' searches ran in an earlier run, which the time limit cut in the tune: timed "
-                      "in another process, they are left out of the comparison of the two timings.)\n",
+    md += fmt::format("({} of the shapes' searches ran in an earlier run, in whole or in part, which the time limit "
+                      "cut: timed in another process, they are left out of the comparison of the two timings.)\n",
                       v.kept_searches);
   if (!v.repeat_rho.empty()) {
     md += fmt::format("Their order in the two timings (Spearman's rho per shape with {} or more configs both timed): "

@@ -115,7 +115,8 @@ SuiteOutcome run_suite(RunWriter& writer, const RunConfig& config, ShapeMeasurer
       out.stopped_because = fmt::format(
           "the time limit (--max-minutes {}) cut {} short after {:.1f} minutes of it, not recorded{}", o.max_minutes,
           task.shape(), ran,
-          kept > 0 ? fmt::format("; {:.1f} minutes of it (its search) are kept, and the next run goes on from them",
+          kept > 0 ? fmt::format("; {:.1f} minutes of it (its search, or the steps of it measured) are kept, "
+                                 "and the next run goes on from them",
                                  kept / 60.0)
           : out.measured == 0 ? "; it alone needs a longer limit"
                               : "");

@@ -33,8 +33,9 @@
 #   sweep    tessera bench suite over $SWEEP_TASKS (default datasets/grid1000.json) with $SWEEP_KERNELS
 #            (default none: the baselines) into $SWEEP_DIR (default runs/sweep) for $SWEEP_MINUTES (7);
 #            the folder comes back as $OUT/<name>.tgz (without search:N's search runs, whose sweeps the
-#            record keeps, but with the searches kept for a shape cut in its tune); carried back, the
-#            next call continues it, a cut shape from its kept search
+#            record keeps, but with the searches kept for a shape cut in its tune, and the search run of a
+#            shape cut in its search); carried back, the next call continues it, a cut shape from its kept
+#            search or its search's measured steps
 #            ($SWEEP_ARGS: more bench suite arguments, e.g. "--retry timeout"); cut $SWEEP_GRACE (90) seconds
 #            after its minutes even with a shape in flight, so the call still brings back what was recorded;
 #            the minutes are cut to what the call has left after the build ($GPU_CHECK_SECONDS, default 600);
@@ -514,9 +515,18 @@ if has sweep; then
   # size a call brings back). The record keeps every search's sweep, which is what resume, the
   # report and `tessera tile model train` read. With the searches kept for a shape the time limit
   # cut in its tune (search/<task id>.kept.json, a few kB): the next call starts that shape from it.
-  [ -d "$SWEEP_DIR" ] && \
-    tar czf "$OUT/$(basename "$SWEEP_DIR").tgz" -C "$(dirname "$SWEEP_DIR")" \
-    --exclude="$(basename "$SWEEP_DIR")/search/*/*" "$(basename "$SWEEP_DIR")"
+  # And with the search run of a shape the limit cut in its search (search/<task id>.searching
+  # beside it): the next call goes on from its measured steps.
+  if [ -d "$SWEEP_DIR" ]; then
+    name=$(basename "$SWEEP_DIR")
+    skip=()
+    for d in "$SWEEP_DIR"/search/*/; do
+      [ -d "$d" ] || continue
+      id=$(basename "$d")
+      [ -f "$SWEEP_DIR/search/$id.searching" ] || skip+=(--exclude="$name/search/$id/*")
+    done
+    tar czf "$OUT/$name.tgz" -C "$(dirname "$SWEEP_DIR")" "${skip[@]}" "$name"
+  fi
 fi
 
 {

@@ -12,15 +12,20 @@
 // (<task id>.kept.json, in work or the folder given): the largest shapes of
 // the grid outlast one call of a lent GPU (16384x12288x16384 ran past nine
 // minutes on an H200), and a shape cut in its tune starts again from its
-// search, not from nothing.
+// search, not from nothing. A search cut itself (<task id>.searching stays
+// beside it) goes on from its measured steps (bench/detail/partial_search.hpp).
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <functional>
+#include <memory>
+#include <tuple>
+#include <utility>
 
 #include <fmt/format.h>
 
 #include "agent/registry.hpp"
+#include "bench/detail/partial_search.hpp"
 #include "bench/detail/sweep_log.hpp"
 #include "bench/measure.hpp"
 #include "core/error.hpp"
@@ -109,8 +114,11 @@ public:
   }
 
   double seconds_kept(const Task& task) const override {
-    const auto kept = read_kept(task);
-    return kept ? kept->earlier_seconds : 0;
+    if (const auto kept = read_kept(task)) return kept->earlier_seconds;
+    std::error_code ec;
+    if (!std::filesystem::exists(searching_path(task), ec)) return 0;
+    return detail::measured_steps(std::filesystem::exists(work_ / task.id(), ec) ? work_ / task.id() : kept_ / task.id())
+        .seconds;
   }
 
   std::string describe() const override {
@@ -128,6 +136,8 @@ private:
 
   bool was_cut() const { return cut_ && cut_(); }
   std::filesystem::path kept_path(const Task& task) const { return kept_ / (task.id() + ".kept.json"); }
+  // There while the shape's search runs: left behind, the search was cut (or its process killed).
+  std::filesystem::path searching_path(const Task& task) const { return kept_ / (task.id() + ".searching"); }
 
   // The search kept for `task`, as the shape's search; nullopt when there is
   // none, or it does not read (torn, hand-edited, another version, a config
@@ -158,16 +168,37 @@ private:
                    task.shape().c_str());
       return std::move(*kept);
     }
-    const auto path = kept_path(task);
     const auto t0 = std::chrono::steady_clock::now();
     Searched out = run_search(task);
     if (!was_cut()) {
-      std::filesystem::create_directories(kept_);
       KeptSearch kept{out.best ? tile::to_json(*out.best) : nlohmann::json(), out.summary, out.note,
-                      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()};
-      atomic_write_file(path, nlohmann::json(kept).dump());
+                      out.earlier_seconds + std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()};
+      atomic_write_file(kept_path(task), nlohmann::json(kept).dump());
+      std::error_code ec;
+      std::filesystem::remove(searching_path(task), ec);
     }
     return out;
+  }
+
+  // The shape's search folder, fresh; or, where a cut left a search
+  // (<task id>.searching), that search cut to its measured steps, which the
+  // engine replays. A search of a shape recorded before (--retry) starts afresh.
+  detail::MeasuredSteps prepare_search_dir(const Task& task, const std::filesystem::path& dir) {
+    std::error_code ec;
+    std::filesystem::create_directories(kept_);
+    if (!std::filesystem::exists(searching_path(task), ec)) {
+      std::filesystem::remove_all(dir);
+      atomic_write_file(searching_path(task), "");
+      return {};
+    }
+    // A --gpus child's search goes to the run's folder when the child ends: the next child takes it back.
+    const auto left = kept_ / task.id();
+    if (left != dir && std::filesystem::exists(left, ec)) {
+      std::filesystem::remove_all(dir, ec);
+      std::filesystem::create_directories(dir.parent_path(), ec);
+      std::filesystem::rename(left, dir, ec);  // where it fails, the search starts afresh in dir
+    }
+    return detail::keep_measured_steps(dir);
   }
 
   Searched run_search(const Task& task) {
@@ -182,34 +213,62 @@ private:
     config.proposers = {"tile"};
     config.run_id = "bench-" + task.id();
     const auto dir = work_ / task.id();
-    std::filesystem::remove_all(dir);  // a search cut off in an earlier sweep starts again
-    agent::ProposerOptions po;
-    po.seed = kSearchSeed;
-    po.arch = ev_.device().arch;
-    std::vector<search::ProposerSlot> slots;
-    for (auto& built : agent::ProposerRegistry::builtin().build_all({"tile"}, po))
-      slots.push_back(search::make_slot(std::move(built)));
-    std::vector<std::unique_ptr<Evaluator>> evaluators;
-    evaluators.push_back(std::make_unique<Borrowed>(ev_));
-    search::EngineOptions eo;
-    eo.run_dir = dir;
-    // The search's population ranks kernels by their speedup, so its
-    // evaluations time the baselines (tile:N's sweep does not): the budgets
-    // are equal in configs measured, not in GPU time. With reuse_baselines
-    // only a shape's first evaluation times them, and the search ranks by
-    // cold time under the tune's conditions.
-    eo.eval.baselines = true;
-    eo.eval.hot = false;
-    eo.eval.counters = false;
-    search::SearchEngine engine(config, {task}, std::move(slots), std::move(evaluators), eo);
-    const search::RunSummary summary = engine.run();
+    detail::MeasuredSteps resumed = prepare_search_dir(task, dir);
+    if (resumed.steps > 0)
+      std::fprintf(stderr, "\nbench: %s: the search goes on from the %lld steps an earlier run measured before it "
+                   "was cut\n", task.shape().c_str(), resumed.steps);
+    const auto run_engine = [&] {
+      agent::ProposerOptions po;
+      po.seed = kSearchSeed;
+      po.arch = ev_.device().arch;
+      std::vector<search::ProposerSlot> slots;
+      for (auto& built : agent::ProposerRegistry::builtin().build_all({"tile"}, po))
+        slots.push_back(search::make_slot(std::move(built)));
+      std::vector<std::unique_ptr<Evaluator>> evaluators;
+      evaluators.push_back(std::make_unique<Borrowed>(ev_));
+      search::EngineOptions eo;
+      eo.run_dir = dir;
+      // The search's population ranks kernels by their speedup, so its
+      // evaluations time the baselines (tile:N's sweep does not): the budgets
+      // are equal in configs measured, not in GPU time. With reuse_baselines
+      // only a shape's first evaluation times them, and the search ranks by
+      // cold time under the tune's conditions.
+      eo.eval.baselines = true;
+      eo.eval.hot = false;
+      eo.eval.counters = false;
+      auto engine = std::make_unique<search::SearchEngine>(config, std::vector<Task>{task}, std::move(slots),
+                                                           std::move(evaluators), eo);
+      search::RunSummary summary = engine->run();
+      return std::make_pair(std::move(engine), std::move(summary));
+    };
+    std::unique_ptr<search::SearchEngine> engine;
+    search::RunSummary summary;
+    try {
+      std::tie(engine, summary) = run_engine();
+    } catch (const Error& e) {
+      // The engine refuses logs of another search (the code's decisions
+      // changed between the two runs) before it evaluates anything.
+      if (resumed.steps == 0 || e.kind() != Error::Kind::bad_input) throw;
+      std::fprintf(stderr, "\nbench: %s: the earlier run's search does not go on here (%s): searched afresh\n",
+                   task.shape().c_str(), e.what());
+      std::filesystem::remove_all(dir);
+      resumed = {};
+      std::tie(engine, summary) = run_engine();
+    }
     Searched out;
-    const auto& ts = engine.state().task(0);
+    const auto& ts = engine->state().task(0);
     std::map<std::string, nlohmann::json> info;
     for (const auto& rec : search::load_run(dir).records)
       if (rec.contains("candidate") && rec["candidate"].contains("name"))
         info[rec["candidate"]["name"].get<std::string>()] = rec.value("proposer_info", nlohmann::json::object());
     out.summary = sweep_of_search(ts, summary.stop_reason, info);
+    if (resumed.steps > 0) {
+      // Timed partly in another process: search_vs_tune leaves it out of
+      // the comparison of the two timings, as it does a kept search.
+      out.summary["kept_from_earlier_run"] = true;
+      out.summary["resumed_steps"] = resumed.steps;
+      out.earlier_seconds = resumed.seconds;
+    }
     if (ts.best && ts.best->candidate.meta.contains("tile_config"))
       out.best = tile::from_json(ts.best->candidate.meta.at("tile_config"));
     else

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "bench/kernels.hpp"
 #include "bench/measure.hpp"
@@ -144,13 +145,14 @@ TEST(SearchMeasurer, ASearchTheTimeLimitDidNotCutIsKeptForTheShapesNextRun) {
   EXPECT_GE(whole.wall_s, cut.wall_s * 0.5) << "the search's time is the shape's";
   EXPECT_FALSE(std::filesystem::exists(kept)) << "measured whole: the suite records it, the kept search goes";
 
-  // Cut inside the search: nothing kept, and the next run searches again.
+  // Cut inside the search: nothing kept, and the next run goes on from the
+  // search's steps (here the limit refused none of them: all replayed).
   PeakRaisingEvaluator cut_early;
   make_search_measurer(cut_early, source, MeasureSettings{}, dir, [] { return true; })->measure(task, "medium");
   EXPECT_FALSE(std::filesystem::exists(kept));
   PeakRaisingEvaluator again;
   make_search_measurer(again, source, MeasureSettings{}, dir, [] { return false; })->measure(task, "medium");
-  EXPECT_EQ(again.calls, searched + 1);
+  EXPECT_EQ(again.calls, 1) << "its steps were measured: replayed, only the confirmation runs";
 
   // A kept file that does not read is not trusted: searched again.
   { std::ofstream(kept) << "{\"summary\": 7, \"best\": [1"; }
@@ -161,6 +163,76 @@ TEST(SearchMeasurer, ASearchTheTimeLimitDidNotCutIsKeptForTheShapesNextRun) {
   EXPECT_EQ(torn.calls, searched + 1);
   EXPECT_FALSE(re.kernel->tune.at("search").contains("kept_from_earlier_run"));
   EXPECT_FALSE(std::filesystem::exists(kept));
+}
+
+// Measures as the fake above until `measured` evaluations ran, then answers
+// as the suite's deadline does: an infra_error at once, nothing measured.
+class CutAfter final : public Evaluator {
+public:
+  explicit CutAfter(int measured) : left_(measured) {}
+  EvalResult evaluate(const Candidate& candidate, const Task& task, const EvalOptions& options) override {
+    if (left_-- > 0) return inner.evaluate(candidate, task, options);
+    cut = true;
+    EvalResult r;
+    r.status = Status::infra_error;
+    r.reason = "cut off at the time limit (--max-minutes)";
+    r.fault = "infrastructure";
+    r.task = task;
+    r.candidate_name = candidate.name;
+    r.mode = "full";
+    return r;
+  }
+  std::string describe() const override { return "cut after some evaluations"; }
+  DeviceSummary device() const override { return inner.device(); }
+  PeakRaisingEvaluator inner;
+  std::atomic<bool> cut{false};
+
+private:
+  std::atomic<int> left_;
+};
+
+// A search the time limit cut goes on in the next run from the steps it
+// measured, and makes the decisions an uncut search makes: the steps the
+// limit refused are run, the measured ones are not run again.
+TEST(SearchMeasurer, ASearchTheTimeLimitCutGoesOnFromItsMeasuredSteps) {
+  const Task task = task_from_shape("1024x1024x1024");
+  const auto source = parse_kernel_source("search:8:evolve:alone");
+  PeakRaisingEvaluator uncut_ev;
+  const ShapeRecord uncut = make_search_measurer(uncut_ev, source, MeasureSettings{}, testing::fresh_dir("search_uncut"),
+                                                 [] { return false; })
+                                ->measure(task, "medium");
+  ASSERT_TRUE(uncut.kernel.has_value()) << uncut.note;
+  const int searched = uncut_ev.calls - 1;
+
+  const auto dir = testing::fresh_dir("search_cut_in_search");
+  CutAfter first(4);
+  make_search_measurer(first, source, MeasureSettings{}, dir, [&first] { return first.cut.load(); })
+      ->measure(task, "medium");
+  ASSERT_TRUE(first.cut);
+  EXPECT_FALSE(std::filesystem::exists(dir / (task.id() + ".kept.json"))) << "the search did not finish";
+  ASSERT_TRUE(std::filesystem::exists(dir / (task.id() + ".searching")));
+
+  PeakRaisingEvaluator second;
+  const auto measurer = make_search_measurer(second, source, MeasureSettings{}, dir, [] { return false; });
+  EXPECT_GT(measurer->seconds_kept(task), 0) << "the measured steps' time, for the suite's clock";
+  const ShapeRecord resumed = measurer->measure(task, "medium");
+  ASSERT_TRUE(resumed.kernel.has_value()) << resumed.note;
+  const auto& search = resumed.kernel->tune.at("search");
+  const long long kept_steps = search.at("resumed_steps").get<long long>();
+  EXPECT_GE(kept_steps, 1);
+  EXPECT_LE(kept_steps, 4) << "four evaluations measured at most four steps";
+  EXPECT_LT(kept_steps, 8) << "the limit refused the rest";
+  EXPECT_TRUE(search.value("kept_from_earlier_run", false)) << "timed partly in another process";
+  EXPECT_EQ(second.calls, searched - kept_steps + 1) << "the measured steps are not measured again";
+  EXPECT_EQ(resumed.kernel->name, uncut.kernel->name);
+  const auto names = [](const nlohmann::json& sweep) {
+    std::vector<std::string> out;
+    for (const auto& e : sweep) out.push_back(e.at("name").get<std::string>());
+    return out;
+  };
+  EXPECT_EQ(names(search.at("sweep")), names(uncut.kernel->tune.at("search").at("sweep")))
+      << "the same configs, in the same order";
+  EXPECT_FALSE(std::filesystem::exists(dir / (task.id() + ".searching")));
 }
 
 }  // namespace

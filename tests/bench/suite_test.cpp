@@ -284,7 +284,8 @@ TEST(BenchSuite, AShapeCutShortByTheTimeLimitIsNotRecorded) {
   FakeMeasurer kept(f.o);
   kept.kept = [](const Task&) { return 90.0; };
   const auto kept_out = run_suite(w, f.config, kept, o, stop);
-  EXPECT_NE(kept_out.stopped_because.find("; 1.5 minutes of it (its search) are kept, and the next run goes on from them"),
+  EXPECT_NE(kept_out.stopped_because.find("; 1.5 minutes of it (its search, or the steps of it measured) are kept, "
+                                          "and the next run goes on from them"),
             std::string::npos)
       << kept_out.stopped_because;
   EXPECT_EQ(kept_out.stopped_because.find("alone"), std::string::npos) << kept_out.stopped_because;
