@@ -196,7 +196,7 @@ private:
 // limit refused are run, the measured ones are not run again.
 TEST(SearchMeasurer, ASearchTheTimeLimitCutGoesOnFromItsMeasuredSteps) {
   const Task task = task_from_shape("1024x1024x1024");
-  const auto source = parse_kernel_source("search:8:evolve:alone");
+  const auto source = parse_kernel_source("search:16:bandit:alone");
   PeakRaisingEvaluator uncut_ev;
   const ShapeRecord uncut = make_search_measurer(uncut_ev, source, MeasureSettings{}, testing::fresh_dir("search_uncut"),
                                                  [] { return false; })
@@ -205,7 +205,7 @@ TEST(SearchMeasurer, ASearchTheTimeLimitCutGoesOnFromItsMeasuredSteps) {
   const int searched = uncut_ev.calls - 1;
 
   const auto dir = testing::fresh_dir("search_cut_in_search");
-  CutAfter first(4);
+  CutAfter first(11);
   make_search_measurer(first, source, MeasureSettings{}, dir, [&first] { return first.cut.load(); })
       ->measure(task, "medium");
   ASSERT_TRUE(first.cut);
@@ -220,8 +220,8 @@ TEST(SearchMeasurer, ASearchTheTimeLimitCutGoesOnFromItsMeasuredSteps) {
   const auto& search = resumed.kernel->tune.at("search");
   const long long kept_steps = search.at("resumed_steps").get<long long>();
   EXPECT_GE(kept_steps, 1);
-  EXPECT_LE(kept_steps, 4) << "four evaluations measured at most four steps";
-  EXPECT_LT(kept_steps, 8) << "the limit refused the rest";
+  EXPECT_LE(kept_steps, 11) << "eleven evaluations measured at most eleven steps";
+  EXPECT_LT(kept_steps, 16) << "the limit refused the rest";
   EXPECT_TRUE(search.value("kept_from_earlier_run", false)) << "timed partly in another process";
   EXPECT_EQ(second.calls, searched - kept_steps + 1) << "the measured steps are not measured again";
   EXPECT_EQ(resumed.kernel->name, uncut.kernel->name);
