@@ -3,6 +3,7 @@
 
     scripts/ranking_ab_plan.py TASKS.json --before OLD_TESSERA --after NEW_TESSERA \\
         [--device-kind h200] [--top 8] [--enter 3] > plan.txt
+    scripts/ranking_ab_plan.py TASKS.json --before T --after T --after-model M.json > plan.txt
 
 Ranks every task of the tasks file with both binaries (`tessera tile list
 --model`, the order a tune measures first) and writes one plan line for each
@@ -10,8 +11,10 @@ task whose first TOP configs differ: the former first pick (the line's
 reference), the former second, then every config the change puts in its first
 ENTER that the former first two are not. Timing those on a GPU
 (`AB_PLAN=plan.txt scripts/gpu_check.sh ab`) shows whether what the change
-brings forward beats what it displaces, before the change ships. Each line
-follows a comment (`# rank SHAPE before=A,B,C after=D,E,F`, the first ENTER
+brings forward beats what it displaces, before the change ships. A change of
+the model file alone is the same binary twice with --before-model and
+--after-model, each pinning its side's model as TESSERA_COST_MODEL does (a side
+without one ranks as its environment says). Each line follows a comment (`# rank SHAPE before=A,B,C after=D,E,F`, the first ENTER
 of both orders) from which scripts/ranking_ab_report.py sums the A/B up. Tasks of
 another layout or epilogue than --layout/--epilogue (tile_ab.sh times one of
 each per run) are left out and counted on stderr.
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 
@@ -34,10 +38,11 @@ def tasks_of(path: str) -> list[dict]:
     return tasks
 
 
-def ranking(binary: str, shape: str, args: argparse.Namespace) -> list[str]:
+def ranking(binary: str, model: str | None, shape: str, args: argparse.Namespace) -> list[str]:
     cmd = [binary, "tile", "list", "--shape", shape, "--layout", args.layout, "--epilogue", args.epilogue,
            "--model", "--device-kind", args.device_kind, "--limit", str(args.top), "--json"]
-    done = subprocess.run(cmd, capture_output=True, text=True)
+    env = dict(os.environ, TESSERA_COST_MODEL=model) if model else None
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if done.returncode != 0:
         sys.exit(f"{' '.join(cmd)} failed ({done.returncode}): {done.stderr.strip() or done.stdout.strip()}")
     return [c["name"] for c in json.loads(done.stdout)]
@@ -61,6 +66,8 @@ def main() -> None:
     p.add_argument("tasks")
     p.add_argument("--before", required=True, help="the tessera binary before the change")
     p.add_argument("--after", required=True, help="the tessera binary with the change")
+    p.add_argument("--before-model", help="the model file the before side ranks with (TESSERA_COST_MODEL)")
+    p.add_argument("--after-model", help="the model file the after side ranks with (TESSERA_COST_MODEL)")
     p.add_argument("--device-kind", default="h200", help="the model both rank with (tile list --device-kind)")
     p.add_argument("--top", type=int, default=8, help="a task is planned when its first TOP configs differ")
     p.add_argument("--enter", type=int, default=3, help="the change's first ENTER configs are timed")
@@ -69,13 +76,17 @@ def main() -> None:
     args = p.parse_args()
     if args.top < 1 or args.enter < 1:
         sys.exit("--top and --enter must be >= 1")
+    for m in (args.before_model, args.after_model):
+        if m and not os.path.isfile(m):
+            sys.exit(f"{m}: no such model file")
     lines, other, same, below = [], 0, 0, 0
     for t in tasks_of(args.tasks):
         if t.get("layout", "TN") != args.layout or t.get("epilogue", "none") != args.epilogue:
             other += 1
             continue
         shape = f"{t['m']}x{t['n']}x{t['k']}"
-        before, after = ranking(args.before, shape, args), ranking(args.after, shape, args)
+        before = ranking(args.before, args.before_model, shape, args)
+        after = ranking(args.after, args.after_model, shape, args)
         if before == after:
             same += 1
         elif line := plan_line(shape, before, after, args.enter):

@@ -74,3 +74,29 @@ def test_a_failing_binary_is_a_clear_error(tmp_path: Path) -> None:
     assert "failed (2)" in done.stderr and "no such shape" in done.stderr
     done = run(str(tmp_path / "t.json"), "--before", before, "--after", after, "--enter", "0")
     assert done.returncode != 0 and "must be >= 1" in done.stderr
+
+
+def test_two_model_files_with_one_binary(tmp_path: Path) -> None:
+    # The stand-in ranks by the model file TESSERA_COST_MODEL names, as tile list does.
+    old, new = tmp_path / "old.json", tmp_path / "new.json"
+    old.write_text("{}")
+    new.write_text("{}")
+    binary = tmp_path / "tessera"
+    binary.write_text(f"""#!{sys.executable}
+import os, json
+model = os.environ.get("TESSERA_COST_MODEL", "")
+print(json.dumps([{{"name": n}} for n in (["n1", "o1"] if model.endswith("new.json") else ["o1", "o2"])]))
+""")
+    binary.chmod(0o755)
+    t = tasks(tmp_path / "t.json", ("1x2x3", "none"))
+    done = run(t, "--before", str(binary), "--after", str(binary), "--before-model", str(old),
+               "--after-model", str(new), "--top", "1", "--enter", "1")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[1:] == ["# rank 1x2x3 before=o1 after=n1", "1x2x3 o1 o2 n1"]
+    # The same model on both sides: nothing to time.
+    done = run(t, "--before", str(binary), "--after", str(binary), "--before-model", str(old),
+               "--after-model", str(old), "--top", "1", "--enter", "1")
+    assert done.returncode == 0 and not [x for x in done.stdout.splitlines()[1:] if x.strip()]
+    assert "1 do not" in done.stderr
+    done = run(t, "--before", str(binary), "--after", str(binary), "--after-model", str(tmp_path / "nope.json"))
+    assert done.returncode != 0 and "no such model file" in done.stderr
