@@ -14,8 +14,9 @@ ENTER that the former first two are not. Timing those on a GPU
 brings forward beats what it displaces, before the change ships. A change of
 the model file alone is the same binary twice with --before-model and
 --after-model, each pinning its side's model as TESSERA_COST_MODEL does (a side
-without one ranks as its environment says). Each line follows a comment (`# rank SHAPE before=A,B,C after=D,E,F`, the first ENTER
-of both orders) from which scripts/ranking_ab_report.py sums the A/B up. Tasks of
+without one ranks as its environment says). Each line follows a comment
+(`# rank SHAPE before=A,B,C after=D,E,F`, the first ENTER of both orders) from
+which scripts/ranking_ab_report.py sums the A/B up. Tasks of
 another layout or epilogue than --layout/--epilogue (tile_ab.sh times one of
 each per run) are left out and counted on stderr.
 """

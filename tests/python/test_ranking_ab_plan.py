@@ -11,11 +11,15 @@ from pathlib import Path
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "ranking_ab_plan.py"
 
 
-def fake_tessera(path: Path, rankings: dict[str, list[str]]) -> str:
-    """A stand-in for `tessera tile list --model --json`: the ranking given for each shape."""
+def fake_tessera(path: Path, rankings: dict[str, list[str]],
+                 by_model: dict[str, dict[str, list[str]]] | None = None) -> str:
+    """A stand-in for `tessera tile list --model --json`: the ranking given for each shape, or, where
+    TESSERA_COST_MODEL names a file by_model keys by its name, that model's ranking."""
     path.write_text(f"""#!{sys.executable}
-import json, sys
+import json, os, sys
 rankings = {json.dumps(rankings)}
+by_model = {json.dumps(by_model or {})}
+rankings = by_model.get(os.path.basename(os.environ.get("TESSERA_COST_MODEL", "")), rankings)
 args = sys.argv[1:]
 assert args[:2] == ["tile", "list"] and "--model" in args and "--json" in args, args
 shape = args[args.index("--shape") + 1]
@@ -77,26 +81,21 @@ def test_a_failing_binary_is_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_two_model_files_with_one_binary(tmp_path: Path) -> None:
-    # The stand-in ranks by the model file TESSERA_COST_MODEL names, as tile list does.
     old, new = tmp_path / "old.json", tmp_path / "new.json"
     old.write_text("{}")
     new.write_text("{}")
-    binary = tmp_path / "tessera"
-    binary.write_text(f"""#!{sys.executable}
-import os, json
-model = os.environ.get("TESSERA_COST_MODEL", "")
-print(json.dumps([{{"name": n}} for n in (["n1", "o1"] if model.endswith("new.json") else ["o1", "o2"])]))
-""")
-    binary.chmod(0o755)
+    binary = fake_tessera(tmp_path / "tessera", {}, {"old.json": {"1x2x3": ["o1", "o2"]},
+                                                    "new.json": {"1x2x3": ["n1", "o1"]}})
     t = tasks(tmp_path / "t.json", ("1x2x3", "none"))
-    done = run(t, "--before", str(binary), "--after", str(binary), "--before-model", str(old),
+    done = run(t, "--before", binary, "--after", binary, "--before-model", str(old),
                "--after-model", str(new), "--top", "1", "--enter", "1")
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines()[1:] == ["# rank 1x2x3 before=o1 after=n1", "1x2x3 o1 o2 n1"]
+    # --top 1 lists one config a side, so the line is the two first picks.
+    assert done.stdout.splitlines()[1:] == ["# rank 1x2x3 before=o1 after=n1", "1x2x3 o1 n1"]
     # The same model on both sides: nothing to time.
-    done = run(t, "--before", str(binary), "--after", str(binary), "--before-model", str(old),
+    done = run(t, "--before", binary, "--after", binary, "--before-model", str(old),
                "--after-model", str(old), "--top", "1", "--enter", "1")
     assert done.returncode == 0 and not [x for x in done.stdout.splitlines()[1:] if x.strip()]
     assert "1 do not" in done.stderr
-    done = run(t, "--before", str(binary), "--after", str(binary), "--after-model", str(tmp_path / "nope.json"))
+    done = run(t, "--before", binary, "--after", binary, "--after-model", str(tmp_path / "nope.json"))
     assert done.returncode != 0 and "no such model file" in done.stderr
