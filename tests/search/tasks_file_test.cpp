@@ -54,11 +54,12 @@ TEST(TasksFile, SecondHeldOutLlmSetSharesNoWeightWithAnySweptSet) {
   for (const auto& t : held) EXPECT_FALSE(seen.count({t.n, t.k})) << t.id() << ": a weight already swept";
 }
 
-// The unseen grid sample shares no family with any set a kept training sweep
-// measured (every H200 row in datasets/cost_rows but its own,
-// h200_grid_unseen_search24, which no model trains on, came from one of them)
-// or a shipped model trained on: the grid's held-out set for the H200 model,
-// which has learned from grid1000_heldout100.json's families.
+// The unseen grid sample shares no family with the sets the sweeps before it
+// measured or the models before 2026-12-03 trained on: it was the grid's
+// held-out set for the H200 model, which had learned grid1000_heldout100.json's
+// families. (The H200 model shipped on 2026-12-03 learned the sample's own rows
+// too: for it only llm_shapes_heldout2.json stays held out, which
+// LearnedModel.TheShippedH200ModelNeverLearnedItsHeldOutLayers guards.)
 TEST(TasksFile, UnseenGridSampleSharesNoFamilyWithAnySweptSet) {
   const fs::path root(TESSERA_SOURCE_DIR);
   std::set<std::pair<long long, long long>> seen;
