@@ -56,7 +56,8 @@ def headroom(run: Times, others: list[Times], min_common: int) -> dict[str, tupl
     """Per judged shape: (this run's fastest / the estimated fastest, the config that gives it)."""
     out = {}
     for shape, times in run.items():
-        best, best_config, judged = min(times.values()), "", False
+        fastest = min(times.values())
+        best, best_config, judged = fastest, "", False
         for other in others:
             theirs = other.get(shape, {})
             common = [c for c in theirs if c in times]
@@ -68,7 +69,7 @@ def headroom(run: Times, others: list[Times], min_common: int) -> dict[str, tupl
                 if config not in times and scale * t < best:
                     best, best_config = scale * t, config
         if judged:
-            out[shape] = (min(times.values()) / best, best_config)
+            out[shape] = (fastest / best, best_config)
     return out
 
 

@@ -7,7 +7,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <optional>
 #include <set>
@@ -15,6 +14,7 @@
 #include <utility>
 
 #include "core/error.hpp"
+#include "core/tasks_file.hpp"
 #include "tile/cost_model.hpp"
 #include "tile/learned_model.hpp"
 
@@ -295,16 +295,10 @@ TEST(LearnedModel, TheShippedH200ModelNeverLearnedItsHeldOutLayers) {
   const LearnedModel m = LearnedModel::load(root / "datasets" / "cost_models" / "h200.json");
   ASSERT_TRUE(m.trained_families().has_value()) << "the shipped model must say what it learned";
   EXPECT_GE(m.trained_families()->size(), 100u);
-  std::ifstream in(root / "datasets" / "llm_shapes_heldout2.json");
-  const auto tasks = nlohmann::json::parse(in).at("tasks");
-  ASSERT_GE(tasks.size(), 60u);
-  for (const auto& t : tasks) {
-    const std::string shape = std::to_string(t.at("m").get<long long>()) + "x" +
-                              std::to_string(t.at("n").get<long long>()) + "x" +
-                              std::to_string(t.at("k").get<long long>());
-    EXPECT_FALSE(m.trained_families()->count(weight_family(task_from_shape(shape))))
-        << shape << ": a held-out weight the shipped model learned";
-  }
+  const auto held = load_tasks_file(root / "datasets" / "llm_shapes_heldout2.json");
+  ASSERT_GE(held.size(), 60u);
+  for (const auto& t : held)
+    EXPECT_FALSE(m.trained_families()->count(weight_family(t))) << t.id() << ": a held-out weight the shipped model learned";
 }
 
 // A device's own model first, then the pooled one (kEveryKind), folder by
