@@ -48,9 +48,16 @@ cost model's training shapes or of grid1000_heldout100.json: shapes none of
 the H200 rows kept in datasets/cost_rows came from, for judging a model
 trained on them.
 
-usage: python3 datasets/generate_llm_shapes.py [--heldout | --heldout2] [--out FILE]
+--heldout3 writes datasets/llm_shapes_heldout3.json: the same from ten more
+models (HELDOUT3_MODELS), without any weight of the three sets above, of any
+task file in datasets/ or of any shape in datasets/cost_rows: the H200 model
+shipped on 2026-12-03 learned every kept sweep but llm_shapes_heldout2.json's,
+so this set is what judges the model trained after it.
+
+usage: python3 datasets/generate_llm_shapes.py [--heldout | --heldout2 | --heldout3] [--out FILE]
 """
 import argparse
+import gzip
 import json
 import math
 import os
@@ -105,10 +112,25 @@ MODELS = {
                  held_out=2),
     "qwen3-235b-a22b": dict(hidden=4096, inter=1536, heads=64, kv=4, head_dim=128, vocab=151936, experts=128,
                             top_k=8, held_out=2),
+    # Third held-out set (--heldout3, 2026-12-03): ten more, for judging a model trained on every kept sweep.
+    # Gemma 3's vocabulary (262208) is over twice MAX_DIM, so it has no LM head here; OLMoE has 64 experts of
+    # 1024, 8 per token.
+    "llama2-7b": dict(hidden=4096, inter=11008, heads=32, kv=32, head_dim=128, vocab=32000, held_out=3),
+    "llama2-13b": dict(hidden=5120, inter=13824, heads=40, kv=40, head_dim=128, vocab=32000, held_out=3),
+    "mistral-large-2": dict(hidden=12288, inter=28672, heads=96, kv=8, head_dim=128, vocab=32768, held_out=3),
+    "qwen2.5-0.5b": dict(hidden=896, inter=4864, heads=14, kv=2, head_dim=64, vocab=151936, held_out=3),
+    "qwen2.5-1.5b": dict(hidden=1536, inter=8960, heads=12, kv=2, head_dim=128, vocab=151936, held_out=3),
+    "gemma3-12b": dict(hidden=3840, inter=15360, heads=16, kv=8, head_dim=256, vocab=262208, held_out=3),
+    "gemma3-27b": dict(hidden=5376, inter=21504, heads=32, kv=16, head_dim=128, vocab=262208, held_out=3),
+    "deepseek-llm-67b": dict(hidden=8192, inter=22016, heads=64, kv=8, head_dim=128, vocab=102400, held_out=3),
+    "smollm2-1.7b": dict(hidden=2048, inter=8192, heads=32, kv=32, head_dim=64, vocab=49152, held_out=3),
+    "olmoe-1b-7b": dict(hidden=2048, inter=1024, heads=16, kv=16, head_dim=128, vocab=50304, experts=64, top_k=8,
+                        held_out=3),
 }
 MAIN_MODELS = {name: cfg for name, cfg in MODELS.items() if not cfg.get("held_out")}
 HELDOUT_MODELS = {name: cfg for name, cfg in MODELS.items() if cfg.get("held_out") is True}
 HELDOUT2_MODELS = {name: cfg for name, cfg in MODELS.items() if cfg.get("held_out") == 2}
+HELDOUT3_MODELS = {name: cfg for name, cfg in MODELS.items() if cfg.get("held_out") == 3}
 
 # The shapes issue 18 names (M = 100 on a ~19k K, M just past 128 and 1536, decode).
 FORCED = [(100, 3584, 18944), (257, 6144, 4096), (1537, 4096, 4096), (1, 4096, 14336), (7, 6144, 4096)]
@@ -219,6 +241,24 @@ def heldout2_excluded(here):
     return out
 
 
+def swept_families(here):
+    """What the third held-out set leaves out: the weight of every model of the sets above, of every shape of a
+    task file in datasets/, and of every shape a kept sweep measured (datasets/cost_rows/*.jsonl.gz)."""
+    out = {(n, k) for cfg in MODELS.values() if cfg.get("held_out") != 3 for _, n, k, _ in layers(cfg)}
+    for name in sorted(os.listdir(here)):
+        if name.endswith(".json") and not name.startswith("llm_shapes_heldout3"):
+            with open(os.path.join(here, name)) as f:
+                doc = json.load(f)
+            tasks = doc.get("tasks", []) if isinstance(doc, dict) else doc
+            out |= {(t["n"], t["k"]) for t in tasks if isinstance(t, dict) and "n" in t}
+    rows = os.path.join(here, "cost_rows")
+    for name in sorted(os.listdir(rows)):
+        if name.endswith(".jsonl.gz"):
+            with gzip.open(os.path.join(rows, name), "rt") as f:
+                out |= {(r["task"]["n"], r["task"]["k"]) for r in map(json.loads, f)}
+    return out
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -226,9 +266,18 @@ def main():
     ap.add_argument("--heldout2", action="store_true",
                     help="the second held-out set (HELDOUT2_MODELS): no weight of either set above")
     ap.add_argument("--out", help="default: datasets/llm_shapes.json, llm_shapes_heldout.json with --heldout, "
-                                  "llm_shapes_heldout2.json with --heldout2")
+                                  "llm_shapes_heldout2.json with --heldout2, llm_shapes_heldout3.json with --heldout3")
+    ap.add_argument("--heldout3", action="store_true",
+                    help="the third held-out set (HELDOUT3_MODELS): no weight of any set or kept sweep in datasets/")
     a = ap.parse_args()
-    if a.heldout2:
+    if a.heldout3:
+        name, models, tokens = "llm_shapes_heldout3", HELDOUT3_MODELS, HELDOUT_TOKENS
+        shapes = universe(models, tokens, swept_families(here))
+        chosen, lo, hi, width = stratified(shapes, [], HELDOUT_PER_BIN)
+        what = (f"held out three times: no weight of any model of the sets before it, of any task file in datasets/ "
+                f"or of any shape a kept sweep (datasets/cost_rows) measured; {len(models)} other public models at "
+                f"{tokens[0]} to {tokens[-1]} tokens")
+    elif a.heldout2:
         name, models, tokens = "llm_shapes_heldout2", HELDOUT2_MODELS, HELDOUT_TOKENS
         shapes = universe(models, tokens, heldout2_excluded(here))
         chosen, lo, hi, width = stratified(shapes, [], HELDOUT_PER_BIN)
