@@ -243,7 +243,7 @@ def heldout2_excluded(here):
 
 def swept_families(here):
     """What the third held-out set leaves out: the weight of every model of the sets above, of every shape of a
-    task file in datasets/, and of every shape a kept sweep measured (datasets/cost_rows/*.jsonl.gz)."""
+    task file in datasets/, and of every shape a kept sweep of another set measured (datasets/cost_rows/*.jsonl.gz)."""
     out = {(n, k) for cfg in MODELS.values() if cfg.get("held_out") != 3 for _, n, k, _ in layers(cfg)}
     for name in sorted(os.listdir(here)):
         if name.endswith(".json") and not name.startswith("llm_shapes_heldout3"):
@@ -253,7 +253,7 @@ def swept_families(here):
             out |= {(t["n"], t["k"]) for t in tasks if isinstance(t, dict) and "n" in t}
     rows = os.path.join(here, "cost_rows")
     for name in sorted(os.listdir(rows)):
-        if name.endswith(".jsonl.gz"):
+        if name.endswith(".jsonl.gz") and "heldout3" not in name:  # its own sweeps are not what it is held out from
             with gzip.open(os.path.join(rows, name), "rt") as f:
                 out |= {(r["task"]["n"], r["task"]["k"]) for r in map(json.loads, f)}
     return out
