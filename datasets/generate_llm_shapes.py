@@ -265,10 +265,10 @@ def main():
     ap.add_argument("--heldout", action="store_true", help="the held-out set (HELDOUT_MODELS) instead")
     ap.add_argument("--heldout2", action="store_true",
                     help="the second held-out set (HELDOUT2_MODELS): no weight of either set above")
-    ap.add_argument("--out", help="default: datasets/llm_shapes.json, llm_shapes_heldout.json with --heldout, "
-                                  "llm_shapes_heldout2.json with --heldout2, llm_shapes_heldout3.json with --heldout3")
     ap.add_argument("--heldout3", action="store_true",
                     help="the third held-out set (HELDOUT3_MODELS): no weight of any set or kept sweep in datasets/")
+    ap.add_argument("--out", help="default: datasets/llm_shapes.json, llm_shapes_heldout.json with --heldout, "
+                                  "llm_shapes_heldout2.json with --heldout2, llm_shapes_heldout3.json with --heldout3")
     a = ap.parse_args()
     if a.heldout3:
         name, models, tokens = "llm_shapes_heldout3", HELDOUT3_MODELS, HELDOUT_TOKENS

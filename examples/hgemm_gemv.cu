@@ -57,6 +57,14 @@ __device__ __forceinline__ float warp_sum(float v) {
   return v;
 }
 
+// Row m of C at columns n and (if has1) n + 1, from lane 0 of the warp.
+__device__ __forceinline__ void store_pair(const TesseraGemmParams& p, int m, long long n, bool has1, float s0,
+                                           float s1, int lane) {
+  if (lane != 0) return;
+  p.C[(long long)m * p.ldc + n] = __float2half_rn(s0);
+  if (has1) p.C[(long long)m * p.ldc + n + 1] = __float2half_rn(s1);
+}
+
 // Rows n and n + 1 of C's columns (the second only if has1) for MC rows of A
 // from m0: 16-byte loads, K % 8 == 0.
 template <int MC>
@@ -92,11 +100,7 @@ __device__ void row_pair_vec(const TesseraGemmParams& p, int m0, long long n, bo
   }
 #pragma unroll
   for (int m = 0; m < MC; ++m) {
-    const float s0 = warp_sum(acc0[m]), s1 = warp_sum(acc1[m]);
-    if (lane == 0) {
-      p.C[(long long)(m0 + m) * p.ldc + n] = __float2half_rn(s0);
-      if (has1) p.C[(long long)(m0 + m) * p.ldc + n + 1] = __float2half_rn(s1);
-    }
+    store_pair(p, m0 + m, n, has1, warp_sum(acc0[m]), warp_sum(acc1[m]), lane);
   }
 }
 
@@ -111,12 +115,7 @@ __device__ void row_pair_scalar(const TesseraGemmParams& p, int m0, int mc, long
       s0 = fmaf(x, __half2float(b0[k]), s0);
       if (has1) s1 = fmaf(x, __half2float(b0[p.ldb + k]), s1);
     }
-    s0 = warp_sum(s0);
-    s1 = warp_sum(s1);
-    if (lane == 0) {
-      p.C[(long long)(m0 + m) * p.ldc + n] = __float2half_rn(s0);
-      if (has1) p.C[(long long)(m0 + m) * p.ldc + n + 1] = __float2half_rn(s1);
-    }
+    store_pair(p, m0 + m, n, has1, warp_sum(s0), warp_sum(s1), lane);
   }
 }
 

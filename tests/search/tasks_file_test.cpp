@@ -58,8 +58,8 @@ TEST(TasksFile, SecondHeldOutLlmSetSharesNoWeightWithAnySweptSet) {
 // measured or the models before 2026-12-03 trained on: it was the grid's
 // held-out set for the H200 model, which had learned grid1000_heldout100.json's
 // families. (The H200 model shipped on 2026-12-03 learned the sample's own rows
-// too: for it only llm_shapes_heldout2.json stays held out, which
-// LearnedModel.TheShippedH200ModelNeverLearnedItsHeldOutLayers guards.)
+// too: for it llm_shapes_heldout2.json and llm_shapes_heldout3.json stay held
+// out, which LearnedModel.TheShippedH200ModelNeverLearnedItsHeldOutLayers guards.)
 TEST(TasksFile, UnseenGridSampleSharesNoFamilyWithAnySweptSet) {
   const fs::path root(TESSERA_SOURCE_DIR);
   std::set<std::pair<long long, long long>> seen;

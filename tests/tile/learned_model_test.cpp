@@ -287,8 +287,9 @@ TEST(LearnedModel, KeepsTheFamiliesItWasTrainedOn) {
 
 // llm_shapes_heldout2.json and llm_shapes_heldout3.json are the sets still held
 // out for the shipped H200 model (datasets/README): a model retrained on their
-// rows and shipped would be judged on what it learned. The file keeps the families it learned, its
-// prior's too, so a held-out weight among them fails here.
+// rows and shipped would be judged on what it learned. The file keeps the
+// families it learned, its prior's too, so a held-out weight among them fails
+// here.
 TEST(LearnedModel, TheShippedH200ModelNeverLearnedItsHeldOutLayers) {
   REQUIRE_XGBOOST();
   const std::filesystem::path root(TESSERA_SOURCE_DIR);
