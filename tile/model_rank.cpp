@@ -48,6 +48,26 @@ constexpr double kScheduleHedge = 1.15;
 // The raster of a shortlisted config: grouped as soon as there are two tile rows.
 int raster_group(const Config& c, const Task& t) { return tiles_m(c, t) >= 2 ? kRasterGroup : 0; }
 
+// A tiled grid that the SMs hold at once (one CTA an SM) with three tile rows
+// or more runs row-major: its CTAs all start together, so grouping their order
+// buys no L2 reuse. Over the H200's kept sweeps, the r8/r0 pairs such grids
+// measured in one process (474, on 132 shapes) ran 1.1% faster ungrouped in
+// geometric mean, 145 faster by more than 1% and 6 slower (at worst 4.7%), in
+// the training sweeps and the held-out ones alike; at 256x2048x2048 the tune's
+// winner was the ungrouped variant of the model's pick, which the search's
+// model-ranked moves never timed. Only where the columns' operand stays in L2
+// (the model reads it once either way; all but 3 of the pairs): a larger one it
+// reads once per band of rows ungrouped. With two tile rows grouping still paid
+// (22 pairs, 3.6%; 29% at 128x4096x14336, whose weight outgrows L2), and a
+// persistent grid walks its tiles in the group's order (4.4% over 189 pairs).
+Config ungrouped_one_wave(const Config& c, const Task& t, const Limits& l) {
+  const long long ctas = (long long)tiles_m(c, t) * tiles_n(c, t) * std::max(1, c.split_k);
+  if (c.persistent || c.stream_k || c.raster == 0 || tiles_m(c, t) < 3 || ctas > l.sm_count) return c;
+  Config rows = c;
+  rows.raster = 0;
+  return predict(rows, t, l).bytes_per_flop <= predict(c, t, l).bytes_per_flop ? rows : c;
+}
+
 struct TileShape {
   int bm, bn, warps_m, warps_n;
   bool pingpong = false;  // two consumers, each bm x bn, in turn (persistent schedules only)
@@ -169,7 +189,7 @@ void add_schedules(const Config& base, const Task& t, const Limits& l, std::vect
     }
     return;
   }
-  Config tiled = base;
+  const Config tiled = ungrouped_one_wave(base, t, l);
   out.push_back(tiled);
   // A one-wave grid draws its k-tiles from L2 on every SM at once; multicast
   // halves the shared operand's share of that.
@@ -178,7 +198,7 @@ void add_schedules(const Config& base, const Task& t, const Limits& l, std::vect
     Config sk = base;
     sk.split_k = s;
     sk.split_k_mode = SplitKMode::parallel;  // no serial chain
-    out.push_back(sk);
+    out.push_back(ungrouped_one_wave(sk, t, l));
   }
   // A tiled base may be deeper than a persistent kernel fits: tiled, the
   // staging can share the ring (legality.hpp, staging_in_ring).

@@ -21,7 +21,8 @@ struct Call {
 };
 
 // Kernel time: smaller tiles are faster on the test shape, split-K is slower;
-// configs whose stage count is a multiple of 3 fail verification.
+// configs whose stage count is odd fail verification (a multiple of 3 used to, until the
+// shortlist's one-wave grids went row-major and no such config came into a sweep of 24).
 class TimedByConfig final : public Evaluator {
 public:
   EvalResult evaluate(const Candidate& c, const Task& task, const EvalOptions& o) override {
@@ -63,7 +64,7 @@ public:
   DeviceSummary device() const override { return {}; }
 
   static bool fails(const tile::Config& c) {
-    return c.stages % 3 == 0;
+    return c.stages % 2 == 1;
   }
   static double time_us(const tile::Config& c) {
     return 1.0 + (c.bm * c.bn) / 4096.0 + 0.5 * c.split_k + (c.backend == tile::Backend::mma_sync ? 3.0 : 0.0) +
@@ -146,7 +147,7 @@ TEST(TileTuner, WinnerIsTheFastestOkConfigAndFailuresAreCounted) {
     if (e.result.status == Status::ok) fastest = std::min(fastest, e.result.cold.median_us);
     else ++failed;
   }
-  EXPECT_GT(failed, 0) << "the double fails every config of 3, 6, 9 ... stages; the sweep should hold one";
+  EXPECT_GT(failed, 0) << "the double fails every config of an odd stage count; the sweep should hold one";
   EXPECT_EQ(out.failures, failed);
   EXPECT_EQ(out.evaluated.front().result.cold.median_us, fastest) << "fastest first";
   EXPECT_EQ(out.best().name, out.evaluated.front().name);

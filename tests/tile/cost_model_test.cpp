@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <string>
 
 #include "tile/cost_model.hpp"
 #include "tile/legality.hpp"
@@ -212,6 +213,34 @@ TEST(TileCostModel, FewTileRowsStillShareTheWeight) {
   Config rows = c;
   rows.raster = 0;
   EXPECT_GT(predict(rows, t, Limits{}).bytes_per_flop, 1.9 * p.bytes_per_flop) << name(rows);
+}
+
+TEST(TileCostModel, AOneWaveTiledGridOfThreeTileRowsOrMoreRunsRowMajor) {
+  // 256x2048x2048 swap-AB on 64 x 64: 32 tile rows of the weight by 4 columns, 128 CTAs, one wave.
+  // On the H200 the ungrouped variant of the model's pick was the tune's winner; the shortlist,
+  // which grouped every grid of two rows or more, never held it.
+  const Limits l;
+  for (const char* shape : {"256x2048x2048", "33x5376x4096", "100x896x4864", "256x28672x4096"}) {
+    const Task t = task_from_shape(shape);
+    int one_wave = 0, grouped = 0;
+    for (const Ranked& r : rank_configs(t, l, kAll)) {
+      const Config& c = r.config;
+      if (c.persistent || c.stream_k) continue;
+      const long long ctas = (long long)tiles_m(c, t) * tiles_n(c, t) * std::max(1, c.split_k);
+      Config rows = c;
+      rows.raster = 0;
+      // Where the model would read the columns' operand once per band ungrouped, it stays grouped.
+      const bool once = predict(rows, t, l).bytes_per_flop <= predict(c, t, l).bytes_per_flop;
+      if (tiles_m(c, t) >= 3 && ctas <= l.sm_count && once) {
+        ++one_wave;
+        EXPECT_EQ(c.raster, 0) << shape << ": " << name(c);
+      } else if (tiles_m(c, t) >= 2 && c.raster > 0) {
+        ++grouped;  // two tile rows, or more than a wave: still grouped (FewTileRowsStillShareTheWeight)
+      }
+    }
+    if (std::string(shape) == "256x28672x4096") EXPECT_GT(grouped, 0) << shape;
+    else EXPECT_GT(one_wave, 0) << shape;
+  }
 }
 
 // Stream-K's lines (schedule.inc) read the longer side's operand once, the
