@@ -85,7 +85,7 @@ void cmd_check(const TileArgs& a) {
     const tile::LearnedModel model = ranking_model(a);
     const auto ranking = tile::rank_configs(task, limits, std::size_t(-1), model);
     ranked_count = ranking.size();
-    p = tile::predict_all({c}, task, limits, model).front();
+    p = tile::predict_ranked({c}, task, limits, model).front();
     rank = tile::model_rank(ranking, c, task, limits, model);
     for (const auto& r : ranking) shortlisted = shortlisted || tile::name(r.config) == tile::name(c);
   }

@@ -143,7 +143,7 @@ private:
       const auto& w = done_.front();
       // By the model that ranked the sweep, as the first pick's prediction is.
       m.winner_rank = tile::model_rank(model_, w.config, task_, limits_, learned_);
-      m.winner_predicted_us = tile::predict_all({w.config}, task_, limits_, learned_).front().time_us;
+      m.winner_predicted_us = tile::predict_ranked({w.config}, task_, limits_, learned_).front().time_us;
       m.winner_measured_us = w.result.cold.median_us;
     }
     return m;

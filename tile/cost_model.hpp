@@ -63,6 +63,13 @@ std::vector<Ranked> rank_configs(const Task& task, const Limits& limits, std::si
 std::vector<Prediction> predict_all(const std::vector<Config>& configs, const Task& task, const Limits& limits,
                                     const LearnedModel& learned);
 
+// predict_all() as rank_configs ranks: a one-wave tiled grid the shortlist
+// runs row-major is predicted as its grouped sibling, which the analytical
+// model times the same, since the learned models' raster knob reads "not
+// raster 8" as "near the best" (model_rank.cpp, as_the_model_saw).
+std::vector<Prediction> predict_ranked(const std::vector<Config>& configs, const Task& task, const Limits& limits,
+                                       const LearnedModel& learned);
+
 // 1-based rank of `config` in `ranking` (by name); when absent, the place it
 // would take had the shortlist held it (ranked with `learned`, as `ranking` was,
 // and diversified as rank_configs does), among the configs `ranking` holds.

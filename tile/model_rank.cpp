@@ -68,6 +68,22 @@ Config ungrouped_one_wave(const Config& c, const Task& t, const Limits& l) {
   return predict(rows, t, l).bytes_per_flop <= predict(c, t, l).bytes_per_flop ? rows : c;
 }
 
+// What a learned model is asked about an ungrouped one-wave config: its grouped
+// sibling, which the analytical model times the same. The learned models'
+// raster knob is biased by what gets measured (docs/tile.md: every model pick
+// was raster 8, other rasters only near-best neighbours, so "not raster 8" reads
+// as "near the best"). Asked about raster 0, the H200 model moved its first pick
+// to another tile family on 37 of 73 held-out LLM shapes, 14 faster and 11
+// slower by more than 0.5% (7x12288x28672 and 100x24576x8192 6.5% slower); where
+// it only ungrouped its former pick, 14 of 36 were faster and none slower
+// (one-process A/Bs, H200, 2026-12-03).
+Config as_the_model_saw(const Config& c, const Task& t, const Limits& l) {
+  if (c.raster != 0) return c;
+  Config grouped = c;
+  grouped.raster = kRasterGroup;
+  return ungrouped_one_wave(grouped, t, l).raster == 0 ? grouped : c;
+}
+
 struct TileShape {
   int bm, bn, warps_m, warps_n;
   bool pingpong = false;  // two consumers, each bm x bn, in turn (persistent schedules only)
@@ -303,6 +319,13 @@ std::vector<Prediction> predict_all(const std::vector<Config>& configs, const Ta
   return out;
 }
 
+std::vector<Prediction> predict_ranked(const std::vector<Config>& configs, const Task& t, const Limits& l,
+                                       const LearnedModel& learned) {
+  std::vector<Config> asked;
+  for (const Config& c : configs) asked.push_back(as_the_model_saw(c, t, l));
+  return predict_all(asked, t, l, learned);
+}
+
 std::vector<Ranked> rank_configs(const Task& t, const Limits& l, std::size_t max_count, const LearnedModel& learned,
                                  const std::vector<Config>& extra) {
   std::vector<Config> legal;
@@ -314,7 +337,7 @@ std::vector<Ranked> rank_configs(const Task& t, const Limits& l, std::size_t max
     if (!legality(c, t, l).ok || !seen.insert(name(c)).second) continue;
     legal.push_back(c);
   }
-  const auto predictions = predict_all(legal, t, l, learned);
+  const auto predictions = predict_ranked(legal, t, l, learned);
   std::vector<Ranked> all;
   for (std::size_t i = 0; i < legal.size(); ++i) all.push_back({legal[i], predictions[i]});
   std::stable_sort(all.begin(), all.end(), [](const Ranked& a, const Ranked& b) {
