@@ -7,7 +7,10 @@
 // up to TILE_M rows of A (read through L1, where every warp of the CTA finds
 // them), accumulates in fp32 and reduces each row across the warp.
 // scripts/gemv_probe.cu measured this scheme outside the harness; docs/tile.md
-// ("a GEMV for the decode layers") has its figures. Correct for every shape:
+// ("a GEMV for the decode layers") has its figures. In the harness (H200, cold
+// CUPTI times) it lost to the tile kernels on every decode layer of the LLM set
+// (0.48-0.97x; 0.76x the fastest baseline over the 19): an example of a
+// device-only SIMT candidate, not a fast kernel. Correct for every shape:
 // operands whose rows are not 16-byte aligned (K not a multiple of 8) take a
 // scalar path.
 #include "tessera_abi.cuh"
