@@ -55,7 +55,7 @@ SuiteOutcome run_suite(RunWriter& writer, const RunConfig& config, ShapeMeasurer
   // minutes left (earlier sessions' too: a continued sweep knows them first).
   ShapeClock clock;
   if (o.max_minutes > 0)
-    for (const auto& r : load_run(writer.dir()).records) clock.add(r.task, r.wall_s);
+    for (const auto& r : load_run(writer.dir()).records) clock.add(r.task, r.wall_s, r.device);
   // What a shape should still take: the fitted line's time less a part an
   // earlier run kept (a search:N shape's search), which is not measured again.
   const auto seconds_needed = [&](const Task& t) -> std::optional<double> {
@@ -134,7 +134,7 @@ SuiteOutcome run_suite(RunWriter& writer, const RunConfig& config, ShapeMeasurer
     }
     failures_in_a_row = 0;
     writer.append(*record);
-    clock.add(record->task, record->wall_s);
+    clock.add(record->task, record->wall_s, record->device);
     ++out.measured;
     if (progress) progress->shape_done(*record);
     if (out.measured % kTablesEveryShapes == 0) rewrite_tables(writer);
@@ -170,10 +170,10 @@ SuiteOutcome run_suite(RunWriter& writer, const RunConfig& config, ShapeMeasurer
       // Past the recorded sizes the line is a guess: say so, and how far.
       if (beyond > 0)
         out.stopped_because += fmt::format(
-            ", a guess for {}, over {:g}x the largest shape recorded ({:.2g} TFLOP)",
+            ", a guess for {}, over {:g}x the largest shape recorded ({})",
             beyond == left ? (left == 1 ? std::string("it") : fmt::format("all {} of them", left))
                            : fmt::format("{} of them", beyond),
-            ShapeClock::kBeyond, clock.largest_flops() / 1e12);
+            ShapeClock::kBeyond, clock.largest());
     }
   }
   if (out.complete) out.stopped_because.clear();

@@ -165,11 +165,15 @@ TEST(BenchSuite, TimeLimitStopsBetweenShapes) {
 // sweep stops before it, and the next run starts there.
 TEST(BenchSuite, AShapeThatWouldOutlastTheMinutesLeftIsNotStarted) {
   Fixture f("suite-fits");
+  // Shapes bound by their FLOP on the records' device (the synthetic H200), so
+  // that the clock's roofline time grows as the work: sizes of 4096 and 8192.
+  f.o.sizes = {4096, 8192};
+  f.config = testing::synthetic_config(f.o);
   std::atomic<bool> stop{false};
-  // 100 s per 64^3 of work, the shapes in file order: 64x64x64, 64x64x128 and
-  // 64x128x64 take 100, 200 and 200 s; 64x128x128 400 s; 128x64x64 200 s; the
+  // 100 s per 4096^3 of work, the shapes in file order: 4096x4096x4096, 4096x4096x8192 and
+  // 4096x8192x4096 take 100, 200 and 200 s; 4096x8192x8192 400 s; 8192x4096x4096 200 s; the
   // other three 400, 400 and 800 s.
-  const double unit = task_from_shape("64x64x64").flops();
+  const double unit = task_from_shape("4096x4096x4096").flops();
   FakeMeasurer m(f.o);
   m.wall_s = [&](const Task& t) { return 100 * t.flops() / unit; };
   SuiteOptions o = quiet();
@@ -177,12 +181,13 @@ TEST(BenchSuite, AShapeThatWouldOutlastTheMinutesLeftIsNotStarted) {
   {
     RunWriter w(f.dir, f.config);
     const auto out = run_suite(w, f.config, m, o, stop);
-    // Three recorded before the time of one can be told; then 64x128x128 is
-    // passed over and the smaller 128x64x64 after it still fits.
-    EXPECT_EQ(m.shapes, (std::vector<std::string>{"64x64x64", "64x64x128", "64x128x64", "128x64x64"}));
+    // Three recorded before the time of one can be told; then 4096x8192x8192 is
+    // passed over and the smaller 8192x4096x4096 after it still fits.
+    EXPECT_EQ(m.shapes,
+              (std::vector<std::string>{"4096x4096x4096", "4096x4096x8192", "4096x8192x4096", "8192x4096x4096"}));
     EXPECT_FALSE(out.complete);
     EXPECT_NE(out.stopped_because.find("4 shapes were not started, as they would not fit in the minutes left (the "
-                                       "first: 64x128x128 would take about 6.7 minutes (fitted to the 3 shapes "
+                                       "first: 4096x8192x8192 would take about 6.7 minutes (fitted to the 3 shapes "
                                        "recorded) and 5.0 were left)"),
               std::string::npos)
         << out.stopped_because;
@@ -200,7 +205,8 @@ TEST(BenchSuite, AShapeThatWouldOutlastTheMinutesLeftIsNotStarted) {
   RunWriter w(f.dir, f.config);
   const auto out = run_suite(w, f.config, again, o, stop);
   EXPECT_TRUE(out.complete) << out.stopped_because;
-  EXPECT_EQ(again.shapes, (std::vector<std::string>{"64x128x128", "128x64x128", "128x128x64", "128x128x128"}));
+  EXPECT_EQ(again.shapes,
+            (std::vector<std::string>{"4096x8192x8192", "8192x4096x8192", "8192x8192x4096", "8192x8192x8192"}));
   EXPECT_EQ(load_run(f.dir).records.size(), f.config.tasks.size());
 }
 
@@ -209,24 +215,25 @@ TEST(BenchSuite, AShapeThatWouldOutlastTheMinutesLeftIsNotStarted) {
 // messages say which estimates are.
 TEST(BenchSuite, AnEstimatePastTheRecordedSizesSaysItIsAGuess) {
   Fixture f("suite-fits-beyond");
-  f.o.sizes = {64, 256};  // in file order 1, 4, 4, 16, 4, 16, 16 and 64 units of 64^3
+  f.o.sizes = {4096, 16384};  // in file order 1, 4, 4, 16, 4, 16, 16 and 64 units of 4096^3, FLOP-bound
   f.config = testing::synthetic_config(f.o);
   std::atomic<bool> stop{false};
-  const double unit = task_from_shape("64x64x64").flops();
+  const double unit = task_from_shape("4096x4096x4096").flops();
   FakeMeasurer m(f.o);
   m.wall_s = [&](const Task& t) { return 100 * t.flops() / unit; };
   SuiteOptions o = quiet();
   o.max_minutes = 10;
   RunWriter w(f.dir, f.config);
   const auto out = run_suite(w, f.config, m, o, stop);
-  EXPECT_EQ(m.shapes, (std::vector<std::string>{"64x64x64", "64x64x256", "64x256x64", "256x64x64"}));
-  EXPECT_NE(out.stopped_because.find("the first: 64x256x256 would take about 26.7 minutes (fitted to the 3 shapes "
-                                     "recorded, each under half its size: a guess) and 10.0 were left"),
+  EXPECT_EQ(m.shapes,
+            (std::vector<std::string>{"4096x4096x4096", "4096x4096x16384", "4096x16384x4096", "16384x4096x4096"}));
+  EXPECT_NE(out.stopped_because.find("the first: 4096x16384x16384 would take about 26.7 minutes (fitted to the 3 "
+                                     "shapes recorded, each under half its size: a guess) and 10.0 were left"),
             std::string::npos)
       << out.stopped_because;
   EXPECT_NE(out.stopped_because.find("; the 4 shapes left would take about 187 minutes (fitted to the 4 shapes "
-                                     "recorded), a guess for all 4 of them, over 2x the largest shape recorded (2.1e-06 "
-                                     "TFLOP)"),
+                                     "recorded), a guess for all 4 of them, over 2x the largest shape recorded (0.61 "
+                                     "ms of roofline time)"),
             std::string::npos)
       << out.stopped_because;
 }
@@ -235,16 +242,19 @@ TEST(BenchSuite, AnEstimatePastTheRecordedSizesSaysItIsAGuess) {
 // only the rest: it is started where the whole would not fit.
 TEST(BenchSuite, AShapeWhosePartAnEarlierRunKeptNeedsOnlyTheRest) {
   Fixture f("suite-fits-kept");
+  f.o.sizes = {4096, 8192};  // FLOP-bound, as above
+  f.config = testing::synthetic_config(f.o);
   std::atomic<bool> stop{false};
-  const double unit = task_from_shape("64x64x64").flops();  // as above: 64x128x128 takes 400 s
+  const double unit = task_from_shape("4096x4096x4096").flops();  // as above: 4096x8192x8192 takes 400 s
   FakeMeasurer m(f.o);
   m.wall_s = [&](const Task& t) { return 100 * t.flops() / unit; };
-  m.kept = [](const Task& t) { return t.shape() == "64x128x128" ? 150.0 : 0.0; };
+  m.kept = [](const Task& t) { return t.shape() == "4096x8192x8192" ? 150.0 : 0.0; };
   SuiteOptions o = quiet();
   o.max_minutes = 5;
   RunWriter w(f.dir, f.config);
   run_suite(w, f.config, m, o, stop);
-  EXPECT_EQ(m.shapes, (std::vector<std::string>{"64x64x64", "64x64x128", "64x128x64", "64x128x128", "128x64x64"}));
+  EXPECT_EQ(m.shapes, (std::vector<std::string>{"4096x4096x4096", "4096x4096x8192", "4096x8192x4096", "4096x8192x8192",
+                                                "8192x4096x4096"}));
 }
 
 // A shape in flight when the time limit falls is cut short (the measurer's
