@@ -25,9 +25,9 @@ public:
   // bandwidth); FLOP alone where no record names the device's figures. The
   // kernels' time is what a shape's timing and checks repeat, and the small
   // shapes a sweep starts with are bound by their bytes: fitted by FLOP to 40
-  // small LLM layers on an H200 (at most 0.002 TFLOP), the line gave the
-  // set's large layers 7-10 times the 72-281 s they took; by roofline time
-  // within 10% (tests/bench/shape_clock_test.cpp). nullopt with fewer than
+  // small LLM layers on an H200 (at most 0.008 TFLOP), the line gave four
+  // large layers 7-10 times the 72-281 s they took; by roofline time 0.94-1.12
+  // times (tests/bench/shape_clock_test.cpp). nullopt with fewer than
   // kMinShapes recorded, or fewer than two sizes.
   std::optional<double> seconds_for(const Task& task) const;
   std::size_t shapes() const { return points_.size(); }

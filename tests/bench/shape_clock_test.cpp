@@ -14,7 +14,7 @@ struct Measured {
 
 // `bench suite --kernels search:24` on one H200 (the device figures its
 // records carry): 15 of the 40 smallest layers of llm_shapes_heldout3.json
-// (2026-12-03, at most 0.004 TFLOP; most bound by their bytes), and four of
+// (2026-12-03, at most 0.008 TFLOP; most bound by their bytes), and four of
 // llm_shapes.json's large layers, as the same sweep timed them (2026-12-02).
 constexpr Measured kSmall[] = {
     {"1x896x896", 12.4},      {"1x2048x1536", 9.6},     {"7x1152x896", 8.3},     {"1x1536x8960", 17.3},
