@@ -42,10 +42,9 @@ public:
 
 private:
   struct Point {
-    Task task;
-    double wall_s;
+    double flops, bytes, wall_s;
   };
-  double x(const Task& task) const;
+  double x(double flops, double bytes) const;
   double largest_x() const;
   std::vector<Point> points_;
   double peak_flops_ = 0, bytes_per_s_ = 0;  // the last device named with both; 0: unknown
