@@ -1,6 +1,7 @@
 #include "bench/search_vs_tune.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 #include <type_traits>
@@ -158,6 +159,33 @@ std::vector<std::size_t> checkpoints(std::size_t len) {
   return at;
 }
 
+// The two confirmed kernels against each other, without the baselines: each
+// speedup divides by its own confirmation's timing of them, and where those
+// differ a shape's winner by speedup can be the baselines' noise. "" when no
+// shape has both kernel times.
+std::string kernels_line(const SearchVsTune& v) {
+  std::vector<double> kernels, baselines;
+  const ShapeVersus* widest = nullptr;  // the shape whose two baseline timings differed most
+  for (const auto& s : v.shapes) {
+    if (s.kernel_ratio > 0) kernels.push_back(s.kernel_ratio);
+    if (s.baseline_ratio <= 0) continue;
+    baselines.push_back(std::abs(std::log(s.baseline_ratio)));
+    if (!widest || baselines.back() > std::abs(std::log(widest->baseline_ratio))) widest = &s;
+  }
+  if (kernels.empty()) return "";
+  std::string line = fmt::format(
+      "By kernel time alone (the two confirmed kernels, timed minutes apart in the same worker, no baseline in the "
+      "ratio): search faster on {}, tune on {}, {} within {:.1f}%; the tune's time over the search's {:.4f} in "
+      "geometric mean ({} shapes).",
+      v.kernel_search_wins, v.kernel_tile_wins, v.kernel_ties, 100 * kTieMargin, geomean(kernels), kernels.size());
+  if (widest)
+    line += fmt::format(" The two confirmations' timings of the fastest baseline differed by {:.2f}% in median, at "
+                        "most {:+.2f}% ({}: the search's over the tune's).",
+                        100 * (std::exp(stats::median(baselines)) - 1), 100 * (widest->baseline_ratio - 1),
+                        widest->task_id);
+  return line + "\n";
+}
+
 }  // namespace
 
 std::optional<SearchVsTune> search_vs_tune(const Run& run) {
@@ -180,6 +208,10 @@ std::optional<SearchVsTune> search_vs_tune(const Run& run) {
     s.m = r->task.m;
     s.search = res.speedup;
     s.tile = number_or(confirmed, "speedup", 0.0);
+    const double search_us = res.cold.median_us, tile_us = number_or(confirmed, "cold_us", 0.0);
+    const double search_base = res.best_baseline_us, tile_base = number_or(confirmed, "best_baseline_us", 0.0);
+    if (search_us > 0 && tile_us > 0) s.kernel_ratio = tile_us / search_us;
+    if (search_base > 0 && tile_base > 0) s.baseline_ratio = search_base / tile_base;
     const auto& search = field_or_null(tune, "search");
     s.explored = int(std::clamp<long long>(integer_or(search, "explored", 0), 0, 1 << 30));
     s.evaluated = int(std::clamp<long long>(integer_or(search, "evaluated", 0), 0, 1 << 30));
@@ -201,6 +233,11 @@ std::optional<SearchVsTune> search_vs_tune(const Run& run) {
     v.search_timed_tile_best += s.search_timed_tile_best;
     v.search_wins += s.search > s.tile * (1 + kTieMargin);
     v.tile_wins += s.tile > s.search * (1 + kTieMargin);
+    if (s.kernel_ratio > 0) {
+      v.kernel_search_wins += s.kernel_ratio > 1 + kTieMargin;
+      v.kernel_tile_wins += s.kernel_ratio < 1 / (1 + kTieMargin);
+      v.kernel_ties += s.kernel_ratio <= 1 + kTieMargin && s.kernel_ratio >= 1 / (1 + kTieMargin);
+    }
     v.explored += s.explored;
     v.evaluated += s.evaluated;
     sc.push_back(s.search_curve);
@@ -226,6 +263,7 @@ std::string write_search_vs_tune(const SearchVsTune& v, const std::filesystem::p
                     100 * kTieMargin);
   md += fmt::format("Exploration: {} of the search's {} evaluations were counted exploration.\n", v.explored,
                     v.evaluated);
+  md += kernels_line(v);
   // Where the tune found its best, and whether the search went there: a
   // search that loses to configs it never timed lost in its moves, one that
   // timed them lost to timing noise.
@@ -293,11 +331,13 @@ std::string write_search_vs_tune(const SearchVsTune& v, const std::filesystem::p
                       100.0 * double(near) / double(v.first_pick_ratios.size()),
                       100 * sum / double(v.first_pick_ratios.size()), 100 * (stats::median(v.first_pick_ratios) - 1));
   }
-  md += "\n| shape | search | tune | explored | tune's best: found by | search timed it |\n|---|---|---|---|---|---|\n";
+  md += "\n| shape | search | tune | explored | tune's best: found by | search timed it | tune's kernel time over the "
+        "search's | the search's baseline time over the tune's |\n|---|---|---|---|---|---|---|---|\n";
+  const auto ratio = [](double r) { return r > 0 ? fmt::format("{:.3f}", r) : std::string("-"); };
   for (const auto& s : v.shapes)
-    md += fmt::format("| {} | {:.3f}x | {:.3f}x | {} of {} | {} | {} |\n", s.task_id, s.search, s.tile, s.explored,
-                      s.evaluated, s.tile_best_move.empty() ? "-" : s.tile_best_move,
-                      s.search_timed_tile_best ? "yes" : "no");
+    md += fmt::format("| {} | {:.3f}x | {:.3f}x | {} of {} | {} | {} | {} | {} |\n", s.task_id, s.search, s.tile,
+                      s.explored, s.evaluated, s.tile_best_move.empty() ? "-" : s.tile_best_move,
+                      s.search_timed_tile_best ? "yes" : "no", ratio(s.kernel_ratio), ratio(s.baseline_ratio));
   std::vector<search::svg::Series> series(2);
   series[0].name = "search";
   series[1].name = "tile tune";

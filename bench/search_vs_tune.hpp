@@ -21,6 +21,13 @@ struct ShapeVersus {
   std::string bucket;
   long long m = 0;                   // the task's rows (an LLM layer's tokens)
   double search = 0, tile = 0;       // confirmed speedups over the fastest baseline; 0 = none
+  // The two confirmations side by side, each kernel's cold time beside its
+  // own timing of the baselines, minutes apart in the same worker: the tune's
+  // kernel time over the search's (above 1: the search's kernel is faster),
+  // and the search's confirmation's fastest baseline time over the tune's
+  // (1 where the baselines timed alike). 0 where a record lacks a time (written
+  // before the confirmation kept them).
+  double kernel_ratio = 0, baseline_ratio = 0;
   bool same_first = false;           // the search's first config was the tune's
   int explored = 0, evaluated = 0;   // the search's exploration steps, of its evaluations
   std::vector<double> search_curve, tile_curve;  // best speedup after each evaluation
@@ -38,6 +45,11 @@ struct SearchVsTune {
   std::vector<ShapeVersus> shapes;  // those with both figures
   double search_geomean = 0, tile_geomean = 0;
   int search_wins = 0, ties = 0, tile_wins = 0;  // by more than kTieMargin
+  // The same count by kernel time alone (ShapeVersus::kernel_ratio), over the
+  // shapes with both times: the speedups divide by two timings of the
+  // baselines, which on a layer that streams 268 MB differed by 1.6% (an H200,
+  // 8x32768x4096: cuBLAS NN 68.96 and 70.08 us beside two kernels 0.1% apart).
+  int kernel_search_wins = 0, kernel_ties = 0, kernel_tile_wins = 0;
   int explored = 0, evaluated = 0;
   int same_first = 0;  // shapes whose first config was the same in both
   std::map<std::string, int> tile_best_moves;  // shapes per move that found the tune's fastest config
