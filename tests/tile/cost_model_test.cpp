@@ -10,6 +10,7 @@
 #include <string>
 
 #include "tile/cost_model.hpp"
+#include "tile/learned_model.hpp"
 #include "tile/legality.hpp"
 #include "tile/space.hpp"
 
@@ -241,6 +242,55 @@ TEST(TileCostModel, AOneWaveTiledGridOfThreeTileRowsOrMoreRunsRowMajor) {
     if (std::string(shape) == "256x28672x4096") EXPECT_GT(grouped, 0) << shape;
     else EXPECT_GT(one_wave, 0) << shape;
   }
+}
+
+// On shapes of 64 GFLOP or more the shortlist's wgmma tiles run one group in
+// flight (single-buffered), ping-pong apart; smaller shapes keep two. The
+// models are asked about the double-buffered twin, so the order is the one
+// they give the double-buffered shortlist.
+TEST(TileCostModel, LargeShapesRunTheirWgmmaTilesSingleBufferedInTheModelsOrder) {
+  const Limits l;
+  // The analytical model, and the H200's learned one where this build has it.
+  std::vector<LearnedModel> models{LearnedModel{}};
+  if (LearnedModel h200 = model_for_device("h200"); !h200.empty()) models.push_back(std::move(h200));
+  for (const LearnedModel& m : models) {
+    for (const char* shape : {"2048x4096x4096", "257x59136x8192", "4096x4096x4096"}) {
+      const Task t = task_from_shape(shape);
+      ASSERT_GE(t.flops(), 64e9) << shape;
+      int single = 0, pingpong = 0;
+      for (const Ranked& r : rank_configs(t, l, kAll, m)) {
+        const Config& c = r.config;
+        if (c.backend != Backend::wgmma_tma) continue;
+        if (c.pingpong) {
+          ++pingpong;
+          EXPECT_TRUE(c.reg_double_buffer) << shape << ": " << name(c);
+          continue;
+        }
+        ++single;
+        EXPECT_FALSE(c.reg_double_buffer) << shape << ": " << name(c);
+        Config twin = c;
+        twin.reg_double_buffer = true;
+        EXPECT_EQ(predict_ranked({c}, t, l, m).front().time_us, predict_ranked({twin}, t, l, m).front().time_us)
+            << shape << ": " << name(c);
+      }
+      EXPECT_GT(single, 0) << shape;
+      EXPECT_GT(pingpong, 0) << shape;
+    }
+  }
+  // 34 GFLOP: the group stays in flight.
+  const Task mid = task_from_shape("1024x4096x4096");
+  ASSERT_LT(mid.flops(), 64e9);
+  for (const Ranked& r : rank_configs(mid, l, kAll)) {
+    if (r.config.backend == Backend::wgmma_tma) {
+      EXPECT_TRUE(r.config.reg_double_buffer) << name(r.config);
+    }
+  }
+  // A single-buffered config of a small shape is judged as it is: slower than its twin.
+  const Task small = task_from_shape("1024x1024x1024");
+  Config d0 = parse_name("w128x128x64_g2x1_s4p4_pa_d0_sw_et_r8_k1s_t_c1x1_none"), d1 = d0;
+  d1.reg_double_buffer = true;
+  EXPECT_GT(predict_ranked({d0}, small, l, LearnedModel{}).front().time_us,
+            predict_ranked({d1}, small, l, LearnedModel{}).front().time_us);
 }
 
 // Stream-K's lines (schedule.inc) read the longer side's operand once, the
