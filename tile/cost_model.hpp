@@ -66,7 +66,9 @@ std::vector<Prediction> predict_all(const std::vector<Config>& configs, const Ta
 // predict_all() as rank_configs ranks: a one-wave tiled grid the shortlist
 // runs row-major is predicted as its grouped sibling, which the analytical
 // model times the same, since the learned models' raster knob reads "not
-// raster 8" as "near the best" (model_rank.cpp, as_the_model_saw).
+// raster 8" as "near the best"; and a single-buffered wgmma tile of a shape
+// of 64 GFLOP or more as its double-buffered twin (model_rank.cpp,
+// as_the_model_saw).
 std::vector<Prediction> predict_ranked(const std::vector<Config>& configs, const Task& task, const Limits& limits,
                                        const LearnedModel& learned);
 
