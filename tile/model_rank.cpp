@@ -77,7 +77,7 @@ Config ungrouped_one_wave(const Config& c, const Task& t, const Limits& l) {
 // sweep file alike. A long k-loop keeps the tensor pipe fed either way, and the
 // group in flight holds each stage one k-tile longer. Smaller shapes keep the
 // group in flight: from 32 to 64 GFLOP the pairs are even (0.9996, 81 pairs),
-// under 16 GFLOP it pays 0.6-1.7%; and ping-pong, whose two consumers take
+// under 32 GFLOP it pays 0.6-1.7%; and ping-pong, whose two consumers take
 // turns, ran 12% slower without it (16 pairs).
 constexpr double kSingleBufferFlops = 64e9;
 
