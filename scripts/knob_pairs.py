@@ -14,6 +14,7 @@ process per shape there), the same in every field but the one; a config timed mo
 counts at its median. Fields: tile (backend and block), warps, stages, load, dbuf, smem, store,
 raster, split, schedule (t tiled, p persistent, s stream-K, o ping-pong, i inline producer),
 cluster, swap (swapab or -), epilogue. Only the plain TN GEMM (no fused epilogue) is read.
+--where tests the pair's first config (the one --from names), so it may name any field but --field.
 
 Per field change (and per value of the --by field): the pairs, their shapes, the geometric mean of
 the time ratio over the pairs and over the shapes (each shape its pairs' geometric mean), how many
