@@ -23,14 +23,14 @@ pairs were faster or slower by more than 0.5%, and the slowest shape. --shapes l
 from __future__ import annotations
 
 import argparse
-import gzip
-import json
 import math
 import re
-import statistics
 import sys
 from collections import defaultdict
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from search_headroom import Times, load  # noqa: E402  (rows files to each shape's config medians)
 
 FIELDS = ["tile", "warps", "stages", "load", "dbuf", "smem", "store", "raster", "split", "schedule",
           "cluster", "swap", "epilogue"]
@@ -49,12 +49,6 @@ def fields_of(config: str) -> dict[str, str] | None:
     return dict(zip(FIELDS, values))
 
 
-def read_rows(path: Path) -> list[dict]:
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt") as f:
-        return [json.loads(line) for line in f if line.strip()]
-
-
 def inputs(paths: list[str], exclude: list[str]) -> list[Path]:
     out: list[Path] = []
     for p in map(Path, paths):
@@ -71,36 +65,29 @@ def keep(f: dict[str, str], where: list[tuple[str, str, str]]) -> bool:
     return all((f[k] == v) == (op == "=") for k, op, v in where)
 
 
-def pairs_of(files: list[tuple[str, list[dict]]], field: str, frm: str | None, to: str | None,
+def pairs_of(files: list[tuple[str, Times]], field: str, frm: str | None, to: str | None,
              gflop: tuple[float, float], where: list[tuple[str, str, str]]) -> list[dict]:
-    """Every one-knob pair of `field` (from `frm` to `to` where given) within one file and shape."""
+    """Every one-knob pair of `field` (from `frm` to `to` where given) within one file and shape.
+    files: (name, its shapes' config medians as `search_headroom.load` reads them)."""
     out = []
-    for name, rows in files:
-        times: dict[tuple, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-        for r in rows:
-            t = r["task"]
-            if t.get("epilogue", "none") != "none" or t.get("layout", "TN") != "TN":
+    for name, times in files:
+        for key, by_config in times.items():
+            if ":" in key:  # another layout or a fused epilogue
                 continue
-            if not gflop[0] <= 2.0 * t["m"] * t["n"] * t["k"] / 1e9 < gflop[1]:
+            shape = tuple(map(int, key.split("x")))
+            if not gflop[0] <= 2.0 * math.prod(shape) / 1e9 < gflop[1]:
                 continue
-            times[(t["m"], t["n"], t["k"])][r["config"]].append(float(r["cold_us"]))
-        for shape, by_config in times.items():
-            rest: dict[tuple, dict[str, tuple[str, float]]] = defaultdict(dict)
+            rest: dict[tuple, dict[str, tuple[str, float, dict[str, str]]]] = defaultdict(dict)
             for config, us in by_config.items():
                 f = fields_of(config)
-                if f is None:
-                    continue
-                others = tuple(f[k] for k in FIELDS if k != field)
-                rest[others][f[field]] = (config, statistics.median(us))
+                if f is not None:
+                    rest[tuple(f[k] for k in FIELDS if k != field)][f[field]] = (config, us, f)
             for group in rest.values():
-                for a, (ca, ta) in group.items():
-                    if frm is not None and a != frm:
+                for a, (ca, ta, fa) in group.items():
+                    if (frm is not None and a != frm) or not keep(fa, where):
                         continue
-                    for b, (cb, tb) in group.items():
+                    for b, (_, tb, _) in group.items():
                         if a == b or (to is not None and b != to) or (frm is None and to is None and b < a):
-                            continue
-                        fa = fields_of(ca)
-                        if not keep(fa, where):
                             continue
                         out.append({"file": name, "shape": shape, "from": a, "to": b, "config": ca,
                                     "fields": fa, "ratio": tb / ta})
@@ -160,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
         if not m or m.group(1) not in FIELDS:
             ap.error(f"--where {w!r}: FIELD=VALUE or FIELD!=VALUE, FIELD one of {', '.join(FIELDS)}")
         where.append(m.groups())
-    files = [(f.name, read_rows(f)) for f in inputs(a.rows, a.exclude)]
+    files = [(f.name, load([f])) for f in inputs(a.rows, a.exclude)]
     pairs = pairs_of(files, a.field, a.frm, a.to, (a.min_gflop, a.max_gflop), where)
     if not pairs:
         print(f"no one-knob pairs of {a.field} in {len(files)} files", file=sys.stderr)

@@ -36,6 +36,11 @@ def write(path: Path, rows: list[dict]) -> Path:
     return path
 
 
+def medians(tmp_path: Path, name: str, rows: list[dict]) -> tuple[str, dict]:
+    """A rows file as the script reads it: each shape's config medians."""
+    return name, kp.load([write(tmp_path / f"{name}.jsonl", rows)])
+
+
 def test_names_split_into_fields_and_swap_ab_is_a_field_of_its_own() -> None:
     f = kp.fields_of(SWAP1)
     assert f["tile"] == "w128x136x64" and f["dbuf"] == "d1" and f["cluster"] == "c1x2"
@@ -45,7 +50,7 @@ def test_names_split_into_fields_and_swap_ab_is_a_field_of_its_own() -> None:
     assert kp.fields_of("hgemm_wmma.cu") is None
 
 
-def test_a_pair_is_one_field_apart_on_one_shape_in_one_file_at_each_configs_median() -> None:
+def test_a_pair_is_one_field_apart_on_one_shape_in_one_file_at_each_configs_median(tmp_path: Path) -> None:
     a = [row(D1, 100.0), row(D1, 104.0), row(D1, 200.0),  # median 104
          row(D0, 98.8),
          row(PP1, 90.0), row(PP1.replace("_d1_", "_d0_"), 99.0),  # ping-pong: 1.1
@@ -53,24 +58,26 @@ def test_a_pair_is_one_field_apart_on_one_shape_in_one_file_at_each_configs_medi
          row(D0, 1.0, m=8),  # another shape: no twin of its own
          row(D1, 100.0, epilogue="bias_gelu"), row(D0, 10.0, epilogue="bias_gelu")]  # fused: not read
     b = [row(D0, 200.0)]  # another file: never paired with a's d1
-    pairs = kp.pairs_of([("a", a), ("b", b)], "dbuf", "d1", "d0", (0, float("inf")), [])
+    fa, fb = medians(tmp_path, "a", a), medians(tmp_path, "b", b)
+    pairs = kp.pairs_of([fa, fb], "dbuf", "d1", "d0", (0, float("inf")), [])
     got = sorted((p["config"], round(p["ratio"], 4)) for p in pairs)
     assert got == sorted([(D1, 0.95), (PP1, 1.1)])
     # The same pairs the other way round, and both ways when no direction is given (once each).
-    back = kp.pairs_of([("a", a)], "dbuf", "d0", "d1", (0, float("inf")), [])
+    back = kp.pairs_of([fa], "dbuf", "d0", "d1", (0, float("inf")), [])
     assert sorted(round(p["ratio"], 4) for p in back) == [round(1 / 1.1, 4), round(104 / 98.8, 4)]
-    assert len(kp.pairs_of([("a", a)], "dbuf", None, None, (0, float("inf")), [])) == 2
+    assert len(kp.pairs_of([fa], "dbuf", None, None, (0, float("inf")), [])) == 2
 
 
-def test_where_and_the_size_band_choose_the_pairs() -> None:
+def test_where_and_the_size_band_choose_the_pairs(tmp_path: Path) -> None:
     a = [row(D1, 104.0), row(D0, 98.8), row(PP1, 90.0), row(PP1.replace("_d1_", "_d0_"), 99.0),
          row(D1, 10.0, m=512, n=512, k=512), row(D0, 11.0, m=512, n=512, k=512)]
+    fa = medians(tmp_path, "a", a)
     big = (64, float("inf"))  # 4096^3 is 137 GFLOP, 512^3 0.27
-    no_pp = kp.pairs_of([("a", a)], "dbuf", "d1", "d0", big, [("schedule", "!=", "o")])
+    no_pp = kp.pairs_of([fa], "dbuf", "d1", "d0", big, [("schedule", "!=", "o")])
     assert [round(p["ratio"], 4) for p in no_pp] == [0.95]
-    only_pp = kp.pairs_of([("a", a)], "dbuf", "d1", "d0", big, [("schedule", "=", "o")])
+    only_pp = kp.pairs_of([fa], "dbuf", "d1", "d0", big, [("schedule", "=", "o")])
     assert [round(p["ratio"], 4) for p in only_pp] == [1.1]
-    small = kp.pairs_of([("a", a)], "dbuf", "d1", "d0", (0, 1), [])
+    small = kp.pairs_of([fa], "dbuf", "d1", "d0", (0, 1), [])
     assert [round(p["ratio"], 4) for p in small] == [1.1]
 
 
@@ -96,6 +103,10 @@ def test_bad_input_is_an_error_not_a_crash(tmp_path: Path, capsys) -> None:
     assert e.value.code == 2 and "FIELD=VALUE" in capsys.readouterr().err
     with pytest.raises(SystemExit, match="no rows files"):
         kp.main([str(tmp_path)])
+    (tmp_path / "bad.jsonl").write_text("{not json\n")
+    with pytest.raises(SystemExit, match="bad.jsonl:1: not a rows line"):
+        kp.main([str(tmp_path / "bad.jsonl")])
+    (tmp_path / "bad.jsonl").unlink()
     write(tmp_path / "one.jsonl", [row(D1, 100.0)])
     assert kp.main([str(tmp_path), "--field", "stages"]) == 1
     assert "no one-knob pairs of stages" in capsys.readouterr().err
