@@ -43,7 +43,10 @@ def ranking(binary: str, model: str | None, shape: str, args: argparse.Namespace
     cmd = [binary, "tile", "list", "--shape", shape, "--layout", args.layout, "--epilogue", args.epilogue,
            "--model", "--device-kind", args.device_kind, "--limit", str(args.top), "--json"]
     env = dict(os.environ, TESSERA_COST_MODEL=model) if model else None
-    done = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    except OSError as e:  # not there, not executable, or being relinked by a build
+        sys.exit(f"{binary}: cannot be run: {e.strerror}")
     if done.returncode != 0:
         sys.exit(f"{' '.join(cmd)} failed ({done.returncode}): {done.stderr.strip() or done.stdout.strip()}")
     return [c["name"] for c in json.loads(done.stdout)]

@@ -78,6 +78,11 @@ def test_a_failing_binary_is_a_clear_error(tmp_path: Path) -> None:
     assert "failed (2)" in done.stderr and "no such shape" in done.stderr
     done = run(str(tmp_path / "t.json"), "--before", before, "--after", after, "--enter", "0")
     assert done.returncode != 0 and "must be >= 1" in done.stderr
+    plain = tmp_path / "not_executable"
+    plain.write_text("")
+    done = run(str(tmp_path / "t.json"), "--before", str(plain), "--after", after)
+    assert done.returncode != 0 and f"{plain}: cannot be run: Permission denied" in done.stderr
+    assert "Traceback" not in done.stderr
 
 
 def test_two_model_files_with_one_binary(tmp_path: Path) -> None:
