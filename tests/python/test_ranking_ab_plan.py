@@ -78,6 +78,12 @@ def test_a_failing_binary_is_a_clear_error(tmp_path: Path) -> None:
     assert "failed (2)" in done.stderr and "no such shape" in done.stderr
     done = run(str(tmp_path / "t.json"), "--before", before, "--after", after, "--enter", "0")
     assert done.returncode != 0 and "must be >= 1" in done.stderr
+    # A failure past the first tasks keeps the lines planned before it on stdout.
+    before = fake_tessera(tmp_path / "before", {"4x5x6": ["a", "b"]})
+    after = fake_tessera(tmp_path / "after", {"4x5x6": ["c", "a"]})
+    done = run(tasks(tmp_path / "t2.json", ("4x5x6", "none"), ("1x2x3", "none")), "--before", before, "--after", after)
+    assert done.returncode != 0 and "no such shape" in done.stderr
+    assert done.stdout.splitlines()[1:] == ["# rank 4x5x6 before=a,b after=c,a", "4x5x6 a b c"]
     plain = tmp_path / "not_executable"
     plain.write_text("")
     done = run(str(tmp_path / "t.json"), "--before", str(plain), "--after", after)
