@@ -108,7 +108,10 @@ def main() -> None:
     a = p.parse_args()
     if a.min_common < 3:
         raise SystemExit("rows_agreement: --min-common must be 3 or more (a rank correlation of two configs is +-1)")
-    runs = {f.name.split(".jsonl")[0]: load([f]) for f in inputs(a.rows, a.exclude)}
+    runs: dict[str, Times] = {}
+    for f in inputs(a.rows, a.exclude):
+        name = f.name.split(".jsonl")[0]
+        runs[name if name not in runs else str(f)] = load([f])  # two folders' files of one name stay apart
     found = agreements(runs, a.min_common)
     if not found:
         raise SystemExit(f"rows_agreement: no shape has {a.min_common} configs or more timed in two of the "

@@ -84,6 +84,14 @@ def test_the_table_bands_shapes_by_size(tmp_path, monkeypatch, capsys):
     assert "| one | two | 2 | 6.0 | 0.000 | 0.000 |" in out
 
 
+def test_files_of_one_name_in_two_folders_stay_apart(tmp_path, monkeypatch, capsys):
+    for folder, sign in (("a", 1), ("b", -1)):
+        (tmp_path / folder).mkdir()
+        write(tmp_path / folder / "rows.jsonl", [row(c, 100.0 + sign * i) for i, c in enumerate(CONFIGS)])
+    out = run(monkeypatch, capsys, str(tmp_path / "a"), str(tmp_path / "b"))
+    assert "(1 shapes of 2 files" in out and "| all | 1 | -1.000 | -1.000 |" in out
+
+
 def test_bad_input_is_a_clear_error(tmp_path, monkeypatch, capsys):
     with pytest.raises(SystemExit, match="no such file or folder"):
         run(monkeypatch, capsys, str(tmp_path / "missing.jsonl"))
