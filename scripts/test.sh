@@ -15,7 +15,8 @@ scripts/build.sh
 echo "test.sh: build took $((SECONDS - build_t0)) s"
 BUILD=${BUILD_DIR:-build}
 export TESSERA_CACHE_DIR=${TESSERA_CACHE_DIR:-$PWD/$BUILD/test-cache}
-gpu=$("$BUILD/bin/tessera" doctor 2>/dev/null | sed -n 's/^GPU  *//p' || true)
+# The doctor's GPU row (two spaces or more after the label: its "GPU isolation" row has one).
+gpu=$("$BUILD/bin/tessera" doctor 2>/dev/null | sed -n 's/^GPU \{2,\}//p' || true)
 echo "GPU: ${gpu:-unknown}"
 case "$gpu" in none*) echo "GPU tests will be skipped: ${gpu#none }";; esac
 ctest_t0=$SECONDS
