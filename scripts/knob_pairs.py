@@ -30,7 +30,7 @@ from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from search_headroom import Times, load  # noqa: E402  (rows files to each shape's config medians)
+from search_headroom import Times, load, rows_files  # noqa: E402  (rows files to each shape's config medians)
 
 FIELDS = ["tile", "warps", "stages", "load", "dbuf", "smem", "store", "raster", "split", "schedule",
           "cluster", "swap", "epilogue"]
@@ -50,12 +50,7 @@ def fields_of(config: str) -> dict[str, str] | None:
 
 
 def inputs(paths: list[str], exclude: list[str]) -> list[Path]:
-    out: list[Path] = []
-    for p in map(Path, paths):
-        if not p.exists():
-            raise SystemExit(f"knob_pairs: no such file or folder: {p}")
-        files = sorted(list(p.glob("*.jsonl")) + list(p.glob("*.jsonl.gz"))) if p.is_dir() else [p]
-        out += [f for f in files if not any(x in f.name for x in exclude)]
+    out = rows_files(paths, exclude, "knob_pairs")
     if not out:
         raise SystemExit("knob_pairs: no rows files (.jsonl or .jsonl.gz) in " + " ".join(paths))
     return out

@@ -27,18 +27,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from rank_resolution import spearman  # noqa: E402  (ties share their mean rank)
-from search_headroom import Times, load  # noqa: E402  (rows file -> shape -> config -> median µs)
+from search_headroom import Times, load, rows_files  # noqa: E402  (rows file -> shape -> config -> median µs)
 
 BANDS = [(0, 1, "< 1"), (1, 8, "1-8"), (8, 64, "8-64"), (64, 512, "64-512"), (512, math.inf, ">= 512")]
 
 
 def inputs(paths: list[str], exclude: list[str]) -> list[Path]:
-    out: list[Path] = []
-    for p in map(Path, paths):
-        if not p.exists():
-            raise SystemExit(f"rows_agreement: no such file or folder: {p}")
-        files = sorted(list(p.glob("*.jsonl")) + list(p.glob("*.jsonl.gz"))) if p.is_dir() else [p]
-        out += [f for f in files if not any(x in f.name for x in exclude)]
+    out = rows_files(paths, exclude, "rows_agreement")
     if len(out) < 2:
         raise SystemExit("rows_agreement: needs two rows files (.jsonl or .jsonl.gz) or more, found "
                          f"{len(out)} in " + " ".join(paths))

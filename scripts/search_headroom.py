@@ -34,6 +34,18 @@ def shape_key(task: dict) -> str:
     return key if extra == ["TN", "none"] else key + ":" + ":".join(extra)
 
 
+def rows_files(paths: list[str], exclude: list[str], tool: str) -> list[Path]:
+    """The rows files (.jsonl, .jsonl.gz) named or in the folders named, less those whose name holds
+    an `exclude` string; a path that does not exist is an error in `tool`'s name."""
+    out: list[Path] = []
+    for p in map(Path, paths):
+        if not p.exists():
+            raise SystemExit(f"{tool}: no such file or folder: {p}")
+        files = sorted(list(p.glob("*.jsonl")) + list(p.glob("*.jsonl.gz"))) if p.is_dir() else [p]
+        out += [f for f in files if not any(x in f.name for x in exclude)]
+    return out
+
+
 def load(paths: list[Path]) -> Times:
     raw: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for path in paths:
