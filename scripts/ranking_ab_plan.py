@@ -86,7 +86,7 @@ def main() -> None:
     # The header, then each line as it is found: a run cut short keeps the lines planned so far.
     print(f"# ranking A/B ({args.tasks}, {args.device_kind} model): the former #1 (the reference) and #2, then the "
           f"change's first {args.enter} configs that are neither", flush=True)
-    lines, other, same, below = [], 0, 0, 0
+    planned, other, same, below = 0, 0, 0, 0
     for t in tasks_of(args.tasks):
         if t.get("layout", "TN") != args.layout or t.get("epilogue", "none") != args.epilogue:
             other += 1
@@ -97,11 +97,11 @@ def main() -> None:
         if before == after:
             same += 1
         elif line := plan_line(shape, before, after, args.enter):
-            lines.append(line)
+            planned += 1
             print(line, flush=True)
         else:
             below += 1
-    print(f"{len(lines) + below} tasks change their first {args.top} configs ({len(lines)} their first {args.enter}: "
+    print(f"{planned + below} tasks change their first {args.top} configs ({planned} their first {args.enter}: "
           f"the plan's lines), {same} do not" + (f"; {other} of another layout or epilogue left out" if other else ""),
           file=sys.stderr)
 
