@@ -3,12 +3,11 @@ time ratio by field change."""
 
 from __future__ import annotations
 
-import gzip
 import importlib.util
-import json
 from pathlib import Path
 
 import pytest
+from rows_kit import row, write
 
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "knob_pairs.py"
 spec = importlib.util.spec_from_file_location("knob_pairs", SCRIPT)
@@ -19,21 +18,6 @@ D1 = "w128x256x64_g2x1_s3p3_pa_d1_sw_et_r8_k1s_p_c1x1_none"
 D0 = D1.replace("_d1_", "_d0_")
 PP1 = "w128x128x64_g2x1_s4p4_pa_d1_sw_et_r8_k1s_o_c1x1_none"
 SWAP1 = "w128x136x64_g2x1_s5p5_pa_d1_sw_es_r8_k1s_p_c1x2_swapab_none"
-
-
-def row(config: str, us: float, m: int = 4096, n: int = 4096, k: int = 4096, epilogue: str = "none") -> dict:
-    return {"config": config, "cold_us": us, "device_kind": "h200",
-            "task": {"m": m, "n": n, "k": k, "layout": "TN", "epilogue": epilogue, "op": "hgemm", "acc": "f32"}}
-
-
-def write(path: Path, rows: list[dict]) -> Path:
-    text = "".join(json.dumps(r) + "\n" for r in rows)
-    if path.suffix == ".gz":
-        with gzip.open(path, "wt") as f:
-            f.write(text)
-    else:
-        path.write_text(text)
-    return path
 
 
 def medians(tmp_path: Path, name: str, rows: list[dict]) -> tuple[str, dict]:

@@ -3,13 +3,12 @@ configs on the same shape, the ceiling of a cost model's rho on measured rows.""
 
 from __future__ import annotations
 
-import gzip
 import importlib.util
-import json
 import sys
 from pathlib import Path
 
 import pytest
+from rows_kit import row, write
 
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "rows_agreement.py"
 spec = importlib.util.spec_from_file_location("rows_agreement", SCRIPT)
@@ -17,21 +16,6 @@ ra = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(ra)
 
 CONFIGS = [f"w128x{n}x64_g2x1_s3p3_pa_d1_sw_et_r8_k1s_p_c1x1_none" for n in (64, 96, 128, 160, 192, 256)]
-
-
-def row(config: str, us: float, m: int = 4096, n: int = 4096, k: int = 4096) -> dict:
-    return {"config": config, "cold_us": us, "device_kind": "h200",
-            "task": {"m": m, "n": n, "k": k, "layout": "TN", "epilogue": "none", "op": "hgemm", "acc": "f32"}}
-
-
-def write(path: Path, rows: list[dict]) -> Path:
-    text = "".join(json.dumps(r) + "\n" for r in rows)
-    if path.suffix == ".gz":
-        with gzip.open(path, "wt") as f:
-            f.write(text)
-    else:
-        path.write_text(text)
-    return path
 
 
 def run(monkeypatch, capsys, *args: str) -> str:
