@@ -61,8 +61,20 @@ std::vector<double> predict_rows(const tile::LearnedModel& model, const std::vec
     if (!model.empty()) features.push_back(tile::features(m.config, m.task, m.limits, p));
   }
   if (model.empty()) return out;
-  const auto residuals = model.residuals(features);
-  for (std::size_t i = 0; i < out.size(); ++i) out[i] *= std::exp2(residuals[i]);
+  if (!model.has_pairs()) {  // one batch
+    const auto residuals = model.residuals(features);
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] *= std::exp2(residuals[i]);
+    return out;
+  }
+  // A pair layer orders a shape's configs among themselves: shape by shape, as ranking asks it.
+  std::map<std::string, std::vector<std::size_t>> by_shape;
+  for (std::size_t i = 0; i < rows.size(); ++i) by_shape[rows[i].device_kind + "/" + rows[i].task.id()].push_back(i);
+  for (const auto& [id, index] : by_shape) {
+    std::vector<std::vector<float>> part;
+    for (const std::size_t i : index) part.push_back(std::move(features[i]));
+    const auto residuals = model.shape_residuals(part);
+    for (std::size_t k = 0; k < index.size(); ++k) out[index[k]] *= std::exp2(residuals[k]);
+  }
   return out;
 }
 

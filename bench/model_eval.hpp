@@ -59,7 +59,8 @@ TuneFirstJudgement judge_tune_first(const tile::LearnedModel& model, const std::
 nlohmann::json to_json(const TuneFirstJudgement& j);
 
 // What `model` predicts for each row, in µs, each with its own task and
-// device limits (LearnedModel::predict_us of every row, in one batch).
+// device limits (LearnedModel::predict_us of every row, in one batch; with a
+// pair layer, each shape's rows ordered among themselves, as ranking does).
 std::vector<double> predict_rows(const tile::LearnedModel& model, const std::vector<tile::Measurement>& rows);
 
 // The rows whose weight family is not in `seen`, and how many rows and

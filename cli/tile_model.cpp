@@ -343,6 +343,12 @@ void add_common(CLI::App* cmd, ModelArgs& a) {
   cmd->add_option("--reach", a.train.reach, "with --prior: the new layers apply to shapes within this distance of one they learned from, in log2 of M, N and K (1: one of them twice or half as large); elsewhere the prior's prediction stands; 0: everywhere")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 64.0));
+  a.train.pairs = tile::kDefaultPairs;
+  cmd->add_option("--pairs", a.train.pairs, "a pair layer on top, which orders each shape's fastest configs by which of two is faster: pairs drawn per row (0: none)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 256));
+  cmd->add_option("--pair-trees", a.train.pair_trees, "the pair layer's boosting rounds")->capture_default_str()->check(CLI::Range(1, 5000));
+  cmd->add_option("--pair-max-depth", a.train.pair_max_depth, "the pair layer's tree depth")->capture_default_str()->check(CLI::Range(1, 16));
   cmd->add_option("--target", a.train.target, "what the trees fit: pairwise (the order of each shape's configs, then their level), residual (log2 measured / analytical), or blend (both side by side, averaged)")
       ->capture_default_str()
       ->transform(CLI::CheckedTransformer(std::map<std::string, tile::TrainOptions::Target>{

@@ -156,6 +156,19 @@ std::vector<float> level_view(const std::vector<float>& flat, std::size_t ncol) 
   return out;
 }
 
+std::vector<float> pair_rows(const std::vector<float>& flat, std::size_t ncol,
+                             const std::vector<std::pair<std::size_t, std::size_t>>& pairs) {
+  std::vector<float> out(pairs.size() * 2 * ncol);
+  float* o = out.data();
+  for (const auto& [i, j] : pairs) {
+    const float* a = flat.data() + i * ncol;
+    const float* b = flat.data() + j * ncol;
+    for (std::size_t c = 0; c < ncol; ++c) o[c] = a[c], o[ncol + c] = b[c] - a[c];
+    o += 2 * ncol;
+  }
+  return out;
+}
+
 }  // namespace detail
 
 LearnedModel::LearnedModel() = default;
@@ -192,10 +205,15 @@ std::string LearnedModel::describe() const {
   if (layers_.empty()) return "analytical";
   std::string s;
   for (auto it = layers_.rbegin(); it != layers_.rend(); ++it)
-    if ((*it)->role != detail::Role::level && (*it)->role != detail::Role::blend)  // parts of the ranking layer's model
+    if ((*it)->role != detail::Role::level && (*it)->role != detail::Role::blend &&
+        (*it)->role != detail::Role::pairs)  // parts of the ranking layer's model
       s += fmt::format("{}{} ({} rows{})", s.empty() ? "learned " : " on ", (*it)->device_kind, (*it)->rows,
                        (*it)->reach ? fmt::format(", reach {:g}", (*it)->reach->radius) : "");
-  return s;
+  return has_pairs() ? s + ", pairs" : s;
+}
+
+bool LearnedModel::has_pairs() const {
+  return std::any_of(layers_.begin(), layers_.end(), [](const auto& l) { return l->role == detail::Role::pairs; });
 }
 
 std::vector<double> LearnedModel::residuals(const std::vector<std::vector<float>>& rows) const {
@@ -206,7 +224,7 @@ std::vector<double> LearnedModel::residuals(const std::vector<std::vector<float>
   return residuals(flat, rows.front().size());
 }
 
-std::vector<double> LearnedModel::residuals(const std::vector<float>& flat, std::size_t ncol) const {
+std::vector<double> LearnedModel::residuals(const std::vector<float>& flat, std::size_t ncol, std::size_t count) const {
   const std::size_t n = ncol > 0 ? flat.size() / ncol : 0;
   std::vector<double> out(n, 0.0);
   if (layers_.empty() || n == 0) return out;
@@ -216,7 +234,9 @@ std::vector<double> LearnedModel::residuals(const std::vector<float>& flat, std:
   std::vector<double> before_ranking;  // what a blend layer averages its branch with
   const detail::Reach* reach = nullptr;  // the rows within it (one training's layers share one)
   std::vector<char> inside;
-  for (const auto& layer : layers_) {
+  for (std::size_t k = 0; k < std::min(count, layers_.size()); ++k) {
+    const auto& layer = layers_[k];
+    if (layer->role == detail::Role::pairs) continue;  // an order, not a time: shape_residuals()
     if (layer->role == detail::Role::level && !level)
       level = std::make_unique<detail::DMatrix>(detail::level_view(flat, ncol), n, ncol);
     if (layer->role == detail::Role::ranking) before_ranking = out;
@@ -239,8 +259,59 @@ std::vector<double> LearnedModel::residuals(const std::vector<float>& flat, std:
         case detail::Role::blend:
           out[i] = (1 - layer->a) * out[i] + layer->a * (before_ranking.empty() ? out[i] : before_ranking[i] + m[i]);
           break;
+        case detail::Role::pairs:
+          break;
       }
     }
+  }
+#endif
+  return out;
+}
+
+std::vector<double> LearnedModel::shape_residuals(const std::vector<std::vector<float>>& rows) const {
+  std::vector<double> out = residuals(rows);
+#ifdef TESSERA_HAVE_XGBOOST
+  // The last pair layer: a search's refit stacks on a model that has one.
+  const auto last = std::find_if(layers_.rbegin(), layers_.rend(), [](const auto& l) { return l->role == detail::Role::pairs; });
+  if (last == layers_.rend() || rows.size() < 2) return out;
+  const Layer& layer = **last;
+  const std::size_t ncol = rows.front().size();
+  std::vector<float> flat;
+  flat.reserve(rows.size() * ncol);
+  for (const auto& r : rows) flat.insert(flat.end(), r.begin(), r.end());
+  // One shape: inside the layer's reach or not, as its first row is.
+  if (layer.reach && !detail::within(*layer.reach, rows.front(), ncol).front()) return out;
+  // The layers under it, and what the layers over it add.
+  const std::vector<double> under = residuals(flat, ncol, std::size_t(layers_.rend() - last - 1));
+  std::vector<double> over(out.size());
+  for (std::size_t i = 0; i < out.size(); ++i) over[i] = out[i] - under[i];
+  // The fastest kPairReorder by the layers under it, and their log times.
+  std::vector<double> log2_us(rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) log2_us[i] = detail::log2_analytical(rows[i]) + under[i];
+  std::vector<std::size_t> top(rows.size());
+  for (std::size_t i = 0; i < top.size(); ++i) top[i] = i;
+  std::stable_sort(top.begin(), top.end(), [&](std::size_t a, std::size_t b) { return log2_us[a] < log2_us[b]; });
+  top.resize(std::min(top.size(), kPairReorder));
+  std::vector<std::pair<std::size_t, std::size_t>> pairs;
+  for (const std::size_t i : top)
+    for (const std::size_t j : top)
+      if (i != j) pairs.emplace_back(i, j);
+  const detail::DMatrix data(detail::pair_rows(flat, ncol, pairs), pairs.size(), 2 * ncol);
+  std::vector<float> m;
+  {
+    std::lock_guard g(layer.mu);
+    m = layer.booster->margins(data);
+  }
+  // Each config's mean log-odds of beating the others; the times, sorted, handed out in that order.
+  std::vector<double> score(top.size(), 0.0);
+  for (std::size_t a = 0; a < top.size(); ++a)
+    for (std::size_t b = 0; b + 1 < top.size(); ++b) score[a] += m[a * (top.size() - 1) + b];
+  std::vector<std::size_t> order(top.size());
+  for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return score[a] > score[b]; });
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    const std::size_t i = top[order[k]];
+    out[i] = log2_us[top[k]] - detail::log2_analytical(rows[i]) + over[i];  // top[k]: the k-th fastest time
   }
 #endif
   return out;
@@ -286,7 +357,7 @@ LearnedModel LearnedModel::from_json(const nlohmann::json& j) {
     layer->rows = integer_of<int>(l.at("rows"), "rows");
     layer->options = l.value("options", nlohmann::json::object());
     const int role = integer_value<int>(l, "role", 0);
-    if (role < int(detail::Role::residual) || role > int(detail::Role::blend))
+    if (role < int(detail::Role::residual) || role > int(detail::Role::pairs))
       fail_bad_input(fmt::format("cost model layer role {} is not one this tessera knows; train the model again", role));
     layer->role = detail::Role(role);
     if (layer->role == detail::Role::blend &&

@@ -88,7 +88,22 @@ struct TrainOptions {
   // prediction stands. 0: everywhere. `tessera tile model train` sets
   // kDefaultReach; a search's refit (one shape) leaves it at 0.
   double reach = 0;
+  // A pair layer (detail::Role::pairs) over the others: for each row, this
+  // many others of its shape drawn at random, each pair classified by which
+  // config measured faster (pairs within 2% count for less). It reorders the
+  // kPairReorder fastest configs of a shape; 0: none. By family on 316 H200
+  // shapes and on three sets of LLM layers no row came from, it ranked better
+  // on every figure than the layers alone (docs/tile.md, forty-fourth session).
+  int pairs = 0;
+  int pair_trees = 300;
+  int pair_max_depth = 12;
 };
+// `tessera tile model train`'s --pairs (the struct's 0 keeps a search's
+// one-shape refit and the API's callers without one).
+inline constexpr int kDefaultPairs = 16;
+// How many of a shape's fastest configs (by the layers under it) a pair layer
+// reorders: a tune's budget and more, at n (n - 1) predictions.
+inline constexpr std::size_t kPairReorder = 64;
 // Chosen on the H200 sweeps of datasets/cost_rows (docs/tile.md, twentieth
 // session): with it, the family folds rank exactly as with no reach, and left
 // one sweep out, layers kept all their gain on LLM layers they never saw and
@@ -116,6 +131,13 @@ public:
 
   // log2 of the factor on the analytical time (0 for an empty model), per row of features().
   std::vector<double> residuals(const std::vector<std::vector<float>>& feature_rows) const;
+  // residuals() of configs of one shape, a pair layer's order put on the
+  // fastest kPairReorder of them: they keep the set of log times the layers
+  // under it gave, handed out in the pair layer's order, and then what the
+  // layers over it add (a search's refit of its own measurements). Without a
+  // pair layer (or for one row) the same as residuals().
+  std::vector<double> shape_residuals(const std::vector<std::vector<float>>& feature_rows) const;
+  bool has_pairs() const;
   // The analytical prediction corrected by the model.
   double predict_us(const Config& config, const Task& task, const Limits& limits) const;
 
@@ -136,8 +158,10 @@ public:
   struct Layer;  // one booster and how its output counts (learned_model.cpp)
 
 private:
-  // residuals() of n rows of features, row-major (n x ncol).
-  std::vector<double> residuals(const std::vector<float>& flat, std::size_t ncol) const;
+  // residuals() of n rows of features, row-major (n x ncol), by the first
+  // `layers` layers (all by default).
+  std::vector<double> residuals(const std::vector<float>& flat, std::size_t ncol,
+                                std::size_t layers = std::size_t(-1)) const;
   std::vector<std::shared_ptr<const Layer>> layers_;  // the prior's first
   std::optional<std::set<std::string>> families_{std::in_place};  // an empty model saw nothing
 };

@@ -4,9 +4,11 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <random>
 #include <set>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -27,6 +29,7 @@ namespace {
 // The residual branch's share of a blend (TrainOptions::Target::blend): half.
 // By family on 217 H200 shapes, a quarter and three quarters ranked worse.
 constexpr double kBlendWeight = 0.5;
+constexpr double kPairLearningRate = 0.1;
 constexpr int kTrainThreads = 1;  // small data: threads cost more than they save, and one is deterministic
 
 // Training rows grouped by shape (and device), consecutive: the ranking
@@ -132,6 +135,57 @@ std::shared_ptr<LearnedModel::Layer> fit_layer(const Rows& r, const std::vector<
   return layer;
 }
 
+// The pair layer (TrainOptions::pairs): per row, o.pairs others of its shape
+// drawn at random (a fixed seed: the same rows train the same model), labelled
+// 1 when the row measured faster. A pair's weight grows with the gap up to
+// kPairFullGap (log2 units, about 2%): closer pairs are the timer's noise as
+// much as the kernels' order. Null when no shape has two rows.
+constexpr double kPairFullGap = 0.03;
+
+std::shared_ptr<LearnedModel::Layer> fit_pairs(const Rows& r, const TrainOptions& o, const std::string& kind) {
+  std::mt19937 rng(0);
+  std::vector<std::pair<std::size_t, std::size_t>> pairs;
+  std::vector<float> label, weight;
+  std::size_t start = 0;
+  for (const unsigned n : r.groups) {
+    for (std::size_t i = start; i < start + n && n > 1; ++i) {
+      const std::size_t draws = std::min<std::size_t>(std::size_t(o.pairs), n - 1);
+      std::set<std::size_t> taken;
+      while (taken.size() < draws) {
+        const std::size_t j = start + rng() % n;  // mt19937's output is fixed by the standard; a distribution's is not
+        if (j == i || !taken.insert(j).second) continue;
+        pairs.emplace_back(i, j);
+        const double gap = r.log2_residual[j] + detail::log2_analytical(r.row(j)) -
+                           (r.log2_residual[i] + detail::log2_analytical(r.row(i)));  // log2(t_j / t_i)
+        label.push_back(gap > 0 ? 1.0f : 0.0f);
+        weight.push_back(float(std::min(std::abs(gap) / kPairFullGap, 1.0)));
+      }
+    }
+    start += n;
+  }
+  if (pairs.empty()) return nullptr;  // no shape with two measured configs: nothing to order
+  detail::DMatrix train(detail::pair_rows(r.flat, r.ncol, pairs), pairs.size(), 2 * r.ncol);
+  train.set("label", label);
+  train.set("weight", weight);
+  auto layer = std::make_shared<LearnedModel::Layer>();
+  layer->device_kind = kind;
+  layer->rows = 0;  // the same rows as the layers under it
+  layer->role = Role::pairs;
+  layer->options = {{"role", int(Role::pairs)}, {"pairs", o.pairs}, {"trees", o.pair_trees},
+                    {"max_depth", o.pair_max_depth}, {"learning_rate", kPairLearningRate}};
+  layer->booster = std::make_unique<detail::Booster>(train);
+  auto& b = *layer->booster;
+  b.set("objective", "binary:logistic");
+  b.set("tree_method", "hist");  // two hundred thousand pairs: exact splits cost minutes
+  b.set("max_depth", std::to_string(o.pair_max_depth));
+  b.set("eta", fmt::format("{}", kPairLearningRate));
+  b.set("nthread", std::to_string(kTrainThreads));
+  b.set("seed", "0");
+  b.set("verbosity", "0");
+  for (int i = 0; i < o.pair_trees; ++i) b.update(i, train);
+  return layer;
+}
+
 }  // namespace
 #endif
 
@@ -157,10 +211,10 @@ LearnedModel LearnedModel::train(const std::vector<Measurement>& rows, const Lea
   const std::vector<double> below = prior.residuals(r.flat, r.ncol);
   if (o.target == TrainOptions::Target::residual) {
     out.layers_.push_back(fit(below, Role::residual));
-    return out;
+  } else {
+    out.layers_.push_back(fit(below, Role::ranking));
+    out.layers_.push_back(fit(out.residuals(r.flat, r.ncol), Role::level));
   }
-  out.layers_.push_back(fit(below, Role::ranking));
-  out.layers_.push_back(fit(out.residuals(r.flat, r.ncol), Role::level));
   if (o.target == TrainOptions::Target::blend) {
     // The residual branch, fitted on the prior (not on the ranking above it) and averaged with it.
     auto layer = fit(below, Role::residual);
@@ -169,6 +223,10 @@ LearnedModel LearnedModel::train(const std::vector<Measurement>& rows, const Lea
     layer->a = kBlendWeight;
     layer->rows = 0;  // the same rows as the ranking layer's
     out.layers_.push_back(layer);
+  }
+  if (auto layer = o.pairs > 0 ? fit_pairs(r, o, kind) : nullptr) {
+    layer->reach = reach;
+    out.layers_.push_back(std::move(layer));
   }
   return out;
 #endif

@@ -343,7 +343,7 @@ std::vector<Prediction> predict_all(const std::vector<Config>& configs, const Ta
     if (!learned.empty()) rows.push_back(features(c, t, l, out.back()));
   }
   if (!learned.empty()) {
-    const auto r = learned.residuals(rows);
+    const auto r = learned.shape_residuals(rows);  // one shape's configs: a pair layer orders their fastest
     for (std::size_t i = 0; i < out.size(); ++i) out[i].time_us *= std::exp2(r[i]);
   }
   return out;

@@ -142,7 +142,7 @@ TEST(ModelFeatures, TrainWritesAModelNamedWithoutAFolderInTheWorkingFolder) {
                                                            dir.string(), TESSERA_BINARY));
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_TRUE(std::filesystem::is_regular_file(dir / "m.json")) << r.out;
-  EXPECT_EQ(tile::LearnedModel::load(dir / "m.json").describe(), "learned h200 (16 rows)");
+  EXPECT_EQ(tile::LearnedModel::load(dir / "m.json").describe(), "learned h200 (16 rows), pairs");  // the default pair layer
 }
 
 TEST(ModelFeatures, ABadFileNameOrAMissingModelIsAnErrorThatWritesNothing) {

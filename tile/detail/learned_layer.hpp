@@ -8,6 +8,7 @@
 #include <mutex>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -32,7 +33,15 @@ enum class Role {
              // and averaged with that ranking (and level) branch: the result is (1 - a) x the branch + a x
              // (below + this layer). The pairwise loss reads "a knob only the best configs were refined
              // to" as speed (docs/tile.md); the residual fit does not, and the two together rank better
+  pairs,     // binary:logistic on two configs of one shape, [x_i, x_j - x_i]: the log-odds that i is the faster.
+             // Not a time: it reorders the fastest configs of a set (LearnedModel::shape_residuals), each
+             // placed by its mean log-odds against the others. Trees on the differences see what a row's
+             // features alone cannot, which knob makes one config beat another at this shape (docs/tile.md)
 };
+
+// A pair layer's rows: for each (i, j), row i's features then row j's minus row i's.
+std::vector<float> pair_rows(const std::vector<float>& flat, std::size_t ncol,
+                             const std::vector<std::pair<std::size_t, std::size_t>>& pairs);
 
 // The column of a feature (features.hpp) by name.
 std::size_t feature_index(const char* name);
