@@ -67,13 +67,11 @@ std::vector<double> predict_rows(const tile::LearnedModel& model, const std::vec
     return out;
   }
   // A pair layer orders a shape's configs among themselves: shape by shape, as ranking asks it.
-  std::map<std::string, std::vector<std::size_t>> by_shape;
-  for (std::size_t i = 0; i < rows.size(); ++i) by_shape[rows[i].device_kind + "/" + rows[i].task.id()].push_back(i);
-  for (const auto& [id, index] : by_shape) {
+  for (const auto& [id, ms] : rows_by_shape(rows)) {
     std::vector<std::vector<float>> part;
-    for (const std::size_t i : index) part.push_back(std::move(features[i]));
+    for (const auto* m : ms) part.push_back(std::move(features[std::size_t(m - rows.data())]));
     const auto residuals = model.shape_residuals(part);
-    for (std::size_t k = 0; k < index.size(); ++k) out[index[k]] *= std::exp2(residuals[k]);
+    for (std::size_t k = 0; k < ms.size(); ++k) out[std::size_t(ms[k] - rows.data())] *= std::exp2(residuals[k]);
   }
   return out;
 }

@@ -216,12 +216,21 @@ bool LearnedModel::has_pairs() const {
   return std::any_of(layers_.begin(), layers_.end(), [](const auto& l) { return l->role == detail::Role::pairs; });
 }
 
+namespace {
+
+// Rows of features, row-major in one vector (what XGBoost's matrices take).
+std::vector<float> flattened(const std::vector<std::vector<float>>& rows) {
+  std::vector<float> flat;
+  flat.reserve(rows.size() * (rows.empty() ? 0 : rows.front().size()));
+  for (const auto& r : rows) flat.insert(flat.end(), r.begin(), r.end());
+  return flat;
+}
+
+}  // namespace
+
 std::vector<double> LearnedModel::residuals(const std::vector<std::vector<float>>& rows) const {
   if (layers_.empty() || rows.empty()) return std::vector<double>(rows.size(), 0.0);
-  std::vector<float> flat;
-  flat.reserve(rows.size() * rows.front().size());
-  for (const auto& r : rows) flat.insert(flat.end(), r.begin(), r.end());
-  return residuals(flat, rows.front().size());
+  return residuals(flattened(rows), rows.front().size());
 }
 
 std::vector<double> LearnedModel::residuals(const std::vector<float>& flat, std::size_t ncol, std::size_t count) const {
@@ -269,20 +278,20 @@ std::vector<double> LearnedModel::residuals(const std::vector<float>& flat, std:
 }
 
 std::vector<double> LearnedModel::shape_residuals(const std::vector<std::vector<float>>& rows) const {
-  std::vector<double> out = residuals(rows);
-#ifdef TESSERA_HAVE_XGBOOST
   // The last pair layer: a search's refit stacks on a model that has one.
   const auto last = std::find_if(layers_.rbegin(), layers_.rend(), [](const auto& l) { return l->role == detail::Role::pairs; });
-  if (last == layers_.rend() || rows.size() < 2) return out;
-  const Layer& layer = **last;
+  if (last == layers_.rend() || rows.size() < 2) return residuals(rows);
   const std::size_t ncol = rows.front().size();
-  std::vector<float> flat;
-  flat.reserve(rows.size() * ncol);
-  for (const auto& r : rows) flat.insert(flat.end(), r.begin(), r.end());
+  const std::vector<float> flat = flattened(rows);
+  std::vector<double> out = residuals(flat, ncol);
+#ifdef TESSERA_HAVE_XGBOOST
+  const Layer& layer = **last;
   // One shape: inside the layer's reach or not, as its first row is.
   if (layer.reach && !detail::within(*layer.reach, rows.front(), ncol).front()) return out;
-  // The layers under it, and what the layers over it add.
-  const std::vector<double> under = residuals(flat, ncol, std::size_t(layers_.rend() - last - 1));
+  // The layers under it (all of them but the pair layer when it is the last,
+  // as trained), and what the layers over it add.
+  const std::size_t below = std::size_t(layers_.rend() - last - 1);
+  const std::vector<double> under = last == layers_.rbegin() ? out : residuals(flat, ncol, below);
   std::vector<double> over(out.size());
   for (std::size_t i = 0; i < out.size(); ++i) over[i] = out[i] - under[i];
   // The fastest kPairReorder by the layers under it, and their log times.

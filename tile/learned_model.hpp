@@ -159,9 +159,9 @@ public:
 
 private:
   // residuals() of n rows of features, row-major (n x ncol), by the first
-  // `layers` layers (all by default).
+  // `count` layers (all by default).
   std::vector<double> residuals(const std::vector<float>& flat, std::size_t ncol,
-                                std::size_t layers = std::size_t(-1)) const;
+                                std::size_t count = std::size_t(-1)) const;
   std::vector<std::shared_ptr<const Layer>> layers_;  // the prior's first
   std::optional<std::set<std::string>> families_{std::in_place};  // an empty model saw nothing
 };

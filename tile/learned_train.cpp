@@ -41,6 +41,7 @@ struct Rows {
   std::vector<unsigned> groups;      // rows per shape, in order
   std::set<std::string> families;    // weight_family() of every row
   std::span<const float> row(std::size_t i) const { return {flat.data() + i * ncol, ncol}; }
+  double log2_measured(std::size_t i) const { return log2_residual[i] + detail::log2_analytical(row(i)); }
 };
 
 Rows rows_of(const std::vector<Measurement>& in) {
@@ -79,7 +80,7 @@ double spread(const Rows& r, const std::vector<double>& below, const std::vector
       const std::size_t i = row + k;
       const double log2_analytical = detail::log2_analytical(r.row(i));
       t[k] = log2_analytical + below[i] - trees[i];
-      y[k] = r.log2_residual[i] + log2_analytical;  // log2(measured)
+      y[k] = r.log2_measured(i);
       mt += t[k] / n, my += y[k] / n;
     }
     for (std::size_t k = 0; k < n; ++k) num += (t[k] - mt) * (y[k] - my), den += (t[k] - mt) * (t[k] - mt);
@@ -148,15 +149,14 @@ std::shared_ptr<LearnedModel::Layer> fit_pairs(const Rows& r, const TrainOptions
   std::vector<float> label, weight;
   std::size_t start = 0;
   for (const unsigned n : r.groups) {
-    for (std::size_t i = start; i < start + n && n > 1; ++i) {
-      const std::size_t draws = std::min<std::size_t>(std::size_t(o.pairs), n - 1);
+    const std::size_t draws = std::min<std::size_t>(std::size_t(o.pairs), n - 1);  // 0 for a shape of one row
+    for (std::size_t i = start; i < start + n; ++i) {
       std::set<std::size_t> taken;
       while (taken.size() < draws) {
         const std::size_t j = start + rng() % n;  // mt19937's output is fixed by the standard; a distribution's is not
         if (j == i || !taken.insert(j).second) continue;
         pairs.emplace_back(i, j);
-        const double gap = r.log2_residual[j] + detail::log2_analytical(r.row(j)) -
-                           (r.log2_residual[i] + detail::log2_analytical(r.row(i)));  // log2(t_j / t_i)
+        const double gap = r.log2_measured(j) - r.log2_measured(i);  // log2(t_j / t_i)
         label.push_back(gap > 0 ? 1.0f : 0.0f);
         weight.push_back(float(std::min(std::abs(gap) / kPairFullGap, 1.0)));
       }
