@@ -3,6 +3,7 @@
 // predicted times, and may start from it or argue against it.
 #include <fmt/format.h>
 
+#include "agent/detail/tile_guide.hpp"
 #include "agent/gpu_limits.hpp"
 #include "agent/prompt.hpp"
 #include "tile/cost_model.hpp"
@@ -12,7 +13,7 @@ namespace tessera::agent {
 
 std::string PromptBuilder::model_picks_section(const ProposalContext& c, std::size_t count) const {
   const tile::Limits limits = tile_limits(c.gpu);
-  const tile::LearnedModel model = tile::model_for_device(tile::device_kind(c.gpu.name));
+  const tile::LearnedModel model = models_->prior(tile::device_kind(c.gpu.name));
   const auto ranking = tile::rank_configs(c.task, limits, count, model);
   if (ranking.empty()) return {};
   std::string entries;

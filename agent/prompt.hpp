@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -68,6 +69,10 @@ struct PromptOptions {
   double chars_per_token = kCharsPerToken;  // for the budget; build() may be given a learned one
 };
 
+namespace detail {
+class PriorCache;
+}
+
 class PromptBuilder {
 public:
   explicit PromptBuilder(PromptOptions options);  // throws bad_input if templates or the ABI header are missing
@@ -81,13 +86,18 @@ public:
 
 private:
   std::string system_prompt(const ProposalContext& c, bool diff) const;
-  std::string user_prompt(const ProposalContext& c, std::size_t history, std::size_t inspirations, std::size_t log_chars) const;
+  // `picks`: the model-picks section, made once per build (ranking the space is not free).
+  std::string user_prompt(const ProposalContext& c, const std::string& picks, std::size_t history,
+                          std::size_t inspirations, std::size_t log_chars) const;
   // The cost model's first `count` picks for the task (model_picks.cpp).
   std::string model_picks_section(const ProposalContext& c, std::size_t count) const;
 
   PromptOptions options_;
   PromptTemplates templates_;
   std::string abi_text_;
+  // The cost model of each GPU kind, read from disk once (a shipped model is
+  // megabytes of trees: about a second to load) and shared by the builder's copies.
+  std::shared_ptr<detail::PriorCache> models_;
 };
 
 }  // namespace tessera::agent

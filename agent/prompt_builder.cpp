@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "agent/detail/tile_guide.hpp"
 #include "agent/prompt.hpp"
 #include "agent/strategies.hpp"
 #include "core/error.hpp"
@@ -48,7 +49,8 @@ std::string format_number(double v, const char* fmtstr) { return v > 0 ? fmt::fo
 
 PromptBuilder::PromptBuilder(PromptOptions options)
     : options_(std::move(options)),
-      templates_(options_.prompt_dir.empty() ? default_prompt_dir() : options_.prompt_dir) {
+      templates_(options_.prompt_dir.empty() ? default_prompt_dir() : options_.prompt_dir),
+      models_(std::make_shared<detail::PriorCache>()) {
   const auto abi = options_.abi_header.empty() ? default_abi_header() : options_.abi_header;
   std::error_code ec;
   if (!std::filesystem::exists(abi, ec))
@@ -70,8 +72,8 @@ std::string PromptBuilder::system_prompt(const ProposalContext& c, bool diff) co
                          "system");
 }
 
-std::string PromptBuilder::user_prompt(const ProposalContext& c, std::size_t history, std::size_t inspirations,
-                                       std::size_t log_chars) const {
+std::string PromptBuilder::user_prompt(const ProposalContext& c, const std::string& picks, std::size_t history,
+                                       std::size_t inspirations, std::size_t log_chars) const {
   const std::string strategy_name = c.strategy.empty() ? "none" : c.strategy;
   if (!c.strategy.empty() && find_strategy(c.strategy) == nullptr)
     fail_bad_input(fmt::format("unknown strategy '{}' (known: {})", c.strategy, fmt::join(strategy_names(), ", ")));
@@ -115,9 +117,6 @@ std::string PromptBuilder::user_prompt(const ProposalContext& c, std::size_t his
     }
     insp = render_template(templates_.get("inspirations_header"), {{"entries", entries}}, "inspirations_header");
   }
-  const std::string picks = options_.model_picks > 0 && templates_.has("model_picks")
-                                ? model_picks_section(c, options_.model_picks)
-                                : std::string();
   // Never trimmed: without it a re-ask is the prompt that produced the repeat.
   const std::string repeated =
       c.repeated_step >= 0
@@ -145,7 +144,10 @@ std::vector<ChatMessage> PromptBuilder::build(const ProposalContext& c, double c
   std::size_t history = options_.max_history;
   std::size_t inspirations = std::min(options_.max_inspirations, c.inspirations.size());
   std::size_t log_chars = options_.max_log_chars;
-  std::string user = user_prompt(c, history, inspirations, log_chars);
+  const std::string picks = options_.model_picks > 0 && templates_.has("model_picks")
+                                ? model_picks_section(c, options_.model_picks)
+                                : std::string();
+  std::string user = user_prompt(c, picks, history, inspirations, log_chars);
   auto tokens = [&] { return approx_tokens(system, chars_per_token) + approx_tokens(user, chars_per_token); };
   auto fits = [&] { return tokens() <= options_.max_prompt_tokens; };
   while (!fits()) {
@@ -157,7 +159,7 @@ std::vector<ChatMessage> PromptBuilder::build(const ProposalContext& c, double c
                    tokens(), options_.max_prompt_tokens);
       break;
     }
-    user = user_prompt(c, history, inspirations, log_chars);
+    user = user_prompt(c, picks, history, inspirations, log_chars);
   }
   return {{"system", system}, {"user", user}};
 }

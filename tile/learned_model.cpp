@@ -4,7 +4,9 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <map>
 #include <mutex>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -431,11 +433,32 @@ std::filesystem::path find_model(std::initializer_list<std::string> kinds) {
 
 std::filesystem::path stored_model_path(const std::string& kind) { return find_model({kind}); }
 
+LearnedModel load_stored_model(const std::filesystem::path& file) {
+  // A shipped model is megabytes of trees (about a second to read), and a
+  // suite tunes shape after shape, each tune asking for its kind's model.
+  // Copies share the trees, which are never changed after loading. Never
+  // freed: at exit XGBoost's own state may go first (a double free, seen).
+  static std::mutex mu;
+  static auto& read =
+      *new std::map<std::filesystem::path, std::tuple<std::filesystem::file_time_type, std::uintmax_t, LearnedModel>>;
+  std::error_code ec;
+  const auto written = std::filesystem::last_write_time(file, ec);
+  const auto size = ec ? 0 : std::filesystem::file_size(file, ec);
+  if (ec) return LearnedModel::load(file);  // which says what is wrong with it
+  std::lock_guard g(mu);
+  if (const auto it = read.find(file);
+      it != read.end() && std::get<0>(it->second) == written && std::get<1>(it->second) == size)
+    return std::get<2>(it->second);
+  LearnedModel m = LearnedModel::load(file);
+  read.insert_or_assign(file, std::tuple{written, size, m});
+  return m;
+}
+
 LearnedModel model_for_device(const std::string& kind) {
   if (!LearnedModel::available()) return {};
   const auto try_load = [](const std::filesystem::path& p) -> LearnedModel {
     try {
-      return LearnedModel::load(p);
+      return load_stored_model(p);
     } catch (const std::exception& e) {
       spdlog::warn("cost model {} not used: {}", p.string(), e.what());
       return {};

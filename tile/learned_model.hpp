@@ -171,11 +171,14 @@ private:
 // writes), $TESSERA_COST_MODEL_DIR/<kind>.json, then the models shipped in
 // datasets/cost_models/.
 std::filesystem::path stored_model_path(const std::string& kind);
+// LearnedModel::load, once per file in a process: a later call returns the
+// model read before while the file keeps its size and modification time.
+LearnedModel load_stored_model(const std::filesystem::path& file);
 // The model for a device kind: $TESSERA_COST_MODEL, else in the first of the
 // folders above that holds one, its own (<kind>.json) or the pooled one
 // (kEveryKind), its own first; else another kind's as its prior (the
 // transfer), else empty. Never throws: a model that cannot be read is skipped
-// with a warning.
+// with a warning. Each file is read once per process (load_stored_model).
 LearnedModel model_for_device(const std::string& kind);
 
 }  // namespace tessera::tile

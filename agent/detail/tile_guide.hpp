@@ -31,7 +31,7 @@ struct Guide {
 // The task's measured tile configs as training rows (verified and timed ones only).
 std::vector<tile::Measurement> measurements_of(const ProposalContext& ctx, const tile::Limits& limits);
 
-// Priors per device kind, loaded once per proposer.
+// Priors per device kind, loaded once per owner (a tile proposer, a prompt builder).
 class PriorCache {
 public:
   tile::LearnedModel prior(const std::string& kind);

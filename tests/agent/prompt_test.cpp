@@ -1,4 +1,6 @@
 // Prompt templates, the builder's content and its token-budget trimming.
+#include <unistd.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -10,6 +12,8 @@
 #include "agent/strategies.hpp"
 #include "core/error.hpp"
 #include "tile/cost_model.hpp"
+#include "tile/learned_model.hpp"
+#include "tests/testing.hpp"
 
 namespace tessera::agent {
 namespace {
@@ -132,6 +136,31 @@ TEST(Prompt, ShowsTheCostModelsTopPicksWithTheirPredictedTimes) {
   }
   o.model_picks = 0;
   EXPECT_EQ(PromptBuilder(o).build(c)[1].content.find("What the cost model predicts"), std::string::npos);
+}
+
+// A builder reads the cost model from disk once (a shipped model is megabytes
+// of trees): its later prompts rank with the model it read, even once the file
+// is gone, where a new builder finds none and ranks with the analytical model.
+TEST(Prompt, ModelPicksReadTheCostModelOnce) {
+  if (!tile::LearnedModel::available()) GTEST_SKIP() << "built without XGBoost (install libxgboost-dev): no learned model";
+  const auto pooled = std::filesystem::path(TESSERA_SOURCE_DIR) / "datasets" / "cost_models" / "all.json";
+  const auto dir = std::filesystem::temp_directory_path() / fmt::format("tessera-prompt-model-{}", ::getpid());
+  std::filesystem::create_directories(dir);
+  const auto copy = dir / "all.json";
+  std::filesystem::copy_file(pooled, copy, std::filesystem::copy_options::overwrite_existing);
+  const testing::ScopedEnv env("TESSERA_COST_MODEL", copy.string());
+  const std::string learned = tile::LearnedModel::load(copy).describe() + " cost model";
+  PromptOptions o;
+  o.model_picks = 3;
+  const PromptBuilder b(o);
+  const auto c = context();
+  const std::string first = b.build(c)[1].content;
+  EXPECT_NE(first.find(learned), std::string::npos) << learned;
+  std::filesystem::remove_all(dir);
+  EXPECT_EQ(b.build(c)[1].content, first);
+  const std::string fresh = PromptBuilder(o).build(c)[1].content;
+  EXPECT_EQ(fresh.find(learned), std::string::npos);
+  EXPECT_NE(fresh.find("(analytical cost model)"), std::string::npos);
 }
 
 TEST(Prompt, TrimsInspirationsThenHistoryThenLogToFitTheBudget) {

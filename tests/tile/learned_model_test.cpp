@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <optional>
 #include <set>
@@ -336,6 +338,29 @@ TEST(LearnedModel, ADeviceUsesItsOwnModelBeforeThePooledOne) {
   EXPECT_EQ(model_for_device("h200").device_kind(), "h200");
   for (const auto& [name, value] : saved)
     if (value) ::setenv(name.c_str(), value->c_str(), 1); else ::unsetenv(name.c_str());
+  std::filesystem::remove_all(dir);
+}
+
+// A stored model is read once per process while its file keeps its size and
+// time: overwritten with bytes that are no model, its size and time put back,
+// it still gives the model read before; touched, it is read again.
+TEST(LearnedModel, AStoredModelIsReadOncePerFile) {
+  REQUIRE_XGBOOST();
+  const auto dir = std::filesystem::temp_directory_path() / "tessera_model_read_once_test";
+  std::filesystem::remove_all(dir);
+  const auto file = dir / "h200.json";
+  LearnedModel::train(planted({"33x8192x2048"}, "h200", swap_factor, 16), LearnedModel{}, TrainOptions{}, "h200")
+      .save(file);
+  const LearnedModel first = load_stored_model(file);
+  EXPECT_EQ(first.rows(), 16);
+  const auto size = std::filesystem::file_size(file);
+  const auto written = std::filesystem::last_write_time(file);
+  std::ofstream(file, std::ios::trunc) << std::string(size, ' ');
+  std::filesystem::last_write_time(file, written);
+  EXPECT_EQ(load_stored_model(file).describe(), first.describe());
+  EXPECT_THROW(LearnedModel::load(file), Error);
+  std::filesystem::last_write_time(file, written + std::chrono::seconds(1));
+  EXPECT_THROW(load_stored_model(file), Error);
   std::filesystem::remove_all(dir);
 }
 
