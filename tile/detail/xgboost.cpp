@@ -56,14 +56,14 @@ std::vector<float> Booster::margins(const DMatrix& data) const {
   return std::vector<float>(out, out + n);
 }
 
-std::string Booster::save_json() const {
+std::string Booster::save_ubj() const {
   bst_ulong n = 0;
   const char* out = nullptr;
-  TESSERA_XGB_CHECK(XGBoosterSaveModelToBuffer(h_, R"({"format": "json"})", &n, &out));
+  TESSERA_XGB_CHECK(XGBoosterSaveModelToBuffer(h_, R"({"format": "ubj"})", &n, &out));
   return std::string(out, n);
 }
 
-void Booster::load_json(const std::string& model) {
+void Booster::load(const std::string& model) {
   TESSERA_XGB_CHECK(XGBoosterLoadModelFromBuffer(h_, model.data(), bst_ulong(model.size())));
 }
 
