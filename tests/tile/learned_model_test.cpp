@@ -295,6 +295,8 @@ TEST(LearnedModel, AFileOfJsonTreesLoadsAndPredictsTheSameOnceRewritten) {
   auto bad = j;
   bad["layers"][0]["booster_ubj"] = "not base64!";
   EXPECT_THROW(LearnedModel::from_json(bad), Error);
+  bad["layers"][0]["booster_ubj"] = "aGVsbG8=";  // base64, but of "hello": XGBoost's error, not a crash
+  EXPECT_THROW(LearnedModel::from_json(bad), Error);
   bad["layers"][0]["booster_ubj"] = 12;
   EXPECT_THROW(LearnedModel::from_json(bad), Error);
 }
