@@ -18,6 +18,7 @@
 #include "core/fs.hpp"
 #include "bench/device.hpp"
 #include "harness/sandbox.hpp"
+#include "tile/learned_model.hpp"
 
 namespace {
 
@@ -103,6 +104,37 @@ void gpu_rows(Report& r) {
               "allow profiling: load nvidia with NVreg_RestrictProfilingToAdminUsers=0 or run as root");
 }
 
+// Which learned cost model ranks this GPU's tunes and searches, or, without
+// a GPU, which are stored. A build without XGBoost ranks by the analytical
+// model alone, far worse (docs/tile.md), and says so nowhere else.
+void cost_model_row(Report& r, const std::string& gpu_name) {
+  namespace tile = tessera::tile;
+  if (!tile::LearnedModel::available()) {
+    r.row("cost model", "analytical only (built without XGBoost)");
+    r.problem("built without XGBoost: tunes and searches rank configs by the analytical cost model alone",
+              "install libxgboost-dev (on a machine without a package manager: scripts/carry_xgboost.sh) and build again");
+    return;
+  }
+  if (gpu_name.empty()) {
+    std::vector<std::string> files;
+    for (const auto& p : tile::stored_models()) files.push_back(p.string());
+    r.row("cost models", files.empty() ? "none stored (tunes rank by the analytical model)"
+                                       : fmt::format("{} (each GPU kind uses its own, else all.json)", fmt::join(files, ", ")));
+    return;
+  }
+  const std::string kind = tile::device_kind(gpu_name);
+  const auto path = tile::device_model_path(kind);
+  const tile::LearnedModel m = tile::model_for_device(kind);  // warns itself when a file cannot be read
+  if (m.empty()) {
+    r.row("cost model", fmt::format("analytical: no learned model for {} ({})", kind, path.empty() ? "none stored" : "unreadable: " + path.string()));
+    r.warning(fmt::format("no learned cost model ranks this {}'s tunes: the analytical model does, far worse", kind),
+              "tessera tile model train RUN... on sweeps of this GPU (docs/tile.md)");
+    return;
+  }
+  r.row("cost model", fmt::format("{} for this {} ({})", m.describe(), kind,
+                                  path.empty() ? "another kind's, as a prior" : path.string()));
+}
+
 // `--measure-peak`: the device's ceiling (cuBLAS peak over large squares,
 // DRAM bandwidth, an empty kernel's time) measured again by a sandbox worker
 // and stored for this GPU; every later evaluation's plausibility gate and
@@ -135,6 +167,13 @@ void setup(CLI::App& root) {
     confinement_rows(r);  // first: its child is forked before CUDA starts threads
     gpu_rows(r);
     if (measure_peak && tessera::gpu_present(nullptr)) ceiling_rows(r);
+    std::string gpu_name;
+    if (tessera::gpu_present(nullptr)) {
+      cudaDeviceProp p{};
+      int dev = 0;
+      if (cudaGetDevice(&dev) == cudaSuccess && cudaGetDeviceProperties(&p, dev) == cudaSuccess) gpu_name = p.name;
+    }
+    cost_model_row(r, gpu_name);
     r.row("NVRTC", tessera::nvrtc_version());
     uint32_t cupti = 0;
     cuptiGetVersion(&cupti);

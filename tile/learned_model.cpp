@@ -443,8 +443,27 @@ std::filesystem::path find_model(std::initializer_list<std::string> kinds) {
 
 std::filesystem::path stored_model_path(const std::string& kind) { return find_model({kind}); }
 
+std::filesystem::path device_model_path(const std::string& kind) { return find_model({kind, kEveryKind}); }
+
+std::vector<std::filesystem::path> stored_models() {
+  std::vector<std::filesystem::path> out;
+  if (const char* f = std::getenv("TESSERA_COST_MODEL"); f && *f) out.emplace_back(f);
+  std::set<std::filesystem::path> names;  // a name found first hides it in the folders after
+  std::error_code ec;
+  for (const auto& d : model_dirs()) {
+    if (!std::filesystem::is_directory(d, ec)) continue;
+    std::vector<std::filesystem::path> here;
+    for (const auto& e : std::filesystem::directory_iterator(d, ec))
+      if (e.path().extension() == ".json") here.push_back(e.path());
+    std::sort(here.begin(), here.end());
+    for (const auto& p : here)
+      if (names.insert(p.filename()).second) out.push_back(p);
+  }
+  return out;
+}
+
 LearnedModel load_stored_model(const std::filesystem::path& file) {
-  // A shipped model is megabytes of trees (about a second to read), and a
+  // A shipped model is megabytes of trees (half a second to read), and a
   // suite tunes shape after shape, each tune asking for its kind's model.
   // Copies share the trees, which are never changed after loading. Never
   // freed: at exit XGBoost's own state may go first (a double free, seen).
@@ -477,7 +496,7 @@ LearnedModel model_for_device(const std::string& kind) {
   // Folder by folder, the kind's own model before the pooled one: a pooled
   // model a user trained (the cache, $TESSERA_COST_MODEL_DIR) comes before a
   // kind's model shipped with the project.
-  if (const auto found = find_model({kind, kEveryKind}); !found.empty()) return try_load(found);
+  if (const auto found = device_model_path(kind); !found.empty()) return try_load(found);
   // No model of this kind: another kind's, as the prior a search adapts from
   // its first measurements. The one trained on most rows.
   LearnedModel best;

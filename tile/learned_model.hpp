@@ -171,6 +171,12 @@ private:
 // writes), $TESSERA_COST_MODEL_DIR/<kind>.json, then the models shipped in
 // datasets/cost_models/.
 std::filesystem::path stored_model_path(const std::string& kind);
+// The file model_for_device(kind) reads: $TESSERA_COST_MODEL, else the kind's
+// own or the pooled model, folder by folder; empty when neither is stored.
+std::filesystem::path device_model_path(const std::string& kind);
+// Every stored model file ($TESSERA_COST_MODEL first, then the folders above
+// in their order, a name once: the first folder's), for `tessera doctor`.
+std::vector<std::filesystem::path> stored_models();
 // LearnedModel::load, once per file in a process: a later call returns the
 // model read before while the file keeps its size and modification time.
 LearnedModel load_stored_model(const std::filesystem::path& file);

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -59,6 +60,33 @@ TEST(DoctorCli, SaysWhenTheUserTurnedConfinementOff) {
   EXPECT_EQ(j.at("rows").at("seccomp"), "OFF");
   ASSERT_FALSE(j.at("warnings").empty());
   EXPECT_NE(j.at("warnings").dump().find("TESSERA_CONFINE"), std::string::npos) << j.at("warnings");
+}
+
+// Which learned cost model ranks tunes: without a GPU, every stored one (a
+// user's folder's and the shipped ones); with one, the model of its kind.
+TEST(DoctorCli, NamesTheCostModels) {
+  const auto dir = std::filesystem::temp_directory_path() / "tessera_doctor_models_test";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir / "models");
+  std::filesystem::copy_file(std::filesystem::path(TESSERA_SOURCE_DIR) / "tests" / "tile" / "cost_model_v1.json",
+                             dir / "models" / "h100.json");
+  const auto j = doctor_json("TESSERA_COST_MODEL_DIR=" + (dir / "models").string() +
+                             " TESSERA_CACHE_DIR=" + (dir / "cache").string());
+  std::filesystem::remove_all(dir);
+  ASSERT_FALSE(j.is_discarded());
+  const auto& rows = j.at("rows");
+  if (rows.contains("cost models")) {  // no GPU
+    const std::string listed = rows.at("cost models").get<std::string>();
+    const auto user = listed.find("tessera_doctor_models_test/models/h100.json");
+    const auto shipped = listed.find("datasets/cost_models/h200.json");
+    EXPECT_NE(user, std::string::npos) << listed;
+    EXPECT_NE(shipped, std::string::npos) << listed;
+    EXPECT_LT(user, shipped) << "the user's folder is read before the shipped models: " << listed;
+  } else {
+    ASSERT_TRUE(rows.contains("cost model")) << rows;
+    const std::string used = rows.at("cost model").get<std::string>();
+    EXPECT_TRUE(used.rfind("learned", 0) == 0 || used.rfind("analytical", 0) == 0) << used;
+  }
 }
 
 }  // namespace

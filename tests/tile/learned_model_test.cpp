@@ -371,7 +371,17 @@ TEST(LearnedModel, ADeviceUsesItsOwnModelBeforeThePooledOne) {
   train(kEveryKind, 24);
   train("h100", 20);
   const LearnedModel pooled = model_for_device("h200");
+  EXPECT_EQ(device_model_path("h200"), dir / "all.json");
   EXPECT_EQ(pooled.device_kind(), kEveryKind) << "no h200 model: the pooled one";
+  // Listed folder by folder, a name once: this folder's all.json hides the shipped one.
+  const auto listed = stored_models();
+  const auto at = [&](const std::filesystem::path& p) { return std::find(listed.begin(), listed.end(), p) - listed.begin(); };
+  ASSERT_LT(std::size_t(at(dir / "all.json")), listed.size());
+  ASSERT_LT(std::size_t(at(dir / "h100.json")), listed.size());
+  const auto shipped = std::filesystem::path(TESSERA_SOURCE_DIR) / "datasets" / "cost_models";
+  EXPECT_EQ(std::size_t(at(shipped / "all.json")), listed.size()) << "hidden by the folder read before it";
+  ASSERT_LT(std::size_t(at(shipped / "h200.json")), listed.size());
+  EXPECT_LT(at(dir / "h100.json"), at(shipped / "h200.json"));
   EXPECT_EQ(pooled.rows(), 24);
   EXPECT_EQ(model_for_device("h100").device_kind(), "h100") << "a kind's own model first";
   train("h200", 16);
