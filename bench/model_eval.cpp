@@ -180,7 +180,10 @@ CrossValidation cross_validate(const std::vector<tile::Measurement>& rows, int f
     if (!prior.empty()) append(cv.prior, judge_model(prior, test));
     if (train.empty()) continue;
     cv.train_rows += int(train.size());
-    const auto learned = tile::LearnedModel::train(train, prior, options, kind);
+    tile::TrainOptions fold_options = options;  // the rounds of every fold, as one count
+    if (options.on_round)
+      fold_options.on_round = [&, f](int done, int total) { options.on_round(f * total + done, cv.folds * total); };
+    const auto learned = tile::LearnedModel::train(train, prior, fold_options, kind);
     append(cv.learned, judge_model(learned, test));
     const auto predicted = predict_rows(learned, test);
     cv.held_rows.insert(cv.held_rows.end(), test.begin(), test.end());

@@ -32,7 +32,12 @@ std::vector<SetHoldout> hold_out_sets(const std::vector<NamedRows>& sets, const 
     if (!held.empty() && !train.empty()) {
       h.analytical = judge_model(tile::LearnedModel{}, held);
       if (!prior.empty()) h.prior = judge_model(prior, held);
-      h.learned = judge_model(tile::LearnedModel::train(train, prior, options, kind), held);
+      tile::TrainOptions set_options = options;  // the rounds of every set left out, as one count
+      if (options.on_round)
+        set_options.on_round = [&, i](int done, int total) {
+          options.on_round(int(i) * total + done, int(sets.size()) * total);
+        };
+      h.learned = judge_model(tile::LearnedModel::train(train, prior, set_options, kind), held);
     }
     out.push_back(std::move(h));
   }

@@ -3,12 +3,14 @@
 // search run folders) and stores it for the GPU's kind, where tile tune, bench
 // suite and the search's tile proposer find it; eval judges it on shape
 // families it was not trained on, beside the analytical model.
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <algorithm>
 #include <map>
-#include <set>
 #include <memory>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -25,6 +27,7 @@
 #include "cli/tile_args.hpp"
 #include "core/error.hpp"
 #include "core/fs.hpp"
+#include "core/progress.hpp"
 #include "core/table.hpp"
 #include "tile/features.hpp"
 #include "tile/learned_model.hpp"
@@ -44,7 +47,38 @@ struct ModelArgs {
   bool knobs = false;    // eval: the one-knob pairs table (of --model, or of each fold's model)
   bool by_input = false; // eval: leave one input out instead of the family folds
   bool json = false;
+  bool no_progress = false;
   tile::TrainOptions train;
+};
+
+// The boosting rounds as a progress bar on stderr: the shipped H200 model's
+// recipe trains for a minute on 2 cores, and its judgement by family for
+// five; nothing was printed until the end. Cleared before the report.
+class RoundsProgress {
+public:
+  RoundsProgress(bool on, std::string tag) {
+    if (on) bar_.emplace(std::move(tag));
+  }
+  ~RoundsProgress() { if (bar_) bar_->clear(); }
+  RoundsProgress(const RoundsProgress&) = delete;
+  RoundsProgress& operator=(const RoundsProgress&) = delete;
+
+  // `o` with its rounds reported here.
+  tile::TrainOptions options(tile::TrainOptions o) {
+    if (bar_) o.on_round = [this](int done, int total) { update(done, total); };
+    return o;
+  }
+
+private:
+  void update(int done, int total) {
+    const double fraction = total > 0 ? double(done) / total : 1.0;
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    const double left = fraction > 0 ? elapsed * (1 - fraction) / fraction : 0;
+    bar_->update(fraction, fmt::format("{} of {} boosting rounds, about {} left", done, total,
+                                       left >= 90 ? fmt::format("{:.0f} min", left / 60) : fmt::format("{:.0f} s", left)));
+  }
+  std::optional<ProgressBar> bar_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
 std::vector<std::filesystem::path> paths(const std::vector<std::string>& runs) {
@@ -86,7 +120,10 @@ void cmd_train(const ModelArgs& a) {
   const std::string kind = pick_kind(data.rows, a.kind);
   const auto rows = bench::of_kind(data.rows, kind);
   const tile::LearnedModel prior = load_prior(a.prior);
-  const tile::LearnedModel model = tile::LearnedModel::train(rows, prior, a.train, kind);
+  const tile::LearnedModel model = [&] {
+    RoundsProgress progress(!a.no_progress, "tile model train");
+    return tile::LearnedModel::train(rows, prior, progress.options(a.train), kind);
+  }();
   const std::filesystem::path out = a.out.empty() ? cache_dir() / "cost_models" / (kind + ".json") : std::filesystem::path(a.out);
   model.save(out);
   fmt::print("trained {} on {} measurements of {} shapes ({} run folders, {} records skipped); saved {}\n",
@@ -242,7 +279,10 @@ void eval_by_input(const ModelArgs& a) {
   const std::string kind = pick_kind(all, a.kind);
   for (auto& s : sets) s.rows = bench::of_kind(s.rows, kind);
   const tile::LearnedModel prior = load_prior(a.prior);
-  const auto held = bench::hold_out_sets(sets, prior, a.train, kind);
+  const auto held = [&] {
+    RoundsProgress progress(!a.no_progress, "tile model eval");
+    return bench::hold_out_sets(sets, prior, progress.options(a.train), kind);
+  }();
   if (a.json) {
     nlohmann::json j = nlohmann::json::array();
     for (const auto& h : held) j.push_back(bench::to_json(h));
@@ -312,7 +352,10 @@ void cmd_eval(const ModelArgs& a) {
     return;
   }
   const tile::LearnedModel prior = load_prior(a.prior);
-  const auto cv = bench::cross_validate(rows, a.folds, prior, a.train, kind);
+  const auto cv = [&] {
+    RoundsProgress progress(!a.no_progress, "tile model eval");
+    return bench::cross_validate(rows, a.folds, prior, progress.options(a.train), kind);
+  }();
   const auto knobs = a.knobs ? bench::knob_changes(cv.held_rows, cv.held_predicted_us, kMinKnobPairs)
                              : std::vector<bench::KnobChange>{};
   if (a.json) {
@@ -335,6 +378,7 @@ void add_common(CLI::App* cmd, ModelArgs& a) {
   cmd->add_option("runs", a.runs, "bench or search run folders (or folders holding them), or rows files (.jsonl)")->required();
   cmd->add_option("--device-kind", a.kind, "learn from this GPU kind's measurements (h200, h100, ...), or all: every kind's, pooled (default: the kind with most)");
   cmd->add_option("--prior", a.prior, "stack on this model: a device kind whose model is stored, or a model file");
+  cmd->add_flag("--no-progress", a.no_progress, "no progress bar on stderr");
   cmd->add_option("--trees", a.train.trees, "boosting rounds")->capture_default_str()->check(CLI::Range(1, 5000));
   cmd->add_option("--max-depth", a.train.max_depth, "tree depth")->capture_default_str()->check(CLI::Range(1, 16));
   cmd->add_option("--learning-rate", a.train.learning_rate, "shrinkage per round")->capture_default_str()->check(CLI::Range(0.001, 1.0));

@@ -16,6 +16,7 @@
 // records adapts from the first H200 measurements.
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <set>
@@ -97,6 +98,10 @@ struct TrainOptions {
   int pairs = 0;
   int pair_trees = 300;
   int pair_max_depth = 12;
+  // Called after every boosting round of every layer, with the rounds done
+  // and in all (minutes for a shipped model: `tile model train|eval` draw a
+  // progress bar with it). Unset: nothing is called.
+  std::function<void(int done, int total)> on_round;
 };
 // `tessera tile model train`'s --pairs (the struct's 0 keeps a search's
 // one-shape refit and the API's callers without one).

@@ -3,6 +3,7 @@
 // ranking then level (detail/learned_layer.hpp).
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <random>
 #include <set>
@@ -91,7 +92,8 @@ double spread(const Rows& r, const std::vector<double>& below, const std::vector
 }
 
 std::shared_ptr<LearnedModel::Layer> fit_layer(const Rows& r, const std::vector<double>& below, Role role,
-                                               const TrainOptions& o, const std::string& kind) {
+                                               const TrainOptions& o, const std::string& kind,
+                                               const std::function<void()>& after_round) {
   // A residual or level layer fits log2(measured / analytical) on top of what
   // the layers below add. A ranking layer's label orders one shape's configs
   // by measured time, -log2(measured) (rank:pairwise puts larger labels and
@@ -130,7 +132,7 @@ std::shared_ptr<LearnedModel::Layer> fit_layer(const Rows& r, const std::vector<
   b.set("nthread", std::to_string(kTrainThreads));
   b.set("seed", "0");
   b.set("verbosity", "0");
-  for (int i = 0; i < o.trees; ++i) b.update(i, train);
+  for (int i = 0; i < o.trees; ++i) b.update(i, train), after_round();
   // The trees' output alone: predicted on a matrix without the base margin.
   if (role == Role::ranking) layer->a = spread(r, below, b.margins(detail::DMatrix(flat, r.n, r.ncol)));
   return layer;
@@ -143,7 +145,8 @@ std::shared_ptr<LearnedModel::Layer> fit_layer(const Rows& r, const std::vector<
 // much as the kernels' order. Null when no shape has two rows.
 constexpr double kPairFullGap = 0.03;
 
-std::shared_ptr<LearnedModel::Layer> fit_pairs(const Rows& r, const TrainOptions& o, const std::string& kind) {
+std::shared_ptr<LearnedModel::Layer> fit_pairs(const Rows& r, const TrainOptions& o, const std::string& kind,
+                                               const std::function<void()>& after_round) {
   std::mt19937 rng(0);
   std::vector<std::pair<std::size_t, std::size_t>> pairs;
   std::vector<float> label, weight;
@@ -182,7 +185,7 @@ std::shared_ptr<LearnedModel::Layer> fit_pairs(const Rows& r, const TrainOptions
   b.set("nthread", std::to_string(kTrainThreads));
   b.set("seed", "0");
   b.set("verbosity", "0");
-  for (int i = 0; i < o.pair_trees; ++i) b.update(i, train);
+  for (int i = 0; i < o.pair_trees; ++i) b.update(i, train), after_round();
   return layer;
 }
 
@@ -197,12 +200,18 @@ LearnedModel LearnedModel::train(const std::vector<Measurement>& rows, const Lea
 #else
   const Rows r = rows_of(rows);
   LearnedModel out = prior;
+  const int layers = o.target == TrainOptions::Target::residual ? 1 : o.target == TrainOptions::Target::pairwise ? 2 : 3;
+  const int rounds = layers * o.trees + (o.pairs > 0 ? o.pair_trees : 0);
+  int done = 0;
+  const std::function<void()> after_round = [&] {
+    if (o.on_round) o.on_round(++done, rounds);
+  };
   // Stacked with a reach: this training's layers apply near its rows' shapes only.
   const auto reach = o.reach > 0 && !prior.empty()
                          ? std::make_shared<const detail::Reach>(detail::reach_of(r.flat, r.ncol, o.reach))
                          : nullptr;
   const auto fit = [&](const std::vector<double>& below, Role role) {
-    auto layer = fit_layer(r, below, role, o, kind);
+    auto layer = fit_layer(r, below, role, o, kind, after_round);
     layer->reach = reach;
     return layer;
   };
@@ -224,7 +233,7 @@ LearnedModel LearnedModel::train(const std::vector<Measurement>& rows, const Lea
     layer->rows = 0;  // the same rows as the ranking layer's
     out.layers_.push_back(layer);
   }
-  if (auto layer = o.pairs > 0 ? fit_pairs(r, o, kind) : nullptr) {
+  if (auto layer = o.pairs > 0 ? fit_pairs(r, o, kind, after_round) : nullptr) {
     layer->reach = reach;
     out.layers_.push_back(std::move(layer));
   }

@@ -12,6 +12,8 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <utility>
+#include <vector>
 
 #include "bench/model_data.hpp"
 #include "bench/model_eval.hpp"
@@ -595,7 +597,14 @@ TEST(ModelEval, CrossValidationNeverTrainsOnTheFamilyItJudges) {
     for (const auto& r : tile::rank_configs(t, tile::Limits{}, 12))
       rows.push_back({t, r.config, tile::Limits{}, "h100", r.prediction.time_us * (r.config.swap_ab ? 2.0 : 1.0)});
   }
-  const auto cv = cross_validate(rows, 3, tile::LearnedModel{}, tile::TrainOptions{}, "h100");
+  tile::TrainOptions options;
+  std::vector<std::pair<int, int>> rounds;  // the progress a bar draws: every fold's rounds as one count
+  options.on_round = [&](int done, int total) { rounds.emplace_back(done, total); };
+  const auto cv = cross_validate(rows, 3, tile::LearnedModel{}, options, "h100");
+  ASSERT_FALSE(rounds.empty());
+  for (std::size_t i = 1; i < rounds.size(); ++i) EXPECT_GT(rounds[i].first, rounds[i - 1].first);
+  EXPECT_EQ(rounds.back().first, rounds.back().second) << "three folds trained: the count ends at its total";
+  EXPECT_EQ(rounds.back().second, 3 * 3 * options.trees) << "three folds of a blend's three layers";
   EXPECT_EQ(cv.families, 6);
   EXPECT_EQ(cv.analytical.shapes.size(), shapes.size());  // every shape judged once, in its own fold
   // Each fold's model learned the planted factor from the other families.

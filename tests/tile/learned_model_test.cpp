@@ -301,6 +301,28 @@ TEST(LearnedModel, AFileOfJsonTreesLoadsAndPredictsTheSameOnceRewritten) {
   EXPECT_THROW(LearnedModel::from_json(bad), Error);
 }
 
+// Every boosting round of every layer is reported, with the rounds in all: a
+// blend's three layers and the pair layer, or the residual target's one.
+TEST(LearnedModel, ReportsEveryBoostingRound) {
+  REQUIRE_XGBOOST();
+  const auto rows = planted({"33x8192x2048", "7x4096x4096"}, "h200", swap_factor, 8);
+  std::vector<std::pair<int, int>> seen;
+  TrainOptions o;
+  o.trees = 7;
+  o.pairs = 2;
+  o.pair_trees = 5;
+  o.on_round = [&](int done, int total) { seen.emplace_back(done, total); };
+  LearnedModel::train(rows, LearnedModel{}, o, "h200");
+  ASSERT_EQ(seen.size(), 3u * 7 + 5);
+  for (std::size_t i = 0; i < seen.size(); ++i) EXPECT_EQ(seen[i], std::make_pair(int(i) + 1, 26));
+  seen.clear();
+  o.target = TrainOptions::Target::residual;
+  o.pairs = 0;
+  LearnedModel::train(rows, LearnedModel{}, o, "h200");
+  ASSERT_EQ(seen.size(), 7u);
+  EXPECT_EQ(seen.back(), std::make_pair(7, 7));
+}
+
 // A model keeps the weight families (N x K) of every row it learned from, its
 // prior's too, in its file: what `tile model eval --model` must not judge it on.
 TEST(LearnedModel, KeepsTheFamiliesItWasTrainedOn) {
