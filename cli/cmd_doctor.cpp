@@ -70,13 +70,14 @@ void confinement_rows(Report& r) {
 
 std::string version_string(int v) { return fmt::format("{}.{}", v / 1000, (v % 1000) / 10); }
 
-void gpu_rows(Report& r) {
+// The GPU's name, empty when there is none.
+std::string gpu_rows(Report& r) {
   std::string why;
   if (!tessera::gpu_present(&why)) {
     r.row("GPU", "none (" + why + ")");
     r.problem("no CUDA GPU is visible: evaluations run in compile-only mode (not verified, not timed)",
               "run on a machine with an NVIDIA GPU and driver; check nvidia-smi and CUDA_VISIBLE_DEVICES");
-    return;
+    return {};
   }
   int dev = 0, drv = 0, rt = 0;
   cudaGetDevice(&dev);
@@ -102,6 +103,7 @@ void gpu_rows(Report& r) {
   if (!counters.empty())
     r.problem("hardware counters cannot be read (results will carry counters.error)",
               "allow profiling: load nvidia with NVreg_RestrictProfilingToAdminUsers=0 or run as root");
+  return p.name;
 }
 
 // Which learned cost model ranks this GPU's tunes and searches, or, without
@@ -165,14 +167,8 @@ void setup(CLI::App& root) {
   cmd->callback([] {
     Report r;
     confinement_rows(r);  // first: its child is forked before CUDA starts threads
-    gpu_rows(r);
-    if (measure_peak && tessera::gpu_present(nullptr)) ceiling_rows(r);
-    std::string gpu_name;
-    if (tessera::gpu_present(nullptr)) {
-      cudaDeviceProp p{};
-      int dev = 0;
-      if (cudaGetDevice(&dev) == cudaSuccess && cudaGetDeviceProperties(&p, dev) == cudaSuccess) gpu_name = p.name;
-    }
+    const std::string gpu_name = gpu_rows(r);
+    if (measure_peak && !gpu_name.empty()) ceiling_rows(r);
     cost_model_row(r, gpu_name);
     r.row("NVRTC", tessera::nvrtc_version());
     uint32_t cupti = 0;
