@@ -160,6 +160,13 @@ nlohmann::json to_json(const ModelJudgement& j) {
           {"shapes", shapes}};
 }
 
+tile::TrainOptions one_of_parts(const tile::TrainOptions& o, int part, int parts) {
+  tile::TrainOptions out = o;
+  if (o.on_round)
+    out.on_round = [report = o.on_round, part, parts](int done, int total) { report(part * total + done, parts * total); };
+  return out;
+}
+
 CrossValidation cross_validate(const std::vector<tile::Measurement>& rows, int folds, const tile::LearnedModel& prior,
                                const tile::TrainOptions& options, const std::string& kind) {
   CrossValidation cv;
@@ -180,10 +187,7 @@ CrossValidation cross_validate(const std::vector<tile::Measurement>& rows, int f
     if (!prior.empty()) append(cv.prior, judge_model(prior, test));
     if (train.empty()) continue;
     cv.train_rows += int(train.size());
-    tile::TrainOptions fold_options = options;  // the rounds of every fold, as one count
-    if (options.on_round)
-      fold_options.on_round = [&, f](int done, int total) { options.on_round(f * total + done, cv.folds * total); };
-    const auto learned = tile::LearnedModel::train(train, prior, fold_options, kind);
+    const auto learned = tile::LearnedModel::train(train, prior, one_of_parts(options, f, cv.folds), kind);
     append(cv.learned, judge_model(learned, test));
     const auto predicted = predict_rows(learned, test);
     cv.held_rows.insert(cv.held_rows.end(), test.begin(), test.end());

@@ -87,6 +87,9 @@ struct CrossValidation {
   std::vector<tile::Measurement> held_rows;
   std::vector<double> held_predicted_us;
 };
+// `o` for the training of part `part` of `parts` (a fold, a set left out):
+// its boosting rounds reported as part of one count over all the parts.
+tile::TrainOptions one_of_parts(const tile::TrainOptions& o, int part, int parts);
 CrossValidation cross_validate(const std::vector<tile::Measurement>& rows, int folds, const tile::LearnedModel& prior,
                                const tile::TrainOptions& options, const std::string& kind);
 nlohmann::json to_json(const CrossValidation& cv);

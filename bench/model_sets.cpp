@@ -32,12 +32,8 @@ std::vector<SetHoldout> hold_out_sets(const std::vector<NamedRows>& sets, const 
     if (!held.empty() && !train.empty()) {
       h.analytical = judge_model(tile::LearnedModel{}, held);
       if (!prior.empty()) h.prior = judge_model(prior, held);
-      tile::TrainOptions set_options = options;  // the rounds of every set left out, as one count
-      if (options.on_round)
-        set_options.on_round = [&, i](int done, int total) {
-          options.on_round(int(i) * total + done, int(sets.size()) * total);
-        };
-      h.learned = judge_model(tile::LearnedModel::train(train, prior, set_options, kind), held);
+      h.learned = judge_model(
+          tile::LearnedModel::train(train, prior, one_of_parts(options, int(i), int(sets.size())), kind), held);
     }
     out.push_back(std::move(h));
   }
