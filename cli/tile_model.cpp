@@ -20,6 +20,7 @@
 #include "agent/proposers.hpp"
 #include "bench/model_data.hpp"
 #include "bench/model_eval.hpp"
+#include "bench/model_eval_chart.hpp"
 #include "bench/model_features.hpp"
 #include "bench/model_knobs.hpp"
 #include "bench/model_sets.hpp"
@@ -42,6 +43,7 @@ struct ModelArgs {
   std::string prior;     // a device kind (its stored model) or a model file
   std::string out;       // train: where the model goes (default: the cache's cost_models/<kind>.json)
   std::string model;     // eval: judge this model file on every row instead of cross-validating
+  std::string plot;      // eval: also draw the judgement into this SVG file
   int folds = 5;
   int online = 0;        // eval --model: replay learning during a search over this many picks
   bool knobs = false;    // eval: the one-knob pairs table (of --model, or of each fold's model)
@@ -312,7 +314,19 @@ void eval_by_input(const ModelArgs& a) {
   }
 }
 
+// --plot: the judged models' spread, shape by shape (bench/model_eval_chart.hpp),
+// written before anything is printed, so that a plot that cannot be drawn is the
+// command's one error, not one after a table.
+void write_plot(const ModelArgs& a, const std::vector<bench::ChartedJudgement>& models) {
+  if (!a.plot.empty()) atomic_write_file(a.plot, bench::model_eval_chart(models));
+}
+
+void say_plotted(const ModelArgs& a) {
+  if (!a.plot.empty()) fmt::print("\nplotted rho and the first pick, shape by shape: {}\n", a.plot);
+}
+
 void cmd_eval(const ModelArgs& a) {
+  if (!a.plot.empty()) bench::check_svg_file_name(a.plot, "--plot");
   require_xgboost();
   if (a.by_input) return eval_by_input(a);
   const auto data = bench::read_model_data(paths(a.runs));
@@ -326,6 +340,7 @@ void cmd_eval(const ModelArgs& a) {
     const auto knobs = a.knobs ? bench::knob_changes(model, held, kMinKnobPairs) : std::vector<bench::KnobChange>{};
     const auto first_analytical = bench::judge_tune_first(tile::LearnedModel{}, held);
     const auto first_learned = bench::judge_tune_first(model, held);
+    write_plot(a, {{"analytical", &analytical}, {"the model file", &learned}});
     if (a.json) {
       nlohmann::json j{{"analytical", bench::to_json(analytical)},
                        {"model", bench::to_json(learned)},
@@ -349,6 +364,7 @@ void cmd_eval(const ModelArgs& a) {
     print_tune_first({{"analytical", first_analytical}, {model.describe(), first_learned}});
     if (a.online > 0) print_replays(a.online, {{"analytical", tile::LearnedModel{}}, {model.describe(), model}}, held);
     if (a.knobs) print_knobs(knobs);
+    say_plotted(a);
     return;
   }
   const tile::LearnedModel prior = load_prior(a.prior);
@@ -358,6 +374,7 @@ void cmd_eval(const ModelArgs& a) {
   }();
   const auto knobs = a.knobs ? bench::knob_changes(cv.held_rows, cv.held_predicted_us, kMinKnobPairs)
                              : std::vector<bench::KnobChange>{};
+  write_plot(a, {{"analytical", &cv.analytical}, {"prior alone", &cv.prior}, {"learned", &cv.learned}});
   if (a.json) {
     nlohmann::json j = bench::to_json(cv);
     if (a.knobs) j["knobs"] = knobs_json(knobs);
@@ -372,6 +389,7 @@ void cmd_eval(const ModelArgs& a) {
   if (!cv.prior.shapes.empty()) print_row(cv.prior, "prior alone: " + prior.describe());
   print_row(cv.learned, fmt::format("learned{} (trained on the other folds)", prior.empty() ? "" : " on the prior"));
   if (a.knobs) print_knobs(knobs);
+  say_plotted(a);
 }
 
 void add_common(CLI::App* cmd, ModelArgs& a) {
@@ -432,7 +450,8 @@ void add_model_command(CLI::App* tile) {
       ->check(CLI::Range(1, 64));
   auto* by_input = eval->add_flag("--by-input", a->by_input, "leave one input out: judge each run folder or rows file by a model trained on the others, on its shapes of families they do not hold (does a model help on a set of shapes like none it learned from?)");
   auto* knobs = eval->add_flag("--knobs", a->knobs, "for each knob, the pairs of configs that differ in it alone, measured against predicted (by --model, or by each fold's model)");
-  by_input->excludes(folds)->excludes(model_file)->excludes(online)->excludes(knobs);
+  auto* plot = eval->add_option("--plot", a->plot, "also draw rho and the first pick of each model, shape by shape, into this SVG file");
+  by_input->excludes(folds)->excludes(model_file)->excludes(online)->excludes(knobs)->excludes(plot);
   eval->callback([a] { cmd_eval(*a); });
 }
 

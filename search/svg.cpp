@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "core/error.hpp"
+
 namespace tessera::search::svg {
 
 namespace {
@@ -188,6 +190,27 @@ std::string heatmap(const std::string& title, const std::vector<std::string>& ro
     }
   }
   return s + "</svg>\n";
+}
+
+std::string stack(const std::vector<std::string>& charts) {
+  // Each chart starts with header()'s tag: its size is read back from there.
+  const auto attribute = [](const std::string& chart, const std::string& name) {
+    const std::string key = " " + name + "=\"";
+    const std::size_t at = chart.find(key), tag_end = chart.find('>');
+    if (chart.rfind("<svg ", 0) != 0 || at == std::string::npos || at > tag_end)
+      throw Error("svg::stack: not a chart of svg.hpp");
+    return std::stoi(chart.substr(at + key.size()));
+  };
+  int width = 0, height = 0;
+  std::string body;
+  for (const auto& chart : charts) {
+    width = std::max(width, attribute(chart, "width"));
+    body += fmt::format("<svg y=\"{}\"{}", height, chart.substr(4));  // placed below the charts before it
+    height += attribute(chart, "height");
+  }
+  return fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\">\n",
+                     width, height) +
+         body + "</svg>\n";
 }
 
 double nice_tick_step(double lo, double hi, int count) {

@@ -30,6 +30,11 @@ std::string heatmap(const std::string& title, const std::vector<std::string>& ro
 
 std::string escape(const std::string& text);
 
+// Charts of this file one above the other, in one SVG document (each keeps its
+// own size; the document is as wide as the widest): a figure of several panels
+// in one file.
+std::string stack(const std::vector<std::string>& charts);
+
 // A "nice" tick spacing (1, 2, 2.5 or 5 times a power of ten) that cuts
 // [lo, hi] into about `count` steps; the report's charts and bench's share it.
 double nice_tick_step(double lo, double hi, int count);

@@ -1,6 +1,8 @@
 // What a run leaves behind: trajectory schema, report with SVG plots, exports.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <map>
 #include <optional>
 #include <set>
@@ -145,6 +147,27 @@ TEST(Svg, TicksOfOneAxisReadAlike) {
   EXPECT_NE(s.find(">10</text>"), std::string::npos) << s;
   EXPECT_EQ(s.find(">10.0</text>"), std::string::npos) << "one axis, one spelling: 5, 10, 15";
   EXPECT_NE(s.find(">1.02</text>"), std::string::npos) << s;
+}
+
+// Panels of one figure: each chart below the ones before it, in a document as
+// wide as the widest and as tall as all of them.
+TEST(Svg, StacksChartsOneBelowTheOther) {
+  const std::string bars = svg::bar_chart("bars", "y", {"a"}, {1.0});
+  const std::string map = svg::heatmap("map", {"r1", "r2", "r3", "r4", "r5", "r6"}, {"c1"},
+                                       {{1.0}, {2.0}, {3.0}, {4.0}, {5.0}, {6.0}});
+  const std::string both = svg::stack({bars, map});
+  const int map_height = std::stoi(map.substr(map.find(" height=\"") + 9));
+  ASSERT_GT(map_height, svg::kHeight) << "a taller chart than the bars, so the sum is not a guess";
+  EXPECT_EQ(both.rfind(fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\"",
+                                   svg::kWidth, svg::kHeight + map_height),
+                       0),
+            0u)
+      << both.substr(0, 200);
+  EXPECT_NE(both.find("<svg y=\"0\" xmlns"), std::string::npos);
+  EXPECT_NE(both.find(fmt::format("<svg y=\"{}\" xmlns", svg::kHeight)), std::string::npos);
+  EXPECT_NE(both.find(">bars<"), std::string::npos);
+  EXPECT_NE(both.find(">map<"), std::string::npos);
+  EXPECT_THROW(svg::stack({"<g>not a chart</g>"}), Error);
 }
 
 // The HF `datasets` JSON loader needs one object per line, the same keys on
