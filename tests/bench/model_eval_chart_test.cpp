@@ -13,10 +13,8 @@
 #include "bench/model_eval_chart.hpp"
 #include "core/error.hpp"
 #include "core/fs.hpp"
-#include "core/task.hpp"
 #include "tests/bench/synthetic.hpp"
 #include "tests/testing.hpp"
-#include "tile/cost_model.hpp"
 #include "tile/learned_model.hpp"
 
 namespace tessera::bench {
@@ -100,25 +98,11 @@ TEST(ModelEvalChart, NothingJudgedIsAnErrorAndTheFileMustBeAnSvg) {
   }
 }
 
-tile::Measurement at(const Task& task, const tile::Config& c, double us) {
-  tile::Measurement m;
-  m.task = task;
-  m.config = c;
-  m.device_kind = "h200";
-  m.cold_us = us;
-  return m;
-}
-
 // End to end: the cross-validation draws its three models; a file name that is
 // not .svg is refused before any work, and nothing is written.
 TEST(ModelEvalChart, TheCommandWritesThePlot) {
   if (!tile::LearnedModel::available()) GTEST_SKIP() << "built without XGBoost (install libxgboost-dev): no learned model";
-  std::vector<tile::Measurement> rows;
-  for (const char* shape : {"257x4096x4096", "33x3584x3584", "1000x2048x7168", "7x8192x1024"}) {
-    const Task task = task_from_shape(shape);
-    for (const auto& r : tile::rank_configs(task, tile::Limits{}, 12))
-      rows.push_back(at(task, r.config, r.prediction.time_us * (r.config.swap_ab ? 0.9 : 1.1)));
-  }
+  const std::vector<tile::Measurement> rows = testing::learnable_rows();
   const auto dir = testing::fresh_dir("model_eval_chart_cli");
   write_rows(dir / "rows.jsonl", rows);
   const auto plot = dir / "eval.svg";

@@ -23,14 +23,7 @@
 namespace tessera::bench {
 namespace {
 
-tile::Measurement at(const Task& task, const tile::Config& c, double us) {
-  tile::Measurement m;
-  m.task = task;
-  m.config = c;
-  m.device_kind = "h200";
-  m.cold_us = us;
-  return m;
-}
+tile::Measurement at(const Task& task, const tile::Config& c, double us) { return testing::timed_row(task, c, us); }
 
 double analytical(const Task& t, const tile::Config& c) { return tile::predict(c, t, tile::Limits{}).time_us; }
 
@@ -124,12 +117,7 @@ TEST(ModelKnobs, GivenPredictionsAreReadLikeAModels) {
 // without that fold predicted them (the cross-validation's own predictions).
 TEST(ModelKnobs, CrossValidationKeepsEachHeldOutRowsPrediction) {
   if (!tile::LearnedModel::available()) GTEST_SKIP() << "built without XGBoost (install libxgboost-dev): no learned model";
-  std::vector<tile::Measurement> rows;
-  for (const char* shape : {"257x4096x4096", "33x3584x3584", "1000x2048x7168", "7x8192x1024"}) {
-    const Task task = task_from_shape(shape);
-    for (const auto& r : tile::rank_configs(task, tile::Limits{}, 12))
-      rows.push_back(at(task, r.config, r.prediction.time_us * (r.config.swap_ab ? 0.9 : 1.1)));
-  }
+  const std::vector<tile::Measurement> rows = testing::learnable_rows();
   const auto cv = cross_validate(rows, 2, tile::LearnedModel{}, tile::TrainOptions{}, "h200");
   ASSERT_EQ(cv.held_rows.size(), rows.size()) << "every row is judged once, in its fold";
   ASSERT_EQ(cv.held_predicted_us.size(), rows.size());

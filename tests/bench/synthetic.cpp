@@ -6,6 +6,7 @@
 
 #include "worker/baselines/baselines.hpp"
 #include "core/fs.hpp"
+#include "tile/cost_model.hpp"
 
 namespace tessera::bench::testing {
 
@@ -15,6 +16,25 @@ fs::path fresh_dir(const std::string& name) {
   auto d = fs::temp_directory_path() / ("tessera-bench-" + name + "-" + std::to_string(::getpid()));
   fs::remove_all(d);
   return d;
+}
+
+tile::Measurement timed_row(const Task& task, const tile::Config& c, double us) {
+  tile::Measurement m;
+  m.task = task;
+  m.config = c;
+  m.device_kind = "h200";
+  m.cold_us = us;
+  return m;
+}
+
+std::vector<tile::Measurement> learnable_rows() {
+  std::vector<tile::Measurement> rows;
+  for (const char* shape : {"257x4096x4096", "33x3584x3584", "1000x2048x7168", "7x8192x1024"}) {
+    const Task task = task_from_shape(shape);
+    for (const auto& r : tile::rank_configs(task, tile::Limits{}, 12))
+      rows.push_back(timed_row(task, r.config, r.prediction.time_us * (r.config.swap_ab ? 0.9 : 1.1)));
+  }
+  return rows;
 }
 
 RunConfig synthetic_config(const SyntheticOptions& o) {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "bench/run.hpp"
+#include "tile/learned_model.hpp"
 
 namespace tessera::bench::testing {
 
@@ -23,6 +24,13 @@ ShapeRecord synthetic_record(const Task& task, const std::vector<Bucket>& bucket
 Run write_synthetic_run(const std::filesystem::path& dir, const SyntheticOptions& o = {});
 
 std::filesystem::path fresh_dir(const std::string& name);
+
+// A training row of the cost model: config c timed cold at `us` on an H200.
+tile::Measurement timed_row(const Task& task, const tile::Config& c, double us);
+// The analytical model's first 12 configs of four LLM shapes, each timed at its
+// prediction, 0.9x with swap-AB and 1.1x without: rows with an order a learned
+// model can learn, for `tile model eval` run end to end.
+std::vector<tile::Measurement> learnable_rows();
 // Every shape of the grid over `sizes` recorded (kernels timed), in a fresh folder.
 Run complete_run(const std::string& name, std::vector<std::int64_t> sizes);
 
