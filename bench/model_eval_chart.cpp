@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <functional>
 
-#include <fmt/format.h>
-
 #include "core/error.hpp"
 #include "search/svg.hpp"
 
@@ -49,12 +47,6 @@ std::string model_eval_chart(const std::vector<ChartedJudgement>& models) {
                                "shapes (%)", "rho", rho, 0.9),
        search::svg::line_chart("The first pick's time over the best measured (worst first)", "shapes (%)",
                                "% over the best", first, 100 * (kNearBest - 1))});
-}
-
-void check_svg_file_name(const std::filesystem::path& file, const std::string& option) {
-  if (file.extension() != ".svg")
-    fail_bad_input(fmt::format("{} {}: the plot is an SVG image: give a file name that ends in .svg", option,
-                               file.string()));
 }
 
 }  // namespace tessera::bench

@@ -3,7 +3,6 @@
 // table gives each model's mean and median; where a model loses, and on how
 // many shapes, shows in the spread, which a reader takes in faster from a
 // curve than from 300 rows of --json.
-#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -22,9 +21,5 @@ struct ChartedJudgement {
 // x axis is the share of the model's shapes, so models that judged different
 // counts of shapes share it. Models that judged no shape are left out.
 std::string model_eval_chart(const std::vector<ChartedJudgement>& models);
-
-// bad_input unless the name ends in .svg: --plot writes an image, and a
-// misplaced argument (a rows file) must not be overwritten by one.
-void check_svg_file_name(const std::filesystem::path& file, const std::string& option);
 
 }  // namespace tessera::bench

@@ -39,10 +39,4 @@ Table feature_table(const std::vector<tile::Measurement>& rows, const tile::Lear
   return table;
 }
 
-void check_csv_file_name(const std::filesystem::path& file, const std::string& option) {
-  if (file.extension() != ".csv")
-    fail_bad_input(fmt::format("{} {}: the feature table is CSV: give a file name that ends in .csv", option,
-                               file.string()));
-}
-
 }  // namespace tessera::bench

@@ -19,7 +19,4 @@ namespace tessera::bench {
 // the features by name.
 Table feature_table(const std::vector<tile::Measurement>& rows, const tile::LearnedModel& model);
 
-// bad_input unless `file` (given with `option`) ends in .csv.
-void check_csv_file_name(const std::filesystem::path& file, const std::string& option);
-
 }  // namespace tessera::bench

@@ -170,7 +170,7 @@ void cmd_rows(const ModelArgs& a) {
 // The rows with every feature the trees see and what the models predict, a
 // CSV line each: for fitting other rankers, and for reading where one is wrong.
 void cmd_features(const ModelArgs& a) {
-  bench::check_csv_file_name(a.out, "--out");
+  require_extension(a.out, ".csv", "--out", "the feature table is CSV");
   const auto data = bench::read_model_data(paths(a.runs));
   const std::string kind = pick_kind(data.rows, a.kind.empty() ? tile::kEveryKind : a.kind);
   const auto rows = bench::of_kind(data.rows, kind);
@@ -326,7 +326,7 @@ void say_plotted(const ModelArgs& a) {
 }
 
 void cmd_eval(const ModelArgs& a) {
-  if (!a.plot.empty()) bench::check_svg_file_name(a.plot, "--plot");
+  if (!a.plot.empty()) require_extension(a.plot, ".svg", "--plot", "the plot is an SVG image");
   require_xgboost();
   if (a.by_input) return eval_by_input(a);
   const auto data = bench::read_model_data(paths(a.runs));

@@ -99,4 +99,10 @@ std::string utc_now_iso() {
   return fmt::format("{:%Y-%m-%dT%H:%M:%S}.{:03d}Z", fmt::gmtime(std::chrono::system_clock::to_time_t(now)), ms);
 }
 
+void require_extension(const std::filesystem::path& file, std::string_view extension, std::string_view option,
+                       std::string_view what) {
+  if (file.extension() != extension)
+    fail_bad_input(fmt::format("{} {}: {}: give a file name that ends in {}", option, file.string(), what, extension));
+}
+
 }  // namespace tessera

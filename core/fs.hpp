@@ -19,6 +19,12 @@ void append_line_durable(const std::filesystem::path& path, std::string_view lin
 // $TESSERA_CACHE_DIR, else $XDG_CACHE_HOME/tessera, else ~/.cache/tessera.
 std::filesystem::path cache_dir();
 
+// bad_input unless `file` (given with `option`) ends in `extension`, saying
+// what the file is: an output option given a file of another kind (a run's
+// rows, say) must not overwrite it.
+void require_extension(const std::filesystem::path& file, std::string_view extension, std::string_view option,
+                       std::string_view what);
+
 // UTC timestamp, ISO-8601 with milliseconds.
 std::string utc_now_iso();
 

@@ -85,16 +85,13 @@ TEST(ModelEvalChart, EachModelsShapesRunFromItsWorstToItsBest) {
   EXPECT_EQ(polyline(svg, 0).size(), 2u * 4 - 1);
 }
 
-TEST(ModelEvalChart, NothingJudgedIsAnErrorAndTheFileMustBeAnSvg) {
+TEST(ModelEvalChart, NothingJudgedIsAnError) {
   const ModelJudgement none;
-  EXPECT_THROW(model_eval_chart({{"analytical", &none}}), Error);
-  EXPECT_NO_THROW(check_svg_file_name("out/plot.svg", "--plot"));
   try {
-    check_svg_file_name("rows.jsonl", "--plot");
-    ADD_FAILURE() << "a rows file taken for the plot";
+    model_eval_chart({{"analytical", &none}});
+    ADD_FAILURE() << "a plot of no shape";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), Error::Kind::bad_input);
-    EXPECT_NE(std::string(e.what()).find("--plot rows.jsonl"), std::string::npos) << e.what();
   }
 }
 
