@@ -23,6 +23,17 @@ def records(path):
     return out
 
 
+def print_table(header, rows, left):
+    """Columns as wide as their widest cell, two spaces apart: a fixed width let a long
+    candidate name or a shape with its epilogue run into the next column. The first
+    `left` columns are text (left-aligned), the rest numbers (right-aligned)."""
+    lines = ([header] if header else []) + [tuple(str(c) for c in r) for r in rows]
+    widths = [max(len(line[i]) for line in lines) for i in range(len(lines[0]))]
+    for line in lines:
+        cells = [c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in enumerate(zip(line, widths))]
+        print("  ".join(cells).rstrip())
+
+
 def main(out_dir):
     out = Path(out_dir)
     rows = []
@@ -33,14 +44,15 @@ def main(out_dir):
             rows += [(name, r) for r in records(p)]
     if rows:
         print("\n== evaluations ==")
-        print(f"{'run':<14}{'candidate':<22}{'shape':<16}{'status':<14}{'cold us':>10}{'TFLOP/s':>9}"
-              f"{'%peak':>7}{'best baseline':>20}{'base us':>10}{'speedup':>9}")
+        table = []
         for name, r in rows:
             t = r["task"]
             shape = f"{t['m']}x{t['n']}x{t['k']}" + ("" if t.get("epilogue", "none") == "none" else "+" + t["epilogue"][5:])
-            print(f"{name[:13]:<14}{r['candidate_name'][-21:]:<22}{shape:<16}{r['status']:<14}"
-                  f"{r['cold'].get('median_us', 0):>10.2f}{r.get('tflops', 0):>9.1f}{100 * r.get('peak_fraction', 0):>7.1f}"
-                  f"{r.get('best_baseline', ''):>20}{r.get('best_baseline_us', 0):>10.2f}{r.get('speedup', 0):>9.3f}")
+            table.append((name, r["candidate_name"], shape, r["status"], f"{r['cold'].get('median_us', 0):.2f}",
+                          f"{r.get('tflops', 0):.1f}", f"{100 * r.get('peak_fraction', 0):.1f}", r.get("best_baseline", ""),
+                          f"{r.get('best_baseline_us', 0):.2f}", f"{r.get('speedup', 0):.3f}"))
+        print_table(("run", "candidate", "shape", "status", "cold us", "TFLOP/s", "%peak", "best baseline", "base us",
+                     "speedup"), table, left=4)
     ra, rb = records(out / "repeat_a.log") if (out / "repeat_a.log").exists() else [], \
         records(out / "repeat_b.log") if (out / "repeat_b.log").exists() else []
     if ra and rb and ra[0]["status"] == rb[0]["status"] == "ok":
@@ -58,11 +70,12 @@ def main(out_dir):
     if p.exists():
         print("\n== fault corpus (each followed by good.cu) ==")
         recs = records(p)
+        table = []
         for k in range(0, len(recs), 2):
             fault = recs[k]
             after = recs[k + 1]["status"] if k + 1 < len(recs) else "-"
-            print(f"{fault['candidate_name']:<24}{fault['status']:<15}next good.cu: {after:<6} {fault['reason'][:70]}")
-
+            table.append((fault["candidate_name"], fault["status"], f"next good.cu: {after}", fault["reason"][:70]))
+        print_table(None, table, left=4)
 
 if __name__ == "__main__":
     main(sys.argv[1] if len(sys.argv) > 1 else "runs/gpu_check")
