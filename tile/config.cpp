@@ -1,6 +1,7 @@
 #include "tile/config.hpp"
 
 #include <cstdio>
+#include <optional>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -53,7 +54,9 @@ std::string name(const Config& c) {
                      c.swap_ab ? kSwapAbTag : "", tessera::to_string(c.epilogue));
 }
 
-Config parse_name(const std::string& text) {
+namespace {
+// The name's fields, or nothing where `text` is not exactly a name that name() writes.
+std::optional<Config> read_name(const std::string& text) {
   Config c;
   char backend = 0, persistent = 0, split_mode = 0;
   char load[3] = {}, smem[3] = {}, store[3] = {}, epi[32] = {};
@@ -62,8 +65,7 @@ Config parse_name(const std::string& text) {
                               &backend, &c.bm, &c.bn, &c.bk, &c.warps_m, &c.warps_n, &c.stages, &c.prefetch, load,
                               &dbuf, smem, store, &c.raster, &c.split_k, &split_mode, &persistent, &c.cluster_m, &c.cluster_n,
                               epi, &consumed);
-  const auto bad = [&] { fail_bad_input(fmt::format("'{}' is not a tile config name (e.g. {})", text, name(Config{}))); };
-  if (got != 19 || consumed != int(text.size())) bad();
+  if (got != 19 || consumed != int(text.size())) return std::nullopt;
   c.split_k_mode = split_mode == 'a' ? SplitKMode::parallel : SplitKMode::serial;
   c.backend = backend == 'w' ? Backend::wgmma_tma : Backend::mma_sync;
   c.load_order = std::string(load) == "st" ? LoadOrder::staggered : LoadOrder::paired;
@@ -71,7 +73,7 @@ Config parse_name(const std::string& text) {
   c.smem_layout = std::string(smem) == "pd" ? SmemLayout::pad : SmemLayout::swizzle;
   const std::string st(store);
   c.epilogue_store = st == "es" ? EpilogueStore::staged : st == "et" ? EpilogueStore::tma : EpilogueStore::direct;
-  if (std::string("tpsoi").find(persistent) == std::string::npos) bad();
+  if (std::string("tpsoi").find(persistent) == std::string::npos) return std::nullopt;
   c.persistent = persistent == 'p' || persistent == 's' || persistent == 'o';
   c.stream_k = persistent == 's';
   c.pingpong = persistent == 'o';
@@ -82,10 +84,22 @@ Config parse_name(const std::string& text) {
   try {
     c.epilogue = parse_epilogue(epilogue);
   } catch (const Error&) {
-    bad();
+    return std::nullopt;
   }
-  if (name(c) != text) bad();  // anything the fields above did not round-trip exactly
+  if (name(c) != text) return std::nullopt;  // anything the fields above did not round-trip exactly
   return c;
+}
+}  // namespace
+
+Config parse_name(const std::string& text) {
+  if (auto c = read_name(text)) return *c;
+  // A name ends with its epilogue; one copied from a table or a plan without
+  // it is the likeliest mistake (scripts/tile_ab.sh passes names as written).
+  const bool no_epilogue = read_name(text + "_none").has_value();
+  fail_bad_input(fmt::format("'{}' is not a tile config name (e.g. {}){}", text, name(Config{}),
+                             no_epilogue ? fmt::format(": it names no epilogue; end it with _none, _bias, _bias_relu or "
+                                                       "_bias_gelu, as in {}_none", text)
+                                         : ""));
 }
 
 nlohmann::json to_json(const Config& c) {

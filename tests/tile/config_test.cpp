@@ -53,6 +53,29 @@ TEST(TileConfig, NameRoundTripAndDistinct) {
   EXPECT_THROW(parse_name("w64x192x64_g1x2_s5p5_st_d0_pd_es_r16_k4a_q_c2x1_none"), Error);
 }
 
+// A name without its epilogue (the likeliest slip when copying one from a
+// table into an A/B plan) is refused with the fix; other bad names are not told to add one.
+TEST(TileConfig, ANameWithoutItsEpilogueIsToldToEndWithOne) {
+  const std::string bare = "w128x256x64_g2x1_s3p3_pa_d0_sw_et_r8_k1s_p_c2x1";
+  try {
+    parse_name(bare);
+    FAIL() << "parsed a name without an epilogue";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("it names no epilogue; end it with _none, _bias, _bias_relu or _bias_gelu, as in " +
+                                         bare + "_none"),
+              std::string::npos)
+        << e.what();
+  }
+  for (const std::string other : {"w64x192x64_g1x2_s5p5_st_d0_pd_es_r16_k4a_q_c2x1_none", "nonsense", ""}) {
+    try {
+      parse_name(other);
+      FAIL() << "parsed '" << other << "'";
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()).find("epilogue"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(TileConfig, StreamKAndSwapAbNames) {
   Config c = unusual();
   c.split_k = 1, c.split_k_mode = SplitKMode::serial;
