@@ -77,5 +77,6 @@ def main(out_dir):
             table.append((fault["candidate_name"], fault["status"], f"next good.cu: {after}", fault["reason"][:70]))
         print_table(None, table, left=4)
 
+
 if __name__ == "__main__":
     main(sys.argv[1] if len(sys.argv) > 1 else "runs/gpu_check")
