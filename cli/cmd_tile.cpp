@@ -39,11 +39,16 @@ void cmd_emit(const TileArgs& a) {
 
 nlohmann::json prediction_json(const tile::Prediction& p) {
   return {{"time_us", p.time_us},         {"bound", p.bound},
-          {"tiles", p.tiles},             {"ctas", p.ctas},
+          {"tiles", p.tiles},             {"ctas", p.ctas},        {"walking_ctas", p.walking_ctas},
           {"ctas_per_sm", p.ctas_per_sm}, {"waves", p.waves},
           {"tail_efficiency", p.tail_efficiency}, {"pad_efficiency", p.pad_efficiency},
           {"bytes_per_flop", p.bytes_per_flop},   {"compute_us", p.compute_us},
           {"memory_us", p.memory_us},     {"overhead_us", p.overhead_us}};
+}
+
+// "132 CTAs", or "132 CTAs (128 walk)" where a persistent grid's rounds need fewer.
+std::string ctas_text(const tile::Prediction& p) {
+  return p.walking_ctas < p.ctas ? fmt::format("{} CTAs ({} walk)", p.ctas, p.walking_ctas) : fmt::format("{} CTAs", p.ctas);
 }
 
 // --device-kind auto: the kind of this machine's first GPU, the one tune
@@ -98,9 +103,9 @@ void cmd_check(const TileArgs& a) {
   } else if (l.ok) {
     fmt::print("legal: {} on {} ({}, {} B smem, {} threads)\n", tile::name(c), task.id(), a.arch,
                tile::dynamic_smem_bytes(c, task), c.threads());
-    fmt::print("cost model ({} SMs, {:.0f} TFLOP/s, {:.0f} GB/s): {:.2f} µs predicted, {}-bound, {} CTAs, {} waves, "
+    fmt::print("cost model ({} SMs, {:.0f} TFLOP/s, {:.0f} GB/s): {:.2f} µs predicted, {}-bound, {}, {} waves, "
                "tail {:.2f}, pad {:.2f}; {} of its {} ranked configs\n",
-               limits.sm_count, limits.peak_tflops, limits.dram_gbps, p.time_us, p.bound, p.ctas, p.waves,
+               limits.sm_count, limits.peak_tflops, limits.dram_gbps, p.time_us, p.bound, ctas_text(p), p.waves,
                p.tail_efficiency, p.pad_efficiency,
                shortlisted ? fmt::format("#{}", rank)
                : off_axes.empty()
@@ -144,8 +149,8 @@ void cmd_list_model(const TileArgs& a, const Task& task) {
   }
   for (const auto& r : ranked) {
     const auto& p = r.prediction;
-    fmt::print("{:<70} {:>9.2f} µs  {:<7} {:>5} CTAs  {} waves  tail {:.2f}  pad {:.2f}\n", tile::name(r.config),
-               p.time_us, p.bound, p.ctas, p.waves, p.tail_efficiency, p.pad_efficiency);
+    fmt::print("{:<70} {:>9.2f} µs  {:<7} {:>20}  {} waves  tail {:.2f}  pad {:.2f}\n", tile::name(r.config),
+               p.time_us, p.bound, ctas_text(p), p.waves, p.tail_efficiency, p.pad_efficiency);
   }
   fmt::print("the cost model's first {} configs for {} on {} ({} SMs, {:.0f} TFLOP/s, {:.0f} GB/s; {}: predictions, "
              "not measurements)\n",

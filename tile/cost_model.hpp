@@ -25,6 +25,7 @@ struct Prediction {
   double analytical_us = 0;    // this model's own time, before any learned correction
   int tiles = 0;               // output tiles of the MMA's problem
   int ctas = 0;                // CTAs launched
+  int walking_ctas = 0;        // those that compute: a persistent grid's rounds on as few as need them
   int ctas_per_sm = 0;         // resident at once
   int waves = 0;               // launch waves of resident CTAs (1 for a persistent grid)
   double tail_efficiency = 0;  // the mean SM's share of the k-iterations over the busiest SM's

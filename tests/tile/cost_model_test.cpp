@@ -313,6 +313,30 @@ TEST(TileCostModel, StreamKLinesReadTheOperandsOnceWhereTheOtherFitsInL2) {
               0.02 * predict(persistent, square, Limits{}).time_us);
 }
 
+// A persistent grid launches a CTA an SM and walks its rounds on as few as
+// need them (schedule.inc: persistent_walkers); the model says how many walk.
+TEST(TileCostModel, APersistentGridSaysHowManyOfItsCtasWalk) {
+  const Task t = task_from_shape("4096x4096x4096");  // 32 x 16 tiles of 128x256
+  const Prediction p = predict(parse_name("w128x256x64_g2x1_s3p3_pa_d0_sw_et_r8_k1s_p_c1x1_none"), t, Limits{});
+  EXPECT_EQ(p.ctas, Limits{}.sm_count);
+  const int rounds = (512 + p.ctas - 1) / p.ctas;
+  EXPECT_EQ(p.walking_ctas, (512 + rounds - 1) / rounds) << "4 rounds of 128 on 132 SMs";
+  // With a 2x1 cluster the walkers are whole clusters: 256 cluster tiles on 66 of them.
+  const Prediction c = predict(parse_name("w128x256x64_g2x1_s3p3_pa_d0_sw_et_r8_k1s_p_c2x1_none"), t, Limits{});
+  EXPECT_EQ(c.walking_ctas % 2, 0);
+  EXPECT_EQ(c.walking_ctas, 2 * ((256 + 3) / 4)) << "4 rounds of 64 clusters";
+  // One round: 1024x2048 is 8 x 8 tiles, fewer than the SMs, so a CTA a tile and all of them walk.
+  const Prediction small = predict(parse_name("w128x256x64_g2x1_s3p3_pa_d0_sw_et_r8_k1s_p_c1x1_none"),
+                                   task_from_shape("1024x2048x4096"), Limits{});
+  EXPECT_EQ(small.ctas, 8 * 8);
+  EXPECT_EQ(small.walking_ctas, small.ctas);
+  // Tiled and stream-K grids: every CTA walks.
+  const Prediction tiled = predict(parse_name("w128x256x64_g2x1_s3p3_pa_d0_sw_et_r8_k1s_t_c1x1_none"), t, Limits{});
+  EXPECT_EQ(tiled.walking_ctas, tiled.ctas);
+  const Prediction sk = predict(parse_name("w128x256x64_g2x1_s3p3_pa_d0_sw_et_r8_k1s_s_c1x1_none"), t, Limits{});
+  EXPECT_EQ(sk.walking_ctas, sk.ctas);
+}
+
 TEST(TileCostModel, WavesAndTailEfficiency) {
   const Task t = task_from_shape("4096x4096x4096");
   Config c = parse_name("w128x256x64_g2x1_s4p4_pa_d1_sw_ed_r8_k1s_t_c1x1_none");
