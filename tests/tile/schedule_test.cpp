@@ -244,6 +244,14 @@ TEST(TileSchedule, PersistentWalksWholeTilesRoundRobin) {
   }
 }
 
+// CTA -> the tiles its persistent walk computed (each tile has one CTA).
+std::map<int, int> tiles_per_cta(const Problem& p) {
+  std::map<int, int> walked;
+  for (const auto& [tile, who] : run(p, persistent::walk_begin, persistent::walk_next).ctas_of_tile)
+    for (int cta : who) ++walked[cta];
+  return walked;
+}
+
 // A persistent grid keeps its rounds and spreads them evenly: 512 tiles on 132
 // CTAs are 4 rounds, so 128 CTAs walk 4 tiles each and the other 4 none, where
 // round-robin over all 132 left 16 of them a round short.
@@ -251,18 +259,13 @@ TEST(TileSchedule, PersistentKeepsItsRoundsOnAsFewCtasAsNeedThem) {
   for (const Problem& p : kProblems) {
     SCOPED_TRACE(::testing::Message() << p.tiles_m << "x" << p.tiles_n << " tiles on " << p.ctas << " CTAs");
     const int tiles = p.tiles_m * p.tiles_n, rounds = (tiles + p.ctas - 1) / p.ctas;
-    std::map<int, int> walked;  // CTA -> tiles
-    for (int cta = 0; cta < p.ctas; ++cta)
-      for (auto w = persistent::walk_begin(p.tiles_m, p.tiles_n, p.k_tiles, cta, p.ctas); w.valid; persistent::walk_next(w))
-        ++walked[cta];
+    const std::map<int, int> walked = tiles_per_cta(p);
     const int busy = (tiles + rounds - 1) / rounds;
     EXPECT_EQ(int(walked.size()), busy);
     EXPECT_EQ(walked.rbegin()->first, busy - 1) << "the busy CTAs are the first ones";
     for (const auto& [cta, n] : walked) EXPECT_TRUE(n == rounds || n == rounds - 1) << "CTA " << cta << ": " << n;
   }
-  std::map<int, int> walked;
-  for (int cta = 0; cta < 132; ++cta)
-    for (auto w = persistent::walk_begin(32, 16, 64, cta, 132); w.valid; persistent::walk_next(w)) ++walked[cta];
+  const std::map<int, int> walked = tiles_per_cta(Problem{32, 16, 64, 132});
   EXPECT_EQ(walked.size(), 128u) << "4096^3 in 128x256 tiles";
   for (const auto& [cta, n] : walked) EXPECT_EQ(n, 4);
 }
