@@ -62,7 +62,9 @@
 #            $OUT/ab.md, the records in $OUT/ab.tgz, each timed kernel as a cost-model row in $OUT/ab_rows.jsonl.
 #            A line takes 4-12 s on an H200 (more for the larger shapes); no shape starts after $AB_SECONDS (default:
 #            what is left of 540 s since the script started); the rest continue in the next call with
-#            AB_CONTINUE=1 and runs/ab carried (unpack ab.tgz into runs/; carry: ["runs/ab"])
+#            AB_CONTINUE=1 and runs/ab carried (unpack ab.tgz into runs/; carry: ["runs/ab"]). With EMITTERS (an
+#            emitter A/B, scripts/tile_ab.sh) the kernels carried in runs/ab are kept and timed, the plan beside
+#            them (AB_PLAN=runs/ab/plan.txt): a folder carried without them would need the emitters' binaries there
 #   (the tests stage writes the red-team corpus table to $OUT/adversarial_corpus.md; CTEST_LABELS, a
 #   regular expression over the test folders (harness, tile, ...), splits ctest over several calls: on one
 #   H200 on 2026-11-29 the whole suite outgrew a 600 s call with its 146 s build, cut after 549 tests in
@@ -457,8 +459,14 @@ if has ab; then
   # each call (a warm machine's folder would reuse an earlier build's); records are kept only to
   # continue a cut plan (AB_CONTINUE=1, runs/ab carried). No shape starts after AB_SECONDS (default:
   # what is left of 540 s since this script started), so a 600 s call ends between shapes with its table.
-  [ "${AB_CONTINUE:-0}" = 1 ] || rm -rf runs/ab
-  mkdir -p runs/ab && find runs/ab -name '*.cu' -delete
+  # An emitter A/B (EMITTERS="old=/none new=/none", kernels emitted on another machine and carried in
+  # runs/ab, the plan beside them) keeps the carried kernels: they are what it times.
+  if [ -n "${EMITTERS:-}" ]; then
+    mkdir -p runs/ab
+  else
+    [ "${AB_CONTINUE:-0}" = 1 ] || rm -rf runs/ab
+    mkdir -p runs/ab && find runs/ab -name '*.cu' -delete
+  fi
   ab_seconds=${AB_SECONDS:-$((540 - SECONDS))}
   [ "$ab_seconds" -ge 60 ] || ab_seconds=60
   # Exit 5: stopped at its time with lines left (not a failure: the summary's last line says so).
