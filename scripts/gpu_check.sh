@@ -456,17 +456,14 @@ fi
 
 if has ab; then
   # Tile configs A/B'd by scripts/tile_ab.sh with this build into runs/ab. Kernels are emitted afresh
-  # each call (a warm machine's folder would reuse an earlier build's); records are kept only to
-  # continue a cut plan (AB_CONTINUE=1, runs/ab carried). No shape starts after AB_SECONDS (default:
-  # what is left of 540 s since this script started), so a 600 s call ends between shapes with its table.
-  # An emitter A/B (EMITTERS="old=/none new=/none", kernels emitted on another machine and carried in
-  # runs/ab, the plan beside them) keeps the carried kernels: they are what it times.
-  if [ -n "${EMITTERS:-}" ]; then
-    mkdir -p runs/ab
-  else
-    [ "${AB_CONTINUE:-0}" = 1 ] || rm -rf runs/ab
-    mkdir -p runs/ab && find runs/ab -name '*.cu' -delete
-  fi
+  # each call (a warm machine's folder would reuse an earlier build's), except in an emitter A/B
+  # (EMITTERS="old=/none new=/none"), whose kernels were emitted on another machine and carried in
+  # runs/ab: they are what it times. Records are kept only to continue a cut plan (AB_CONTINUE=1,
+  # runs/ab carried). No shape starts after AB_SECONDS (default: what is left of 540 s since this
+  # script started), so a 600 s call ends between shapes with its table.
+  mkdir -p runs/ab
+  [ "${AB_CONTINUE:-0}" = 1 ] || find runs/ab \( -name '*.json' -o -name '*.json.part' -o -name '*.line' \) -delete
+  [ -n "${EMITTERS:-}" ] || find runs/ab -name '*.cu' -delete
   ab_seconds=${AB_SECONDS:-$((540 - SECONDS))}
   [ "$ab_seconds" -ge 60 ] || ab_seconds=60
   # Exit 5: stopped at its time with lines left (not a failure: the summary's last line says so).
